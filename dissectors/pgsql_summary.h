@@ -1,0 +1,14 @@
+/* pgsql_summary.h - one-line human summary of a PostgreSQL message. */
+#ifndef PGRTT_PGSQL_SUMMARY_H
+#define PGRTT_PGSQL_SUMMARY_H
+
+#include <stddef.h>
+
+#include "pgsql.h"
+
+/* Write a summary of m (query text, command tag, status, SQLSTATE ...) into
+ * buf[0..cap), NUL-terminated, printable ASCII only.  Passwords, SASL
+ * exchanges and cancel keys are never shown, only their sizes. */
+void pgsql_summarize(const struct pgsql_msg *m, char *buf, size_t cap);
+
+#endif

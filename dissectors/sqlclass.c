@@ -1,0 +1,253 @@
+/* sqlclass.c - classify simple-query strings by their leading keywords.
+ *
+ * Pools and drivers send a small set of fixed strings to check or reset a
+ * connection (see docs/pools.md): empty and comment-only queries, "SELECT 1",
+ * DISCARD ALL and multi-statement clean-ups.  This lexer splits a string into
+ * statements (honouring quotes, dollar quotes and nested comments) and looks
+ * at the first words of each.
+ */
+#include "sqlclass.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <string.h>
+
+struct lex {
+	const char *s;
+	size_t n;
+	size_t i;
+};
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Skip whitespace and comments.  Returns false if a comment is unterminated. */
+static bool skip_ws(struct lex *l)
+{
+	while (l->i < l->n) {
+		char c = l->s[l->i];
+		if (is_space(c)) {
+			l->i++;
+		} else if (c == '-' && l->i + 1 < l->n && l->s[l->i + 1] == '-') {
+			while (l->i < l->n && l->s[l->i] != '\n')
+				l->i++;
+		} else if (c == '/' && l->i + 1 < l->n && l->s[l->i + 1] == '*') {
+			int depth = 0; /* PostgreSQL block comments nest */
+			while (l->i < l->n) {
+				if (l->s[l->i] == '/' && l->i + 1 < l->n && l->s[l->i + 1] == '*') {
+					depth++;
+					l->i += 2;
+				} else if (l->s[l->i] == '*' && l->i + 1 < l->n &&
+					   l->s[l->i + 1] == '/') {
+					depth--;
+					l->i += 2;
+					if (depth == 0)
+						break;
+				} else {
+					l->i++;
+				}
+			}
+			if (depth != 0)
+				return false;
+		} else {
+			break;
+		}
+	}
+	return true;
+}
+
+/* Read one word ([A-Za-z_0-9*$]+ or one punctuation char) upper-cased into
+ * w (at most cap-1 chars).  Returns its length, 0 at end. */
+static size_t word(struct lex *l, char *w, size_t cap)
+{
+	size_t k = 0;
+	if (!skip_ws(l) || l->i >= l->n)
+		return 0;
+	char c = l->s[l->i];
+	if (isalnum((unsigned char)c) || c == '_' || c == '$') {
+		while (l->i < l->n) {
+			c = l->s[l->i];
+			if (!(isalnum((unsigned char)c) || c == '_' || c == '$'))
+				break;
+			if (k + 1 < cap)
+				w[k++] = (char)toupper((unsigned char)c);
+			l->i++;
+		}
+	} else {
+		if (cap > 1)
+			w[k++] = c;
+		l->i++;
+	}
+	w[k < cap ? k : cap - 1] = '\0';
+	return k;
+}
+
+/* Advance past the current statement to just after its ';' (or the end).
+ * Returns false if a quote or comment is left open. */
+static bool skip_statement(struct lex *l)
+{
+	while (l->i < l->n) {
+		char c = l->s[l->i];
+		if (c == ';') {
+			l->i++;
+			return true;
+		}
+		if (c == '\'' || c == '"') {
+			l->i++;
+			while (l->i < l->n && l->s[l->i] != c)
+				l->i++;
+			if (l->i >= l->n)
+				return false;
+			l->i++;
+		} else if (c == '$') {
+			/* dollar quote: $tag$ ... $tag$ */
+			size_t j = l->i + 1;
+			while (j < l->n && (isalnum((unsigned char)l->s[j]) || l->s[j] == '_'))
+				j++;
+			if (j < l->n && l->s[j] == '$' &&
+			    (j == l->i + 1 || !isdigit((unsigned char)l->s[l->i + 1]))) {
+				size_t tag = j + 1 - l->i;
+				const char *t = l->s + l->i;
+				size_t k = j + 1;
+				while (k + tag <= l->n && memcmp(l->s + k, t, tag) != 0)
+					k++;
+				if (k + tag > l->n)
+					return false;
+				l->i = k + tag;
+			} else {
+				l->i = j;
+			}
+		} else if ((c == '-' && l->i + 1 < l->n && l->s[l->i + 1] == '-') ||
+			   (c == '/' && l->i + 1 < l->n && l->s[l->i + 1] == '*')) {
+			if (!skip_ws(l))
+				return false;
+		} else {
+			l->i++;
+		}
+	}
+	return true;
+}
+
+static bool eq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+/* Classify one statement starting at l->i; leaves l->i after it. */
+static enum sql_kind statement(struct lex *l, bool *open)
+{
+	char w1[32], w2[32], w3[32], w4[8];
+	size_t start = l->i;
+	if (word(l, w1, sizeof w1) == 0) {
+		if (l->i < l->n)
+			*open = true; /* an unterminated comment */
+		l->i = l->n;
+		return SQL_EMPTY;
+	}
+	if (eq(w1, ";"))
+		return SQL_EMPTY;
+	size_t after1 = l->i;
+	word(l, w2, sizeof w2);
+	size_t after2 = l->i;
+	word(l, w3, sizeof w3);
+	word(l, w4, sizeof w4);
+	bool end2 = eq(w3, ";") || w3[0] == '\0';
+	enum sql_kind k = SQL_OTHER;
+
+	if (eq(w1, "SELECT") && (eq(w2, "1") || eq(w2, "$1")) && end2) {
+		k = SQL_SELECT1;
+	} else if (eq(w1, "BEGIN") || eq(w1, "START") || eq(w1, "COMMIT") || eq(w1, "END") ||
+		   eq(w1, "ROLLBACK") || eq(w1, "ABORT") || eq(w1, "SAVEPOINT") ||
+		   eq(w1, "RELEASE") || (eq(w1, "PREPARE") && eq(w2, "TRANSACTION"))) {
+		k = SQL_TX;
+	} else if (eq(w1, "DISCARD") || eq(w1, "RESET") ||
+		   (eq(w1, "DEALLOCATE") && (eq(w2, "ALL") || (eq(w2, "PREPARE") && eq(w3, "ALL")))) ||
+		   (eq(w1, "CLOSE") && eq(w2, "ALL")) || (eq(w1, "UNLISTEN") && eq(w2, "*")) ||
+		   (eq(w1, "SET") && eq(w2, "SESSION") && eq(w3, "AUTHORIZATION") &&
+		    eq(w4, "DEFAULT"))) {
+		k = SQL_RESET;
+	} else if (eq(w1, "SELECT") && eq(w2, "PG_ADVISORY_UNLOCK_ALL")) {
+		l->i = after2;
+		char a[4], b[4], c[4];
+		word(l, a, sizeof a);
+		word(l, b, sizeof b);
+		size_t save = l->i;
+		word(l, c, sizeof c);
+		if (eq(a, "(") && eq(b, ")") && (eq(c, ";") || c[0] == '\0'))
+			k = SQL_RESET;
+		l->i = save;
+	}
+	(void)after1;
+	l->i = start;
+	if (!skip_statement(l))
+		*open = true;
+	return k;
+}
+
+enum sql_kind sql_classify(const char *text, size_t n, bool complete)
+{
+	struct lex l = {text, n, 0};
+	bool any = false, all_tx = true, all_resetish = true, open = false;
+	int nstmt = 0;
+	enum sql_kind single = SQL_EMPTY;
+
+	/* a NUL ends the string (the wire form carries one) */
+	const char *nul = memchr(text, '\0', n);
+	if (nul)
+		l.n = (size_t)(nul - text);
+
+	while (l.i < l.n) {
+		enum sql_kind k = statement(&l, &open);
+		if (k == SQL_EMPTY)
+			continue;
+		any = true;
+		nstmt++;
+		single = k;
+		if (k != SQL_TX)
+			all_tx = false;
+		if (k != SQL_TX && k != SQL_RESET)
+			all_resetish = false;
+	}
+	if (!complete || open)
+		return SQL_OTHER;
+	if (!any)
+		return SQL_EMPTY;
+	if (nstmt == 1)
+		return single;
+	if (all_tx)
+		return SQL_TX;
+	if (all_resetish)
+		return SQL_RESET;
+	return SQL_OTHER;
+}
+
+bool sql_is_select_param(const char *text, size_t n)
+{
+	struct lex l = {text, n, 0};
+	char w1[8], w2[8], w3[4];
+	const char *nul = memchr(text, '\0', n);
+	if (nul)
+		l.n = (size_t)(nul - text);
+	word(&l, w1, sizeof w1);
+	word(&l, w2, sizeof w2);
+	word(&l, w3, sizeof w3);
+	return eq(w1, "SELECT") && eq(w2, "$1") && (w3[0] == '\0' || eq(w3, ";"));
+}
+
+const char *sql_kind_name(enum sql_kind k)
+{
+	switch (k) {
+	case SQL_EMPTY:
+		return "empty";
+	case SQL_SELECT1:
+		return "select1";
+	case SQL_TX:
+		return "transaction";
+	case SQL_RESET:
+		return "reset";
+	default:
+		return "other";
+	}
+}

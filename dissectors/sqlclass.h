@@ -1,0 +1,28 @@
+/* sqlclass.h - what a simple-query string is for, from its statements'
+ * leading keywords.  Pure lexing over caller-owned bytes; no parsing of SQL
+ * beyond quotes, comments and statement separators. */
+#ifndef PGRTT_SQLCLASS_H
+#define PGRTT_SQLCLASS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum sql_kind {
+	SQL_EMPTY,   /* only whitespace, comments and ';' */
+	SQL_SELECT1, /* exactly "SELECT 1" (or "SELECT $1"), a probable ping */
+	SQL_TX,      /* BEGIN, COMMIT, ROLLBACK, SAVEPOINT ... only */
+	SQL_RESET,   /* DISCARD, RESET, DEALLOCATE ALL ... (tx control may be mixed in) */
+	SQL_OTHER,   /* anything else: an application query */
+};
+
+/* Classify text[0..n).  complete is false when text is only a prefix of the
+ * real string (then nothing short of SQL_OTHER is claimed for the unseen
+ * rest, except that an unterminated prefix is never EMPTY). */
+enum sql_kind sql_classify(const char *text, size_t n, bool complete);
+
+/* True if text is exactly "SELECT $1" (a parameterised ping statement). */
+bool sql_is_select_param(const char *text, size_t n);
+
+const char *sql_kind_name(enum sql_kind k);
+
+#endif

@@ -1,0 +1,440 @@
+/* analysis.c - packets to connections to round trips (see analysis.h). */
+#define _DEFAULT_SOURCE
+#include "analysis.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct flow_key {
+	uint8_t af;
+	uint8_t caddr[16], saddr[16];
+	uint16_t cport, sport;
+};
+
+struct conn {
+	struct conn *hnext;
+	struct analysis *a;
+	struct flow_key key;
+	uint64_t hash;
+	struct conn_summary sum; /* identity fields live; the rest filled at close */
+	struct reasm_dir tcp[2];
+	struct reasm_out out[2];
+	struct pgsql_conn pg;
+	struct rtt rtt;
+	struct hist lat;
+};
+
+/* ----------------------------------------------------------------------
+ * Addresses and keys
+ * ---------------------------------------------------------------------- */
+
+void addr_format(char *buf, size_t cap, uint8_t af, const uint8_t *addr, uint16_t port)
+{
+	char ip[INET6_ADDRSTRLEN];
+	if (af == 4) {
+		inet_ntop(AF_INET, addr, ip, sizeof ip);
+		snprintf(buf, cap, "%s:%u", ip, port);
+	} else {
+		inet_ntop(AF_INET6, addr, ip, sizeof ip);
+		snprintf(buf, cap, "[%s]:%u", ip, port);
+	}
+}
+
+static uint64_t key_hash(const struct flow_key *k)
+{
+	uint64_t h = 1469598103934665603ull;
+	const uint8_t *p = (const uint8_t *)k;
+	for (size_t i = 0; i < sizeof(*k); i++) {
+		h ^= p[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static bool key_eq(const struct flow_key *a, const struct flow_key *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+static void key_make(struct flow_key *k, const struct seg *s, bool src_is_client)
+{
+	memset(k, 0, sizeof(*k));
+	k->af = s->af;
+	memcpy(k->caddr, src_is_client ? s->src : s->dst, 16);
+	memcpy(k->saddr, src_is_client ? s->dst : s->src, 16);
+	k->cport = src_is_client ? s->sport : s->dport;
+	k->sport = src_is_client ? s->dport : s->sport;
+}
+
+static bool is_server_port(const struct analysis *a, uint16_t port)
+{
+	for (int i = 0; i < a->opts.nports; i++)
+		if (a->opts.ports[i] == port)
+			return true;
+	return false;
+}
+
+/* ----------------------------------------------------------------------
+ * Connection table
+ * ---------------------------------------------------------------------- */
+
+static struct conn **slot_of(struct analysis *a, const struct flow_key *k, uint64_t h)
+{
+	struct conn **pp = &a->buckets[h & (a->nbuckets - 1)];
+	while (*pp && !key_eq(&(*pp)->key, k))
+		pp = &(*pp)->hnext;
+	return pp;
+}
+
+static void grow(struct analysis *a)
+{
+	uint32_t n = a->nbuckets * 2;
+	struct conn **b = calloc(n, sizeof(*b));
+	if (!b)
+		return; /* keep the longer chains */
+	for (uint32_t i = 0; i < a->nbuckets; i++) {
+		struct conn *c = a->buckets[i];
+		while (c) {
+			struct conn *next = c->hnext;
+			struct conn **pp = &b[c->hash & (n - 1)];
+			c->hnext = *pp;
+			*pp = c;
+			c = next;
+		}
+	}
+	free(a->buckets);
+	a->buckets = b;
+	a->nbuckets = n;
+}
+
+int analysis_init(struct analysis *a, const struct analysis_opts *o)
+{
+	memset(a, 0, sizeof(*a));
+	a->opts = *o;
+	if (a->opts.nports == 0) {
+		a->opts.ports[0] = 5432;
+		a->opts.nports = 1;
+	}
+	a->nbuckets = 1024;
+	a->buckets = calloc(a->nbuckets, sizeof(*a->buckets));
+	if (!a->buckets)
+		return -1;
+	hist_init(&a->lat);
+	for (int i = 0; i < RT_NCLASS; i++)
+		hist_init(&a->lat_class[i]);
+	return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Stream callbacks
+ * ---------------------------------------------------------------------- */
+
+static void on_pg_msg(void *ctx, const struct pgsql_msg *m)
+{
+	struct conn *c = ctx;
+	rtt_msg(&c->rtt, m);
+	if (c->a->opts.on_msg)
+		c->a->opts.on_msg(c->a->opts.ctx, &c->sum, m);
+}
+
+static void on_data(void *ctx, int side, const uint8_t *p, size_t n, uint64_t ts)
+{
+	struct conn *c = ctx;
+	pgsql_feed(&c->pg, (enum pgsql_side)side, p, n, ts, on_pg_msg, c);
+}
+
+static void on_gap(void *ctx, int side, uint64_t n, uint64_t ts)
+{
+	struct conn *c = ctx;
+	rtt_gap(&c->rtt);
+	pgsql_gap(&c->pg, (enum pgsql_side)side, n, ts, on_pg_msg, c);
+}
+
+static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint64_t h,
+			     bool from_start, uint64_t ts)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->a = a;
+	c->key = *k;
+	c->hash = h;
+	c->sum.id = ++a->next_id;
+	c->sum.first_ts = c->sum.last_ts = ts;
+	addr_format(c->sum.client, sizeof c->sum.client, k->af, k->caddr, k->cport);
+	addr_format(c->sum.server, sizeof c->sum.server, k->af, k->saddr, k->sport);
+	for (int s = 0; s < 2; s++) {
+		reasm_init(&c->tcp[s]);
+		c->out[s] = (struct reasm_out){on_data, on_gap, c, s};
+	}
+	pgsql_conn_init(&c->pg, from_start);
+	hist_init(&c->lat);
+	rtt_init(&c->rtt, &c->lat, a->lat_class, NULL, NULL);
+	struct conn **pp = slot_of(a, k, h);
+	c->hnext = *pp;
+	*pp = c;
+	a->nopen++;
+	a->tot.connections++;
+	if (a->nopen > a->nbuckets)
+		grow(a);
+	if (a->opts.on_conn)
+		a->opts.on_conn(a->opts.ctx, &c->sum);
+	return c;
+}
+
+static void add_stats(struct rtt_stats *t, const struct rtt_stats *s)
+{
+	t->rfq += s->rfq;
+	t->round_trips += s->round_trips;
+	for (int i = 0; i < RT_NCLASS; i++)
+		t->by_class[i] += s->by_class[i];
+	for (int i = 0; i < PING_NROLE; i++)
+		t->pings[i] += s->pings[i];
+	for (int i = 0; i < 4; i++)
+		t->ping_sigs[i] += s->ping_sigs[i];
+	t->rows += s->rows;
+	t->errors += s->errors;
+	t->unanswered += s->unanswered;
+	t->cancel_requests += s->cancel_requests;
+	t->notifications += s->notifications;
+	for (int d = 0; d < 2; d++)
+		for (int i = 0; i < RTT_MSG_SLOTS; i++)
+			t->msgs[d][i] += s->msgs[d][i];
+}
+
+/* Close a connection: flush, summarise, list, free. */
+static void conn_close(struct analysis *a, struct conn *c, uint64_t ts)
+{
+	for (int s = 0; s < 2; s++)
+		reasm_flush(&c->tcp[s], &c->out[s], ts);
+	rtt_finish(&c->rtt);
+
+	struct conn_summary *m = &c->sum;
+	m->st = c->rtt.st;
+	m->mid_stream = c->pg.mid_stream;
+	m->tls = c->pg.tls;
+	m->enc_extra_bytes = c->pg.enc_extra_bytes;
+	for (int s = 0; s < 2; s++) {
+		const struct reasm_dir *t = &c->tcp[s];
+		const struct pgsql_dir *d = &c->pg.dir[s];
+		m->bytes[s] = t->bytes;
+		m->gaps += t->gaps;
+		m->gap_bytes += t->gap_bytes;
+		m->retrans_bytes += t->retrans_bytes;
+		m->ooo_segs += t->ooo_total;
+		m->truncated_segs += t->truncated_segs;
+		m->malformed += d->malformed;
+		m->skipped_bytes += d->skipped_bytes;
+		/* a mid-stream pickup's first sync is expected, not a resync */
+		m->resyncs += d->resyncs;
+	}
+	m->lat_count = c->lat.count;
+	m->lat_p50 = hist_quantile(&c->lat, 0.50);
+	m->lat_p99 = hist_quantile(&c->lat, 0.99);
+	m->lat_max = c->lat.max;
+	hist_merge(&a->lat, &c->lat);
+
+	struct analysis_totals *t = &a->tot;
+	add_stats(&t->st, &m->st);
+	t->gaps += m->gaps;
+	t->gap_bytes += m->gap_bytes;
+	t->malformed += m->malformed;
+	t->skipped_bytes += m->skipped_bytes;
+	t->resyncs += m->resyncs;
+	t->retrans_bytes += m->retrans_bytes;
+	t->ooo_segs += m->ooo_segs;
+	t->truncated_segs += m->truncated_segs;
+	t->enc_extra_bytes += m->enc_extra_bytes;
+	t->mid_stream += m->mid_stream;
+	t->tls += m->tls != 0;
+	if (m->evicted)
+		t->evicted++;
+
+	if (a->nlisted == a->cap_listed && a->cap_listed < ANALYSIS_MAX_LISTED) {
+		uint32_t n = a->cap_listed ? a->cap_listed * 2 : 64;
+		if (n > ANALYSIS_MAX_LISTED)
+			n = ANALYSIS_MAX_LISTED;
+		struct conn_summary *l = realloc(a->listed, n * sizeof(*l));
+		if (l) {
+			a->listed = l;
+			a->cap_listed = n;
+		}
+	}
+	if (a->nlisted < a->cap_listed)
+		a->listed[a->nlisted++] = *m;
+	else
+		t->conns_not_listed++;
+
+	struct conn **pp = slot_of(a, &c->key, c->hash);
+	if (*pp == c)
+		*pp = c->hnext;
+	a->nopen--;
+	for (int s = 0; s < 2; s++)
+		reasm_free(&c->tcp[s]);
+	free(c);
+}
+
+/* The table is full: close the connection seen least recently. */
+static void evict_one(struct analysis *a, uint64_t ts)
+{
+	struct conn *old = NULL;
+	for (uint32_t i = 0; i < a->nbuckets; i++)
+		for (struct conn *c = a->buckets[i]; c; c = c->hnext)
+			if (!old || c->sum.last_ts < old->sum.last_ts)
+				old = c;
+	if (old) {
+		old->sum.evicted = true;
+		conn_close(a, old, ts);
+	}
+}
+
+/* ----------------------------------------------------------------------
+ * Packets
+ * ---------------------------------------------------------------------- */
+
+void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t caplen,
+		     uint64_t ts)
+{
+	struct seg s;
+	a->tot.packets++;
+	if (a->tot.packets == 1 || ts < a->tot.first_ts)
+		a->tot.first_ts = ts;
+	if (ts > a->tot.last_ts)
+		a->tot.last_ts = ts;
+
+	switch (net_decode(dlt, pkt, caplen, &s)) {
+	case NET_OK:
+		break;
+	case NET_NOT_IP:
+		a->tot.not_ip++;
+		return;
+	case NET_NOT_TCP:
+		a->tot.not_tcp++;
+		return;
+	case NET_FRAGMENT:
+		a->tot.fragments++;
+		return;
+	case NET_TRUNCATED:
+		a->tot.truncated_hdr++;
+		return;
+	default:
+		a->tot.bad_hdr++;
+		return;
+	}
+
+	bool dst_srv = is_server_port(a, s.dport), src_srv = is_server_port(a, s.sport);
+	if (!dst_srv && !src_srv) {
+		a->tot.other_packets++;
+		return;
+	}
+	a->tot.pg_packets++;
+
+	struct flow_key k;
+	key_make(&k, &s, true);
+	uint64_t h = key_hash(&k);
+	struct conn **pp = slot_of(a, &k, h);
+	bool from_client = true;
+	if (!*pp) {
+		struct flow_key r;
+		key_make(&r, &s, false);
+		uint64_t hr = key_hash(&r);
+		struct conn **pr = slot_of(a, &r, hr);
+		if (*pr || !dst_srv || (src_srv && (s.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK))) {
+			/* the source is the server */
+			k = r;
+			h = hr;
+			pp = pr;
+			from_client = false;
+		}
+	}
+	struct conn *c = *pp;
+	bool client_syn = from_client && (s.flags & (TCP_SYN | TCP_ACK)) == TCP_SYN;
+
+	if (c && client_syn && (c->tcp[PGSQL_FE].bytes > 0 || c->tcp[PGSQL_FE].fin_seen ||
+				c->tcp[PGSQL_FE].next != s.seq + 1)) {
+		conn_close(a, c, ts); /* the port pair was reused */
+		c = NULL;
+	}
+	if (!c) {
+		if (s.flags & TCP_RST)
+			return;
+		if (!(s.flags & TCP_SYN) && s.wirelen == 0)
+			return; /* a stray ACK or FIN of a connection we never saw */
+		if (a->nopen >= ANALYSIS_MAX_OPEN)
+			evict_one(a, ts);
+		c = conn_new(a, &k, h, (s.flags & TCP_SYN) != 0, ts);
+		if (!c) {
+			a->tot.nomem++;
+			return;
+		}
+		c->sum.syn_seen = (s.flags & TCP_SYN) != 0;
+	}
+
+	int side = from_client ? PGSQL_FE : PGSQL_BE;
+	c->sum.packets++;
+	c->sum.last_ts = ts;
+	if ((s.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && !c->tcp[PGSQL_FE].have_next) {
+		/* we missed the client's SYN: its stream starts at the ack */
+		c->tcp[PGSQL_FE].have_next = true;
+		c->tcp[PGSQL_FE].next = s.ack;
+	}
+	if (!reasm_push(&c->tcp[side], &c->out[side], s.seq, s.flags, s.payload, s.caplen,
+			s.wirelen, ts))
+		a->tot.nomem++;
+	if (s.flags & TCP_ACK)
+		reasm_ack(&c->tcp[!side], &c->out[!side], s.ack, ts);
+	if (s.flags & TCP_FIN)
+		c->sum.fin_seen = true;
+	if (s.flags & TCP_RST) {
+		c->sum.rst_seen = true;
+		conn_close(a, c, ts);
+	} else if (c->tcp[0].closed && c->tcp[1].closed) {
+		conn_close(a, c, ts);
+	}
+}
+
+static int by_id(const void *x, const void *y)
+{
+	const struct conn_summary *a = x, *b = y;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int conn_by_id(const void *x, const void *y)
+{
+	const struct conn *a = *(struct conn *const *)x, *b = *(struct conn *const *)y;
+	return a->sum.id < b->sum.id ? -1 : a->sum.id > b->sum.id;
+}
+
+void analysis_finish(struct analysis *a)
+{
+	if (a->finished)
+		return;
+	a->finished = true;
+	/* close in order of appearance so the listing is deterministic */
+	struct conn **open = malloc((a->nopen + 1) * sizeof(*open));
+	uint32_t n = 0;
+	for (uint32_t i = 0; open && i < a->nbuckets; i++)
+		for (struct conn *c = a->buckets[i]; c; c = c->hnext)
+			open[n++] = c;
+	if (open) {
+		qsort(open, n, sizeof(*open), conn_by_id);
+		for (uint32_t i = 0; i < n; i++)
+			conn_close(a, open[i], a->tot.last_ts);
+		free(open);
+	}
+	while (a->nopen) /* out of memory above: any order */
+		for (uint32_t i = 0; i < a->nbuckets; i++)
+			if (a->buckets[i])
+				conn_close(a, a->buckets[i], a->tot.last_ts);
+	qsort(a->listed, a->nlisted, sizeof(*a->listed), by_id);
+}
+
+void analysis_free(struct analysis *a)
+{
+	analysis_finish(a);
+	free(a->buckets);
+	free(a->listed);
+	memset(a, 0, sizeof(*a));
+}

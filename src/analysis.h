@@ -1,0 +1,91 @@
+/* analysis.h - packets in; connections, round trips and totals out.
+ *
+ * Glue between the layers: link/IP/TCP decoding, the connection table, TCP
+ * reassembly, the PostgreSQL framer and the round-trip engine.  Memory is
+ * bounded by the number of open connections (and a cap on how many closed
+ * connections are listed individually), never by the size of the capture.
+ */
+#ifndef PGRTT_ANALYSIS_H
+#define PGRTT_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "netdecode.h"
+#include "pgsql.h"
+#include "rtt.h"
+#include "tcp_reasm.h"
+
+#define ANALYSIS_MAX_PORTS 32
+#define ANALYSIS_MAX_OPEN 65536     /* open connections; the least recent is evicted */
+#define ANALYSIS_MAX_LISTED 10000   /* closed connections kept for the listing */
+#define ADDR_STR_MAX 56
+
+struct conn;
+
+struct conn_summary {
+	uint64_t id;
+	char client[ADDR_STR_MAX], server[ADDR_STR_MAX];
+	uint64_t first_ts, last_ts, packets, bytes[2];
+	struct rtt_stats st;
+	bool mid_stream, syn_seen, fin_seen, rst_seen, evicted;
+	uint8_t tls; /* 0, 'S' SSL, 'G' GSSAPI, 'D' direct TLS */
+	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
+		truncated_segs, enc_extra_bytes;
+	uint64_t lat_count, lat_p50, lat_p99, lat_max;
+};
+
+struct analysis;
+
+typedef void analysis_msg_fn(void *ctx, const struct conn_summary *c, const struct pgsql_msg *m);
+typedef void analysis_conn_fn(void *ctx, const struct conn_summary *c);
+
+struct analysis_opts {
+	uint16_t ports[ANALYSIS_MAX_PORTS];
+	int nports;
+	analysis_msg_fn *on_msg;      /* every PostgreSQL message (pgrtt dump) */
+	analysis_conn_fn *on_conn;    /* a connection was first seen */
+	void *ctx;
+};
+
+struct analysis_totals {
+	uint64_t packets, pg_packets, other_packets, not_ip, not_tcp, fragments, truncated_hdr,
+		bad_hdr;
+	uint64_t connections, conns_not_listed, evicted;
+	uint64_t first_ts, last_ts;
+	struct rtt_stats st; /* sums over connections (names unused) */
+	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
+		truncated_segs, mid_stream, tls, enc_extra_bytes, nomem;
+};
+
+struct analysis {
+	struct analysis_opts opts;
+	struct conn **buckets;
+	uint32_t nbuckets, nopen;
+	uint64_t next_id;
+	struct conn_summary *listed;
+	uint32_t nlisted, cap_listed;
+	struct analysis_totals tot;
+	struct hist lat;                /* all round trips with a measured latency */
+	struct hist lat_class[RT_NCLASS];
+	bool finished;
+};
+
+/* Returns 0, or -1 when out of memory. */
+int analysis_init(struct analysis *a, const struct analysis_opts *o);
+
+/* One captured packet of the given DLT_* link type at ts_ns. */
+void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t caplen,
+		     uint64_t ts_ns);
+
+/* End of input: close every open connection.  Listed connections are then in
+ * a->listed[0..nlisted), ordered by first appearance. */
+void analysis_finish(struct analysis *a);
+
+void analysis_free(struct analysis *a);
+
+/* "ip:port", IPv6 as "[addr]:port". */
+void addr_format(char *buf, size_t cap, uint8_t af, const uint8_t *addr, uint16_t port);
+
+#endif

@@ -1,0 +1,59 @@
+/* cli.c - diagnostics in one format: "pgrtt: <command>: <message>". */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "version.h"
+
+const char *pgrtt_cmd = "";
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	if (pgrtt_cmd[0])
+		fprintf(stderr, "pgrtt: %s: ", pgrtt_cmd);
+	else
+		fprintf(stderr, "pgrtt: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void warnx_(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	if (pgrtt_cmd[0])
+		fprintf(stderr, "Try 'pgrtt %s --help'.\n", pgrtt_cmd);
+	else
+		fprintf(stderr, "Try 'pgrtt --help'.\n");
+}
+
+bool parse_port(const char *s, uint16_t *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 65535)
+		return false;
+	*out = (uint16_t)v;
+	return true;
+}
+
+const char *pgrtt_version_string(void)
+{
+	return "pgrtt " PGRTT_VERSION " (git " PGRTT_GIT_HASH ", built " PGRTT_BUILD_DATE ", "
+	       PGRTT_ARCH ")";
+}

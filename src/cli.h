@@ -1,0 +1,28 @@
+/* cli.h - exit codes, diagnostics and option helpers shared by commands. */
+#ifndef PGRTT_CLI_H
+#define PGRTT_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Exit codes (docs/CLI.md, pgrtt(1)). */
+enum pgrtt_exit {
+	EXIT_OK = 0,       /* success */
+	EXIT_FAILED = 1,   /* a checked rule failed (pgrtt audit) */
+	EXIT_ERROR = 2,    /* input unusable or runtime error: nothing analysed */
+	EXIT_PARTIAL = 3,  /* an input ended early or could not be read to the end;
+			      results cover what was read */
+	EXIT_USAGE = 64,   /* bad command line (EX_USAGE) */
+};
+
+extern const char *pgrtt_cmd; /* "analyze", ... for messages */
+
+void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse a port number 1..65535; false on anything else. */
+bool parse_port(const char *s, uint16_t *out);
+
+const char *pgrtt_version_string(void);
+
+#endif

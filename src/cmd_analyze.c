@@ -1,0 +1,189 @@
+/* cmd_analyze.c - pgrtt analyze: round trips per connection from captures. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "report.h"
+
+static void help(FILE *out)
+{
+	fputs("Usage: pgrtt analyze [OPTIONS] FILE...\n"
+	      "\n"
+	      "Count PostgreSQL ReadyForQuery messages and network round trips per\n"
+	      "connection in saved captures (pcap or pcapng; '-' reads standard input).\n"
+	      "Several files are analysed as one capture, in the order given.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -r, --read FILE        read FILE (same as naming it; repeatable)\n"
+	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
+	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
+	      "  -F, --format FMT       text (default) or json (see docs/json.md)\n"
+	      "  -o, --output FILE      write the report to FILE instead of standard output\n"
+	      "      --no-progress      no progress line, even on a terminal\n"
+	      "  -h, --help             show this help\n"
+	      "\n"
+	      "Exit status: 0 ok, 2 an input could not be used, 3 an input ended early\n"
+	      "(results cover what was read), 64 usage error.\n",
+	      out);
+}
+
+/* Shared by analyze and dump: parse the read options; returns -1 on error. */
+int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **format,
+		    const char **output, bool *nano, int *conn_filter);
+
+int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **format,
+		    const char **output, bool *nano, int *conn_filter)
+{
+	static const struct option longopts[] = {
+		{"read", required_argument, NULL, 'r'},
+		{"port", required_argument, NULL, 'p'},
+		{"filter", required_argument, NULL, 'f'},
+		{"format", required_argument, NULL, 'F'},
+		{"output", required_argument, NULL, 'o'},
+		{"no-progress", no_argument, NULL, 1},
+		{"nano", no_argument, NULL, 2},
+		{"conn", required_argument, NULL, 3},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	static char *files[256];
+	ro->files = files;
+	ro->progress = isatty(2);
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":r:p:f:F:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (ro->nfiles == 256) {
+				usage_error("too many files");
+				return -1;
+			}
+			files[ro->nfiles++] = optarg;
+			break;
+		case 'p':
+			if (ro->nports == ANALYSIS_MAX_PORTS) {
+				usage_error("at most %d ports", ANALYSIS_MAX_PORTS);
+				return -1;
+			}
+			if (!parse_port(optarg, &ro->ports[ro->nports])) {
+				usage_error("bad port \"%s\": expected 1-65535", optarg);
+				return -1;
+			}
+			ro->nports++;
+			break;
+		case 'f':
+			ro->filter = optarg;
+			break;
+		case 'F':
+			if (!format) {
+				usage_error("no --format here");
+				return -1;
+			}
+			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0) {
+				usage_error("bad format \"%s\": expected text or json", optarg);
+				return -1;
+			}
+			*format = optarg;
+			break;
+		case 'o':
+			*output = optarg;
+			break;
+		case 1:
+			ro->progress = false;
+			break;
+		case 2:
+			if (!nano) {
+				usage_error("unknown option --nano");
+				return -1;
+			}
+			*nano = true;
+			break;
+		case 3: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (!conn_filter || *end || v < 1) {
+				usage_error("bad --conn \"%s\"", optarg);
+				return -1;
+			}
+			*conn_filter = (int)v;
+			break;
+		}
+		case 'h':
+			return 1;
+		case ':':
+			usage_error("option %s needs a value", argv[optind - 1]);
+			return -1;
+		default:
+			usage_error("unknown option %s", argv[optind - 1]);
+			return -1;
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (ro->nfiles == 256) {
+			usage_error("too many files");
+			return -1;
+		}
+		files[ro->nfiles++] = argv[i];
+	}
+	if (ro->nfiles == 0) {
+		usage_error("no capture file given");
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	struct read_opts ro = {0};
+	const char *format = "text", *output = NULL;
+	int p = parse_read_opts(argc, argv, &ro, &format, &output, NULL, NULL);
+	if (p > 0) {
+		help(stdout);
+		return EXIT_OK;
+	}
+	if (p < 0)
+		return EXIT_USAGE;
+
+	struct analysis_opts ao = {0};
+	memcpy(ao.ports, ro.ports, sizeof ao.ports);
+	ao.nports = ro.nports;
+	static struct analysis a;
+	if (analysis_init(&a, &ao) != 0) {
+		warnx_("out of memory");
+		return EXIT_ERROR;
+	}
+	bool partial;
+	int rc = read_captures(&ro, &a, &partial);
+	analysis_finish(&a);
+	if (rc == EXIT_ERROR && a.tot.packets == 0 && !partial) {
+		analysis_free(&a);
+		return EXIT_ERROR;
+	}
+
+	FILE *out = stdout;
+	if (output && !(out = fopen(output, "w"))) {
+		warnx_("%s: cannot write: %m", output);
+		analysis_free(&a);
+		return EXIT_ERROR;
+	}
+	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK};
+	if (strcmp(format, "json") == 0) {
+		if (report_json(out, &a, &in) != 0) {
+			warnx_("out of memory writing JSON");
+			rc = EXIT_ERROR;
+		}
+	} else {
+		report_text(out, &a, &in);
+	}
+	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0)) {
+		warnx_("%s: write failed: %m", output ? output : "standard output");
+		rc = EXIT_ERROR;
+	}
+	analysis_free(&a);
+	return rc;
+}

@@ -1,0 +1,111 @@
+/* cmd_dump.c - pgrtt dump: one line per PostgreSQL message. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "pgsql_summary.h"
+
+int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **format,
+		    const char **output, bool *nano, int *conn_filter);
+
+struct dump_ctx {
+	FILE *out;
+	bool nano;
+	int conn;
+};
+
+static void help(FILE *out)
+{
+	fputs("Usage: pgrtt dump [OPTIONS] FILE...\n"
+	      "\n"
+	      "Print one line per PostgreSQL message found in saved captures:\n"
+	      "  TIME CONN DIR TYPE SUMMARY\n"
+	      "TIME is UTC time of day, CONN the connection number used by 'pgrtt analyze',\n"
+	      "DIR '>' for client to server and '<' for server to client.  Query texts are\n"
+	      "cut at 160 characters; passwords and SASL data are never printed.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -r, --read FILE        read FILE (same as naming it; repeatable)\n"
+	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
+	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
+	      "      --conn N           only connection N\n"
+	      "      --nano             nanosecond timestamps\n"
+	      "  -o, --output FILE      write to FILE instead of standard output\n"
+	      "      --no-progress      no progress line, even on a terminal\n"
+	      "  -h, --help             show this help\n"
+	      "\n"
+	      "Exit status: 0 ok, 2 an input could not be used, 3 an input ended early,\n"
+	      "64 usage error.\n",
+	      out);
+}
+
+static void print_time(struct dump_ctx *d, uint64_t ts)
+{
+	uint64_t s = ts / 1000000000ull, ns = ts % 1000000000ull;
+	unsigned hh = (unsigned)(s / 3600 % 24), mm = (unsigned)(s / 60 % 60), ss = (unsigned)(s % 60);
+	if (d->nano)
+		fprintf(d->out, "%02u:%02u:%02u.%09" PRIu64, hh, mm, ss, ns);
+	else
+		fprintf(d->out, "%02u:%02u:%02u.%06" PRIu64, hh, mm, ss, ns / 1000);
+}
+
+static void on_conn(void *ctx, const struct conn_summary *c)
+{
+	struct dump_ctx *d = ctx;
+	if (d->conn && (uint64_t)d->conn != c->id)
+		return;
+	print_time(d, c->first_ts);
+	fprintf(d->out, " c%" PRIu64 " connection %s > %s\n", c->id, c->client, c->server);
+}
+
+static void on_msg(void *ctx, const struct conn_summary *c, const struct pgsql_msg *m)
+{
+	struct dump_ctx *d = ctx;
+	if (d->conn && (uint64_t)d->conn != c->id)
+		return;
+	char sum[512];
+	pgsql_summarize(m, sum, sizeof sum);
+	print_time(d, m->ts_first);
+	fprintf(d->out, " c%" PRIu64 " %c %s%s%s\n", c->id, m->side == PGSQL_FE ? '>' : '<',
+		pgsql_type_name((enum pgsql_side)m->side, m->type), sum[0] ? " " : "", sum);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	struct read_opts ro = {0};
+	const char *output = NULL;
+	struct dump_ctx d = {stdout, false, 0};
+	int p = parse_read_opts(argc, argv, &ro, NULL, &output, &d.nano, &d.conn);
+	if (p > 0) {
+		help(stdout);
+		return EXIT_OK;
+	}
+	if (p < 0)
+		return EXIT_USAGE;
+	if (output && !(d.out = fopen(output, "w"))) {
+		warnx_("%s: cannot write: %m", output);
+		return EXIT_ERROR;
+	}
+	struct analysis_opts ao = {0};
+	memcpy(ao.ports, ro.ports, sizeof ao.ports);
+	ao.nports = ro.nports;
+	ao.on_msg = on_msg;
+	ao.on_conn = on_conn;
+	ao.ctx = &d;
+	static struct analysis a;
+	if (analysis_init(&a, &ao) != 0) {
+		warnx_("out of memory");
+		return EXIT_ERROR;
+	}
+	bool partial;
+	int rc = read_captures(&ro, &a, &partial);
+	analysis_finish(&a);
+	analysis_free(&a);
+	if (fflush(d.out) != 0 || (d.out != stdout && fclose(d.out) != 0)) {
+		warnx_("%s: write failed: %m", output ? output : "standard output");
+		rc = EXIT_ERROR;
+	}
+	return rc;
+}

@@ -1,0 +1,33 @@
+/* cmd_read.c - feed the capture files named on the command line. */
+#include <stdio.h>
+
+#include "capfile.h"
+#include "cli.h"
+#include "commands.h"
+
+int read_captures(const struct read_opts *ro, struct analysis *a, bool *partial)
+{
+	int rc = EXIT_OK;
+	int usable = 0;
+	*partial = false;
+	for (int i = 0; i < ro->nfiles; i++) {
+		char err[CAPFILE_ERRBUF];
+		uint64_t n;
+		enum capfile_status st = capfile_run(ro->files[i], ro->filter, ro->progress, a, &n, err);
+		if (st == CAPFILE_UNUSABLE) {
+			warnx_("%s: %s", ro->files[i], err);
+			rc = EXIT_ERROR;
+			continue;
+		}
+		usable++;
+		if (st == CAPFILE_PARTIAL) {
+			warnx_("%s: %s", ro->files[i], err);
+			*partial = true;
+			if (rc == EXIT_OK)
+				rc = EXIT_PARTIAL;
+		}
+	}
+	if (usable > 0 && rc == EXIT_ERROR)
+		*partial = true; /* some files analysed, others not */
+	return rc;
+}

@@ -1,0 +1,59 @@
+/* main.c - pgrtt: PostgreSQL round trips, counted on the wire.
+ * Dispatches argv[1] to a subcommand; nothing else. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} cmds[] = {
+	{"analyze", cmd_analyze, "count round trips per connection in saved captures"},
+	{"dump", cmd_dump, "print one line per PostgreSQL message in saved captures"},
+};
+
+static void help(FILE *out)
+{
+	fprintf(out, "Usage: pgrtt COMMAND [OPTIONS] [ARGS]\n"
+		     "\n"
+		     "Watch PostgreSQL traffic on the wire and count the round trips an\n"
+		     "application makes to the database, and what each one is for.\n"
+		     "\n"
+		     "Commands:\n");
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		fprintf(out, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(out, "\n"
+		     "Options:\n"
+		     "  -h, --help     show this help ('pgrtt COMMAND --help' for a command)\n"
+		     "  -V, --version  show version, git hash, build date and architecture\n"
+		     "\n"
+		     "See pgrtt(1) and docs/ for details.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		help(stderr);
+		return EXIT_USAGE;
+	}
+	const char *c = argv[1];
+	if (strcmp(c, "-h") == 0 || strcmp(c, "--help") == 0 || strcmp(c, "help") == 0) {
+		help(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(c, "-V") == 0 || strcmp(c, "--version") == 0 || strcmp(c, "version") == 0) {
+		printf("%s\n", pgrtt_version_string());
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		if (strcmp(c, cmds[i].name) == 0) {
+			pgrtt_cmd = cmds[i].name;
+			return cmds[i].run(argc - 1, argv + 1);
+		}
+	}
+	usage_error("unknown command \"%s\"", c);
+	return EXIT_USAGE;
+}

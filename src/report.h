@@ -1,0 +1,25 @@
+/* report.h - render a finished analysis as text or JSON. */
+#ifndef PGRTT_REPORT_H
+#define PGRTT_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "analysis.h"
+
+struct report_input {
+	char *const *files;
+	int nfiles;
+	bool partial; /* some input could not be read to its end */
+};
+
+void report_text(FILE *out, const struct analysis *a, const struct report_input *in);
+
+/* Returns 0, or -1 when out of memory. */
+int report_json(FILE *out, const struct analysis *a, const struct report_input *in);
+
+/* Shared helpers */
+const char *tls_name(uint8_t tls);
+void ts_format(char *buf, size_t cap, uint64_t ts_ns);
+
+#endif

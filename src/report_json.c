@@ -1,0 +1,202 @@
+/* report_json.c - machine-readable results (schema in docs/json.md). */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+
+#define JSON_SCHEMA_VERSION 1
+
+static double us(uint64_t ns)
+{
+	return (double)ns / 1e3;
+}
+
+static cJSON *by_class(const struct rtt_stats *st)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int c = 0; c < RT_NCLASS; c++)
+		cJSON_AddNumberToObject(o, rt_class_name(c), (double)st->by_class[c]);
+	return o;
+}
+
+static cJSON *pings(const struct rtt_stats *st)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "acquire", (double)st->pings[PING_ACQUIRE]);
+	cJSON_AddNumberToObject(o, "release", (double)st->pings[PING_RELEASE]);
+	cJSON_AddNumberToObject(o, "idle", (double)st->pings[PING_IDLE]);
+	cJSON *sig = cJSON_AddObjectToObject(o, "signatures");
+	for (int i = PSIG_LONE_SYNC; i <= PSIG_SELECT1; i++)
+		cJSON_AddNumberToObject(sig, rt_ping_sig_name(i), (double)st->ping_sigs[i]);
+	return o;
+}
+
+/* Message counts keyed by type letter; startup-phase packets by name. */
+static cJSON *msg_counts(const struct rtt_stats *st, enum pgsql_side side)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int i = 0; i < RTT_MSG_SLOTS; i++) {
+		uint8_t t = rtt_slot_type(side, i);
+		if (!t || !st->msgs[side][i])
+			continue;
+		char key[2] = {(char)t, 0};
+		const char *k = t < 0x20 ? pgsql_type_name(side, t) : key;
+		cJSON_AddNumberToObject(o, k, (double)st->msgs[side][i]);
+	}
+	return o;
+}
+
+static cJSON *latency(uint64_t count, uint64_t p50, uint64_t p99, uint64_t max)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "count", (double)count);
+	cJSON_AddNumberToObject(o, "p50", us(p50));
+	cJSON_AddNumberToObject(o, "p99", us(p99));
+	cJSON_AddNumberToObject(o, "max", us(max));
+	return o;
+}
+
+static cJSON *hist_json(const struct hist *h)
+{
+	return latency(h->count, hist_quantile(h, 0.5), hist_quantile(h, 0.99), h->max);
+}
+
+static void add_str_or_null(cJSON *o, const char *k, const char *v)
+{
+	if (v && v[0])
+		cJSON_AddStringToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+static void add_ts(cJSON *o, const char *k, uint64_t ts)
+{
+	char b[48];
+	ts_format(b, sizeof b, ts);
+	cJSON_AddStringToObject(o, k, b);
+}
+
+static cJSON *connection(const struct conn_summary *c)
+{
+	const struct rtt_stats *st = &c->st;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)c->id);
+	cJSON_AddStringToObject(o, "client", c->client);
+	cJSON_AddStringToObject(o, "server", c->server);
+	add_ts(o, "first_ts", c->first_ts);
+	add_ts(o, "last_ts", c->last_ts);
+	cJSON_AddNumberToObject(o, "ready_for_query", (double)st->rfq);
+	cJSON_AddNumberToObject(o, "round_trips", (double)st->round_trips);
+	cJSON_AddItemToObject(o, "by_class", by_class(st));
+	cJSON_AddItemToObject(o, "pings", pings(st));
+	cJSON_AddItemToObject(o, "latency_us", latency(c->lat_count, c->lat_p50, c->lat_p99, c->lat_max));
+	cJSON_AddNumberToObject(o, "rows", (double)st->rows);
+	cJSON_AddNumberToObject(o, "errors", (double)st->errors);
+	cJSON_AddNumberToObject(o, "unanswered", (double)st->unanswered);
+	cJSON_AddItemToObject(o, "frontend", msg_counts(st, PGSQL_FE));
+	cJSON_AddItemToObject(o, "backend", msg_counts(st, PGSQL_BE));
+	cJSON_AddBoolToObject(o, "mid_stream", c->mid_stream);
+	add_str_or_null(o, "tls", tls_name(c->tls));
+	cJSON_AddNumberToObject(o, "gaps", (double)c->gaps);
+	cJSON_AddNumberToObject(o, "gap_bytes", (double)c->gap_bytes);
+	cJSON_AddNumberToObject(o, "malformed", (double)c->malformed);
+	cJSON_AddNumberToObject(o, "skipped_bytes", (double)c->skipped_bytes);
+	cJSON_AddNumberToObject(o, "retransmitted_bytes", (double)c->retrans_bytes);
+	cJSON_AddNumberToObject(o, "packets", (double)c->packets);
+	cJSON_AddNumberToObject(o, "bytes_frontend", (double)c->bytes[PGSQL_FE]);
+	cJSON_AddNumberToObject(o, "bytes_backend", (double)c->bytes[PGSQL_BE]);
+	add_str_or_null(o, "driver", st->driver);
+	add_str_or_null(o, "application_name", st->application_name);
+	add_str_or_null(o, "user", st->user);
+	add_str_or_null(o, "database", st->database);
+	if (st->proto) {
+		char v[16];
+		snprintf(v, sizeof v, "%u.%u", st->proto >> 16, st->proto & 0xffff);
+		cJSON_AddStringToObject(o, "protocol", v);
+	} else {
+		cJSON_AddNullToObject(o, "protocol");
+	}
+	cJSON_AddNumberToObject(o, "cancel_requests", (double)st->cancel_requests);
+	cJSON_AddBoolToObject(o, "terminated", st->terminated);
+	cJSON_AddBoolToObject(o, "rst", c->rst_seen);
+	cJSON_AddBoolToObject(o, "syn_seen", c->syn_seen);
+	return o;
+}
+
+int report_json(FILE *out, const struct analysis *a, const struct report_input *in)
+{
+	const struct analysis_totals *t = &a->tot;
+	cJSON *root = cJSON_CreateObject();
+	if (!root)
+		return -1;
+	cJSON_AddNumberToObject(root, "schema_version", JSON_SCHEMA_VERSION);
+	cJSON_AddStringToObject(root, "pgrtt", pgrtt_version_string());
+
+	cJSON *inp = cJSON_AddObjectToObject(root, "input");
+	cJSON *files = cJSON_AddArrayToObject(inp, "files");
+	for (int i = 0; i < in->nfiles; i++)
+		cJSON_AddItemToArray(files, cJSON_CreateString(in->files[i]));
+	cJSON_AddBoolToObject(inp, "partial", in->partial);
+	cJSON *ports = cJSON_AddArrayToObject(inp, "ports");
+	for (int i = 0; i < a->opts.nports; i++)
+		cJSON_AddItemToArray(ports, cJSON_CreateNumber(a->opts.ports[i]));
+	if (t->packets) {
+		add_ts(inp, "first_ts", t->first_ts);
+		add_ts(inp, "last_ts", t->last_ts);
+	}
+	cJSON *pk = cJSON_AddObjectToObject(inp, "packets");
+	cJSON_AddNumberToObject(pk, "total", (double)t->packets);
+	cJSON_AddNumberToObject(pk, "postgresql", (double)t->pg_packets);
+	cJSON_AddNumberToObject(pk, "other_ports", (double)t->other_packets);
+	cJSON_AddNumberToObject(pk, "not_ip", (double)t->not_ip);
+	cJSON_AddNumberToObject(pk, "not_tcp", (double)t->not_tcp);
+	cJSON_AddNumberToObject(pk, "fragments", (double)t->fragments);
+	cJSON_AddNumberToObject(pk, "truncated_headers", (double)t->truncated_hdr);
+	cJSON_AddNumberToObject(pk, "bad_headers", (double)t->bad_hdr);
+
+	const struct rtt_stats *s = &t->st;
+	cJSON *tot = cJSON_AddObjectToObject(root, "totals");
+	cJSON_AddNumberToObject(tot, "connections", (double)t->connections);
+	cJSON_AddNumberToObject(tot, "ready_for_query", (double)s->rfq);
+	cJSON_AddNumberToObject(tot, "round_trips", (double)s->round_trips);
+	cJSON_AddItemToObject(tot, "by_class", by_class(s));
+	cJSON_AddItemToObject(tot, "pings", pings(s));
+	cJSON_AddItemToObject(tot, "latency_us", hist_json(&a->lat));
+	cJSON *lc = cJSON_AddObjectToObject(tot, "latency_us_by_class");
+	for (int c = 0; c < RT_NCLASS; c++)
+		if (a->lat_class[c].count)
+			cJSON_AddItemToObject(lc, rt_class_name(c), hist_json(&a->lat_class[c]));
+	cJSON_AddNumberToObject(tot, "rows", (double)s->rows);
+	cJSON_AddNumberToObject(tot, "errors", (double)s->errors);
+	cJSON_AddNumberToObject(tot, "unanswered", (double)s->unanswered);
+	cJSON_AddNumberToObject(tot, "cancel_requests", (double)s->cancel_requests);
+	cJSON_AddNumberToObject(tot, "notifications", (double)s->notifications);
+	cJSON_AddItemToObject(tot, "frontend", msg_counts(s, PGSQL_FE));
+	cJSON_AddItemToObject(tot, "backend", msg_counts(s, PGSQL_BE));
+	cJSON_AddNumberToObject(tot, "gaps", (double)t->gaps);
+	cJSON_AddNumberToObject(tot, "gap_bytes", (double)t->gap_bytes);
+	cJSON_AddNumberToObject(tot, "malformed", (double)t->malformed);
+	cJSON_AddNumberToObject(tot, "skipped_bytes", (double)t->skipped_bytes);
+	cJSON_AddNumberToObject(tot, "retransmitted_bytes", (double)t->retrans_bytes);
+	cJSON_AddNumberToObject(tot, "out_of_order_segments", (double)t->ooo_segs);
+	cJSON_AddNumberToObject(tot, "truncated_segments", (double)t->truncated_segs);
+	cJSON_AddNumberToObject(tot, "mid_stream", (double)t->mid_stream);
+	cJSON_AddNumberToObject(tot, "tls", (double)t->tls);
+	cJSON_AddNumberToObject(tot, "evicted", (double)t->evicted);
+	cJSON_AddNumberToObject(tot, "connections_not_listed", (double)t->conns_not_listed);
+
+	cJSON *conns = cJSON_AddArrayToObject(root, "connections");
+	for (uint32_t i = 0; i < a->nlisted; i++)
+		cJSON_AddItemToArray(conns, connection(&a->listed[i]));
+
+	char *txt = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!txt)
+		return -1;
+	fputs(txt, out);
+	fputc('\n', out);
+	free(txt);
+	return 0;
+}

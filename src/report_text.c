@@ -1,0 +1,141 @@
+/* report_text.c - the human summary: totals, then one row per connection. */
+#define _DEFAULT_SOURCE
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+
+const char *tls_name(uint8_t tls)
+{
+	switch (tls) {
+	case 'S':
+		return "ssl";
+	case 'G':
+		return "gssapi";
+	case 'D':
+		return "direct-tls";
+	default:
+		return NULL;
+	}
+}
+
+void ts_format(char *buf, size_t cap, uint64_t ts)
+{
+	time_t s = (time_t)(ts / 1000000000ull);
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	char d[32];
+	strftime(d, sizeof d, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, cap, "%s.%09" PRIu64 "Z", d, (uint64_t)(ts % 1000000000u));
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static void class_line(FILE *out, const struct rtt_stats *st)
+{
+	const char *sep = "";
+	for (int c = 0; c < RT_NCLASS; c++) {
+		if (!st->by_class[c])
+			continue;
+		fprintf(out, "%s%s %" PRIu64, sep, rt_class_name(c), st->by_class[c]);
+		if (c == RT_PING)
+			fprintf(out, " (acquire %" PRIu64 ", release %" PRIu64 ", idle %" PRIu64 ")",
+				st->pings[PING_ACQUIRE], st->pings[PING_RELEASE], st->pings[PING_IDLE]);
+		sep = ", ";
+	}
+	if (!sep[0])
+		fprintf(out, "none");
+	fputc('\n', out);
+}
+
+void report_text(FILE *out, const struct analysis *a, const struct report_input *in)
+{
+	const struct analysis_totals *t = &a->tot;
+	double dur = t->last_ts > t->first_ts ? (double)(t->last_ts - t->first_ts) / 1e9 : 0;
+
+	fprintf(out, "input: ");
+	for (int i = 0; i < in->nfiles; i++)
+		fprintf(out, "%s%s", i ? ", " : "", in->files[i]);
+	fprintf(out, "%s\n", in->partial ? " (incomplete: see warnings)" : "");
+	fprintf(out, "packets: %" PRIu64 " (%" PRIu64 " PostgreSQL) over %.3f s; ports", t->packets,
+		t->pg_packets, dur);
+	for (int i = 0; i < a->opts.nports; i++)
+		fprintf(out, " %u", a->opts.ports[i]);
+	fputc('\n', out);
+
+	const struct rtt_stats *s = &t->st;
+	fprintf(out, "connections: %" PRIu64 "  ready_for_query: %" PRIu64 "  round_trips: %" PRIu64
+		     "\n",
+		t->connections, s->rfq, s->round_trips);
+	fprintf(out, "by class: ");
+	class_line(out, s);
+	if (a->lat.count)
+		fprintf(out, "latency: p50 %.3f ms  p99 %.3f ms  max %.3f ms  (%" PRIu64 " round trips)\n",
+			ms(hist_quantile(&a->lat, 0.5)), ms(hist_quantile(&a->lat, 0.99)),
+			ms(a->lat.max), a->lat.count);
+	fprintf(out, "rows: %" PRIu64 "  errors: %" PRIu64 "  unanswered: %" PRIu64, s->rows,
+		s->errors, s->unanswered);
+	if (s->cancel_requests)
+		fprintf(out, "  cancel requests: %" PRIu64, s->cancel_requests);
+	if (s->notifications)
+		fprintf(out, "  notifications: %" PRIu64, s->notifications);
+	fputc('\n', out);
+	fprintf(out, "damage: gaps %" PRIu64 " (%" PRIu64 " bytes)  malformed %" PRIu64
+		     "  mid-stream %" PRIu64 "  encrypted %" PRIu64 "\n",
+		t->gaps, t->gap_bytes, t->malformed, t->mid_stream, t->tls);
+	if (t->truncated_hdr || t->fragments || t->bad_hdr || t->nomem || t->evicted)
+		fprintf(out, "skipped packets: truncated headers %" PRIu64 ", fragments %" PRIu64
+			     ", bad headers %" PRIu64 "; evicted connections %" PRIu64
+			     "; out of memory %" PRIu64 "\n",
+			t->truncated_hdr, t->fragments, t->bad_hdr, t->evicted, t->nomem);
+
+	if (a->nlisted == 0)
+		return;
+	fprintf(out, "\n%4s  %-22s %-22s %7s %7s %7s %7s %7s %5s %5s %5s %5s %8s %8s  %s\n", "id",
+		"client", "server", "rt", "rfq", "query", "ping", "acq/rel", "reset", "tx", "prep",
+		"other", "p50 ms", "p99 ms", "flags");
+	for (uint32_t i = 0; i < a->nlisted; i++) {
+		const struct conn_summary *c = &a->listed[i];
+		const struct rtt_stats *st = &c->st;
+		uint64_t other = st->round_trips - st->by_class[RT_QUERY] - st->by_class[RT_PING] -
+				 st->by_class[RT_RESET] - st->by_class[RT_TRANSACTION] -
+				 st->by_class[RT_PREPARE];
+		char acqrel[32];
+		snprintf(acqrel, sizeof acqrel, "%" PRIu64 "/%" PRIu64, st->pings[PING_ACQUIRE],
+			 st->pings[PING_RELEASE]);
+		fprintf(out,
+			"%4" PRIu64 "  %-22s %-22s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
+			" %7s %5" PRIu64 " %5" PRIu64 " %5" PRIu64 " %5" PRIu64,
+			c->id, c->client, c->server, st->round_trips, st->rfq, st->by_class[RT_QUERY],
+			st->by_class[RT_PING], acqrel, st->by_class[RT_RESET],
+			st->by_class[RT_TRANSACTION], st->by_class[RT_PREPARE], other);
+		if (c->lat_count)
+			fprintf(out, " %8.3f %8.3f ", ms(c->lat_p50), ms(c->lat_p99));
+		else
+			fprintf(out, " %8s %8s ", "-", "-");
+		if (st->driver[0])
+			fprintf(out, " driver=%s", st->driver);
+		if (c->mid_stream)
+			fprintf(out, " mid-stream");
+		if (tls_name(c->tls))
+			fprintf(out, " encrypted=%s", tls_name(c->tls));
+		if (c->gaps)
+			fprintf(out, " gaps=%" PRIu64, c->gaps);
+		if (c->malformed)
+			fprintf(out, " malformed=%" PRIu64, c->malformed);
+		if (st->cancel_requests)
+			fprintf(out, " cancel");
+		if (c->rst_seen)
+			fprintf(out, " rst");
+		if (c->evicted)
+			fprintf(out, " evicted");
+		fputc('\n', out);
+	}
+	if (t->conns_not_listed)
+		fprintf(out, "(%" PRIu64 " more connections counted in the totals, not listed)\n",
+			t->conns_not_listed);
+}

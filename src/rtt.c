@@ -1,0 +1,656 @@
+/* rtt.c - round trips from PostgreSQL messages: flights, ReadyForQuery
+ * counting, classification and acquire/release attribution of pings.
+ *
+ * Classification follows docs/pools.md (what drivers and pools put on the
+ * wire); the rules, in order, are listed in classify().
+ */
+#include "rtt.h"
+
+#include <string.h>
+
+#include "rd.h"
+#include "sqlclass.h"
+
+#define RTT_KIND_SELECT_PARAM 5 /* beyond enum sql_kind: "SELECT $1" */
+
+/* ----------------------------------------------------------------------
+ * Names and message slots
+ * ---------------------------------------------------------------------- */
+
+const char *rt_class_name(int cls)
+{
+	static const char *names[] = {
+#define X(id, name) name,
+		RT_CLASSES(X)
+#undef X
+	};
+	return cls >= 0 && cls < RT_NCLASS ? names[cls] : "?";
+}
+
+const char *rt_ping_role_name(int role)
+{
+	static const char *names[] = {"none", "acquire", "release", "idle"};
+	return role >= 0 && role < PING_NROLE ? names[role] : "?";
+}
+
+const char *rt_ping_sig_name(int sig)
+{
+	static const char *names[] = {"none", "lone_sync", "empty_query", "select1"};
+	return sig >= 0 && sig < 4 ? names[sig] : "?";
+}
+
+static const char fe_slots[] = "\x01\x02\x03\x04" "BCdcfDEHFpPQSX";
+static const char be_slots[] = "\x05" "RK23CdcGHWDIEVvnNAtS1sZT";
+
+int rtt_msg_slot(enum pgsql_side side, uint8_t type)
+{
+	const char *s = side == PGSQL_FE ? fe_slots : be_slots;
+	size_t n = side == PGSQL_FE ? sizeof fe_slots - 1 : sizeof be_slots - 1;
+	for (size_t i = 0; i < n; i++)
+		if ((uint8_t)s[i] == type)
+			return (int)i;
+	return -1;
+}
+
+uint8_t rtt_slot_type(enum pgsql_side side, int slot)
+{
+	const char *s = side == PGSQL_FE ? fe_slots : be_slots;
+	size_t n = side == PGSQL_FE ? sizeof fe_slots - 1 : sizeof be_slots - 1;
+	return slot >= 0 && (size_t)slot < n ? (uint8_t)s[slot] : 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Driver fingerprints
+ * ---------------------------------------------------------------------- */
+
+static bool has_prefix(const char *s, size_t n, const char *pre)
+{
+	size_t k = strlen(pre);
+	return n >= k && memcmp(s, pre, k) == 0;
+}
+
+static bool digits_from(const char *s, size_t n, size_t from)
+{
+	if (n <= from)
+		return false;
+	for (size_t i = from; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* Evidence ranks: 2 statement names, 1 ping texts and application_name. */
+static void set_driver(struct rtt *r, const char *name, int rank)
+{
+	if (rank <= r->driver_rank)
+		return;
+	r->driver_rank = rank;
+	size_t n = strlen(name);
+	if (n >= RTT_DRIVER_MAX)
+		n = RTT_DRIVER_MAX - 1;
+	memcpy(r->st.driver, name, n);
+	r->st.driver[n] = '\0';
+}
+
+/* Driver from a prepared statement name (driver-pings.md section 4.11). */
+static const char *driver_from_stmt(const char *s, size_t n)
+{
+	if (n == 0)
+		return NULL;
+	if (has_prefix(s, n, "sqlx_s_") || has_prefix(s, n, "sqlx_p_"))
+		return "sqlx";
+	if (has_prefix(s, n, "stmtcache_"))
+		return "pgx";
+	if (has_prefix(s, n, "lrupsc_"))
+		return "pgx-v4";
+	if (has_prefix(s, n, "__diesel_stmt_"))
+		return "diesel";
+	if (has_prefix(s, n, "__asyncpg_stmt_"))
+		return "asyncpg";
+	if (has_prefix(s, n, "_pg3_"))
+		return "psycopg3";
+	if (has_prefix(s, n, "pdo_stmt_"))
+		return "php-pdo";
+	if (has_prefix(s, n, "S_") && digits_from(s, n, 2))
+		return "pgjdbc";
+	if (has_prefix(s, n, "_auto") && digits_from(s, n, 5))
+		return "npgsql";
+	if (has_prefix(s, n, "_p") && digits_from(s, n, 2))
+		return "npgsql";
+	if (s[0] == 's' && digits_from(s, n, 1))
+		return "tokio-postgres";
+	return NULL;
+}
+
+/* ----------------------------------------------------------------------
+ * Prepared statements
+ * ---------------------------------------------------------------------- */
+
+static uint64_t name_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (size_t i = 0; i < n; i++) {
+		h ^= (uint8_t)s[i];
+		h *= 1099511628211ull;
+	}
+	return h ? h : 1;
+}
+
+static void stmt_put(struct rtt *r, const char *name, size_t n, uint8_t kind)
+{
+	if (n == 0) {
+		r->unnamed_kind = kind;
+		return;
+	}
+	uint64_t h = name_hash(name, n);
+	struct rtt_stmt *s = &r->stmts[h % RTT_STMT_SLOTS];
+	s->name_hash = h;
+	s->kind = kind;
+}
+
+static uint8_t stmt_get(const struct rtt *r, const char *name, size_t n)
+{
+	if (n == 0)
+		return r->unnamed_kind;
+	uint64_t h = name_hash(name, n);
+	const struct rtt_stmt *s = &r->stmts[h % RTT_STMT_SLOTS];
+	return s->name_hash == h ? s->kind : SQL_OTHER;
+}
+
+/* ----------------------------------------------------------------------
+ * Round trips
+ * ---------------------------------------------------------------------- */
+
+void rtt_init(struct rtt *r, struct hist *lat, struct hist *lat_class, rtt_fn *on_rt, void *ctx)
+{
+	memset(r, 0, sizeof(*r));
+	r->lat = lat;
+	r->lat_class = lat_class;
+	r->on_rt = on_rt;
+	r->ctx = ctx;
+	r->st.last_status = '?';
+	r->unnamed_kind = SQL_OTHER;
+}
+
+static void open_rt(struct rtt *r, uint64_t ts, bool has_start)
+{
+	uint64_t idx = r->next_index++;
+	memset(&r->cur, 0, sizeof(r->cur));
+	r->cur.index = idx;
+	r->cur.t_start = ts;
+	r->cur.has_start = has_start;
+	r->cur.status_before = r->st.last_status;
+	r->cur.status_after = r->st.last_status;
+	r->open = true;
+	r->be_since_fe = 0;
+	r->last_fe_flush = false;
+	r->f_startup = r->f_function = r->f_copy = r->f_exec = r->f_parse = r->f_describe = 0;
+	r->f_bind = r->f_close = r->f_query = r->f_sync = r->f_other_fe = 0;
+	r->k_other = r->k_tx = r->k_reset = r->k_empty = r->k_select1 = 0;
+	r->be_empty = r->be_complete = r->be_rowdesc = 0;
+}
+
+static void count_kind(struct rtt *r, uint8_t kind)
+{
+	switch (kind) {
+	case SQL_EMPTY:
+		r->k_empty++;
+		break;
+	case SQL_SELECT1:
+		r->k_select1++;
+		break;
+	case SQL_TX:
+		r->k_tx++;
+		break;
+	case SQL_RESET:
+		r->k_reset++;
+		break;
+	default:
+		r->k_other++;
+		break;
+	}
+}
+
+/* The rules, first match wins. */
+static void classify(struct rtt *r, struct rt *c)
+{
+	bool clean = c->errors == 0 && c->rows == 0 && r->be_complete == 0;
+	c->ping_sig = PSIG_NONE;
+	if (r->f_startup) {
+		c->cls = RT_STARTUP;
+	} else if (!c->has_start) {
+		c->cls = RT_UNKNOWN; /* answer seen, request not (mid-stream) */
+	} else if (r->f_function) {
+		c->cls = RT_FUNCTION;
+	} else if (r->f_copy) {
+		c->cls = RT_COPY;
+	} else if (c->fe_msgs == 1 && r->f_sync == 1 && clean && r->be_empty == 0 &&
+		   !r->after_flush_rt) {
+		c->cls = RT_PING; /* a lone Sync */
+		c->ping_sig = PSIG_LONE_SYNC;
+	} else if (r->k_empty > 0 && r->k_other + r->k_tx + r->k_reset + r->k_select1 == 0 &&
+		   r->be_empty > 0 && clean && r->f_close == 0) {
+		c->cls = RT_PING; /* empty, ";" or comment-only query -> I Z */
+		c->ping_sig = PSIG_EMPTY_QUERY;
+	} else if (r->k_select1 == 1 && r->k_other + r->k_tx + r->k_reset == 0 && c->rows == 1 &&
+		   c->errors == 0) {
+		c->cls = RT_PING;
+		c->ping_sig = PSIG_SELECT1;
+	} else if (r->k_other == 0 && r->k_tx + r->k_reset > 0) {
+		if (r->k_reset > 0)
+			c->cls = RT_RESET;
+		else if (r->f_query > 0 && r->f_sync == 1 && r->f_exec + r->f_parse + r->f_bind == 0)
+			c->cls = RT_RESET; /* Q"ROLLBACK" + Sync: a pool's rollback on release */
+		else
+			c->cls = RT_TRANSACTION;
+	} else if (r->f_exec > 0 || r->k_other > 0 || r->k_select1 > 0) {
+		c->cls = RT_QUERY;
+	} else if (r->f_parse > 0 || r->f_describe > 0) {
+		c->cls = RT_PREPARE;
+	} else if (r->f_close > 0) {
+		c->cls = RT_CLOSE;
+	} else {
+		c->cls = RT_OTHER;
+	}
+}
+
+static void emit(struct rtt *r, struct rt *c)
+{
+	r->st.round_trips++;
+	r->st.by_class[c->cls]++;
+	if (c->cls == RT_PING) {
+		r->st.pings[c->ping_role]++;
+		r->st.ping_sigs[c->ping_sig]++;
+		if (c->ping_sig == PSIG_LONE_SYNC)
+			set_driver(r, "sqlx", 1); /* or Npgsql's keepalive */
+	}
+	if (c->has_start && c->has_end) {
+		uint64_t d = c->t_end >= c->t_start ? c->t_end - c->t_start : 0;
+		if (r->lat)
+			hist_add(r->lat, d);
+		if (r->lat_class)
+			hist_add(&r->lat_class[c->cls], d);
+	}
+	if (r->on_rt)
+		r->on_rt(r->ctx, c);
+}
+
+static uint64_t gap_between(uint64_t a_end, uint64_t b_start)
+{
+	return b_start > a_end ? b_start - a_end : 0;
+}
+
+/* Decide acquire/release for the queued pings, given what follows them. */
+static void resolve_pings(struct rtt *r, bool has_next, uint64_t next_start)
+{
+	int k = r->npend;
+	for (int i = 0; i < k; i++) {
+		struct rt *p = &r->pend[i];
+		bool first = i == 0 && !r->run_started;
+		bool last = i == k - 1;
+		uint64_t before = gap_between(r->prev_end, p->t_start);
+		uint64_t after = gap_between(p->t_end, next_start);
+		if (first && r->has_prev && (k > 1 || !has_next || before <= after))
+			p->ping_role = PING_RELEASE;
+		else if (last && has_next)
+			p->ping_role = PING_ACQUIRE;
+		else
+			p->ping_role = PING_IDLE;
+		emit(r, p);
+	}
+	r->npend = 0;
+	r->run_started = false;
+}
+
+static void finish_rt(struct rtt *r)
+{
+	if (!r->open)
+		return;
+	r->open = false;
+	struct rt *c = &r->cur;
+	if (c->rfq == 0 && r->be_since_fe == 0 && r->be_complete + r->be_empty + r->be_rowdesc == 0 &&
+	    c->rows == 0 && c->errors == 0) {
+		r->st.unanswered++; /* nothing came back (capture ended, encrypted, ...) */
+		return;
+	}
+	classify(r, c);
+	if (c->cls == RT_PING) {
+		if (r->npend == RTT_PEND_MAX) {
+			/* a long run of pings (keepalive): settle the oldest now */
+			struct rt *p = &r->pend[0];
+			p->ping_role = !r->run_started && r->has_prev ? PING_RELEASE : PING_IDLE;
+			emit(r, p);
+			r->run_started = true;
+			memmove(&r->pend[0], &r->pend[1], sizeof(r->pend[0]) * (RTT_PEND_MAX - 1));
+			r->npend--;
+		}
+		r->pend[r->npend++] = *c;
+		return;
+	}
+	if (r->npend)
+		resolve_pings(r, c->has_start, c->t_start);
+	emit(r, c);
+	r->has_prev = c->cls != RT_STARTUP && c->cls != RT_UNKNOWN;
+	/* a Sync sent alone after a Flush round trip completes that query */
+	r->after_flush_rt = c->rfq == 0;
+	r->prev_end = c->t_end;
+}
+
+static void flight_add(struct rt *c, char letter)
+{
+	size_t n = strlen(c->flight);
+	if (n < RT_FLIGHT_MAX) {
+		c->flight[n] = letter;
+		c->flight[n + 1] = '\0';
+	} else if (n == RT_FLIGHT_MAX) {
+		c->flight[n] = '+';
+		c->flight[n + 1] = '\0';
+	}
+}
+
+static void copy_name(char *dst, const char *s, ptrdiff_t n)
+{
+	if (n < 0)
+		n = 0;
+	if (n >= RTT_NAME_MAX)
+		n = RTT_NAME_MAX - 1;
+	memcpy(dst, s, (size_t)n);
+	dst[n] = '\0';
+}
+
+static void startup_params(struct rtt *r, const struct pgsql_msg *m)
+{
+	struct rd rd = rd_init(m->body, m->body_len);
+	r->st.proto = rd_be32(&rd);
+	for (;;) {
+		const char *k, *v;
+		ptrdiff_t kn = rd_cstr(&rd, &k);
+		if (kn <= 0)
+			break;
+		ptrdiff_t vn = rd_cstr(&rd, &v);
+		if (vn < 0)
+			break;
+		if (strcmp(k, "user") == 0)
+			copy_name(r->st.user, v, vn);
+		else if (strcmp(k, "database") == 0)
+			copy_name(r->st.database, v, vn);
+		else if (strcmp(k, "application_name") == 0)
+			copy_name(r->st.application_name, v, vn);
+	}
+	if (strcmp(r->st.application_name, "PostgreSQL JDBC Driver") == 0)
+		set_driver(r, "pgjdbc", 1);
+}
+
+/* Bind of "SELECT $1": a ping only when the one parameter is 1. */
+static bool bind_value_is_one(struct rd *rd)
+{
+	uint16_t nfmt = rd_be16(rd);
+	rd_skip(rd, 2u * nfmt);
+	uint16_t nparam = rd_be16(rd);
+	if (rd->bad || nparam != 1)
+		return false;
+	uint32_t len = rd_be32(rd);
+	if (rd->bad || len > 8)
+		return false;
+	const uint8_t *v = rd_bytes(rd, len);
+	if (v == NULL)
+		return false;
+	if (len == 1 && v[0] == '1')
+		return true;
+	if (len == 2 || len == 4 || len == 8) { /* binary int2/int4/int8 */
+		for (uint32_t i = 0; i + 1 < len; i++)
+			if (v[i] != 0)
+				return false;
+		return v[len - 1] == 1;
+	}
+	return false;
+}
+
+static char fe_letter(uint8_t t)
+{
+	switch (t) {
+	case PGSQL_STARTUP:
+		return '0';
+	case PGSQL_SSL_REQUEST:
+		return '$';
+	case PGSQL_GSS_REQUEST:
+		return '&';
+	default:
+		return (char)t;
+	}
+}
+
+static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
+{
+	uint8_t t = m->type;
+	if (t == PGSQL_CANCEL) {
+		r->st.cancel_requests++;
+		return;
+	}
+	if (t == PGSQL_FE_TERMINATE) {
+		finish_rt(r);
+		r->st.terminated = true;
+		return;
+	}
+	if (r->open) {
+		int64_t pending = (int64_t)r->cur.sync_points - (int64_t)r->cur.rfq;
+		if (pending <= 0 && (r->cur.rfq > 0 || (r->last_fe_flush && r->be_since_fe > 0)))
+			finish_rt(r);
+	}
+	if (!r->open)
+		open_rt(r, m->ts_first, true);
+	struct rt *c = &r->cur;
+	c->fe_msgs++;
+	if (m->gap)
+		c->damaged = true;
+	flight_add(c, fe_letter(t));
+
+	struct rd rd = rd_init(m->body, m->body_len);
+	switch (t) {
+	case PGSQL_STARTUP:
+		r->f_startup++;
+		c->sync_points++;
+		startup_params(r, m);
+		break;
+	case PGSQL_SSL_REQUEST:
+	case PGSQL_GSS_REQUEST:
+		r->f_startup++;
+		break;
+	case PGSQL_FE_PASSWORD: /* contents never looked at: passwords, SASL */
+		if (!r->seen_ready)
+			r->f_startup++;
+		else
+			r->f_other_fe++;
+		break;
+	case PGSQL_FE_QUERY: {
+		r->f_query++;
+		c->sync_points++;
+		r->exec_mode = false;
+		const char *q = (const char *)m->body;
+		uint8_t kind = (uint8_t)sql_classify(q, m->body_len, !m->truncated);
+		count_kind(r, kind);
+		if (kind == SQL_EMPTY) {
+			if (m->body_len >= 8 && memcmp(q, "-- ping", 7) == 0 && q[7] == '\0')
+				set_driver(r, "pgx", 1);
+			else if (m->body_len >= 16 && memcmp(q, "/* SQLx ping */", 15) == 0)
+				set_driver(r, "sqlx", 1);
+		}
+		break;
+	}
+	case PGSQL_FE_PARSE: {
+		r->f_parse++;
+		const char *name, *q;
+		ptrdiff_t nn = rd_cstr(&rd, &name);
+		ptrdiff_t qn = rd_cstr(&rd, &q);
+		if (nn < 0)
+			break;
+		uint8_t kind;
+		if (qn < 0) /* query text longer than the prefix kept */
+			kind = SQL_OTHER;
+		else if (sql_is_select_param(q, (size_t)qn))
+			kind = RTT_KIND_SELECT_PARAM;
+		else
+			kind = (uint8_t)sql_classify(q, (size_t)qn, true);
+		stmt_put(r, name, (size_t)nn, kind);
+		const char *d = driver_from_stmt(name, (size_t)nn);
+		if (d)
+			set_driver(r, d, 2);
+		break;
+	}
+	case PGSQL_FE_BIND: {
+		r->f_bind++;
+		const char *portal, *stmt;
+		rd_cstr(&rd, &portal);
+		ptrdiff_t sn = rd_cstr(&rd, &stmt);
+		if (sn < 0) {
+			r->bound_kind = SQL_OTHER;
+			break;
+		}
+		uint8_t kind = stmt_get(r, stmt, (size_t)sn);
+		if (kind == RTT_KIND_SELECT_PARAM)
+			kind = bind_value_is_one(&rd) ? SQL_SELECT1 : SQL_OTHER;
+		r->bound_kind = kind;
+		const char *d = driver_from_stmt(stmt, (size_t)sn);
+		if (d)
+			set_driver(r, d, 2);
+		break;
+	}
+	case PGSQL_FE_EXECUTE:
+		r->f_exec++;
+		r->exec_mode = true;
+		r->syncs_since_exec = 0;
+		count_kind(r, r->bound_kind);
+		break;
+	case PGSQL_FE_DESCRIBE:
+		r->f_describe++;
+		break;
+	case PGSQL_FE_CLOSE:
+		r->f_close++;
+		break;
+	case PGSQL_FE_FLUSH:
+		break;
+	case PGSQL_FE_SYNC:
+		if (r->copy_in)
+			break; /* the backend ignores Sync during copy-in */
+		c->sync_points++;
+		r->f_sync++;
+		r->syncs_since_exec++;
+		break;
+	case PGSQL_FE_FUNCTION_CALL:
+		r->f_function++;
+		c->sync_points++;
+		break;
+	case PGSQL_FE_COPY_DONE:
+	case PGSQL_FE_COPY_FAIL:
+		r->copy_in = false;
+		r->f_copy++;
+		break;
+	case PGSQL_FE_COPY_DATA:
+		r->f_copy++;
+		break;
+	default:
+		r->f_other_fe++;
+		break;
+	}
+	r->last_fe_flush = t == PGSQL_FE_FLUSH;
+	r->be_since_fe = 0;
+}
+
+static void be_msg(struct rtt *r, const struct pgsql_msg *m)
+{
+	uint8_t t = m->type;
+	bool async = t == PGSQL_BE_NOTICE || t == PGSQL_BE_NOTIFICATION || t == PGSQL_BE_PARAM_STATUS;
+	if (t == PGSQL_BE_NOTIFICATION)
+		r->st.notifications++;
+	if (t == PGSQL_BE_DATA_ROW)
+		r->st.rows++;
+	if (t == PGSQL_BE_ERROR)
+		r->st.errors++;
+	if (t == PGSQL_BE_READY)
+		r->st.rfq++;
+	if (t == PGSQL_BE_BACKEND_KEY && m->body_len >= 4)
+		r->st.key_len = m->body_len - 4;
+	if (async)
+		return;
+	if (!r->open) {
+		/* an answer whose request was never seen (mid-stream) */
+		if (t != PGSQL_BE_READY && t != PGSQL_BE_DATA_ROW && t != PGSQL_BE_COMMAND_COMPLETE &&
+		    t != PGSQL_BE_ROW_DESC && t != PGSQL_BE_EMPTY_QUERY)
+			return;
+		open_rt(r, m->ts_first, false);
+	}
+	struct rt *c = &r->cur;
+	r->be_since_fe++;
+	if (m->gap)
+		c->damaged = true;
+	switch (t) {
+	case PGSQL_BE_READY: {
+		uint8_t st = m->body_len >= 1 ? m->body[0] : '?';
+		c->rfq++;
+		c->t_end = m->ts_last;
+		c->has_end = true;
+		c->status_after = st;
+		r->st.last_status = st;
+		r->seen_ready = true;
+		r->copy_in = false;
+		break;
+	}
+	case PGSQL_BE_DATA_ROW:
+		c->rows++;
+		break;
+	case PGSQL_BE_ERROR:
+		c->errors++;
+		r->copy_in = false;
+		break;
+	case PGSQL_BE_COMMAND_COMPLETE:
+		r->be_complete++;
+		break;
+	case PGSQL_BE_EMPTY_QUERY:
+		r->be_empty++;
+		break;
+	case PGSQL_BE_ROW_DESC:
+		r->be_rowdesc++;
+		break;
+	case PGSQL_BE_COPY_IN:
+		r->copy_in = true;
+		r->f_copy++;
+		if (r->exec_mode) {
+			/* Syncs sent after the Execute reach the backend in copy-in
+			 * mode and are ignored: they will get no ReadyForQuery */
+			uint32_t ign = r->syncs_since_exec;
+			c->sync_points = c->sync_points > ign ? c->sync_points - ign : 0;
+			r->syncs_since_exec = 0;
+		}
+		break;
+	case PGSQL_BE_COPY_OUT:
+	case PGSQL_BE_COPY_BOTH:
+		r->f_copy++;
+		break;
+	default:
+		break;
+	}
+}
+
+void rtt_msg(struct rtt *r, const struct pgsql_msg *m)
+{
+	int slot = rtt_msg_slot((enum pgsql_side)m->side, m->type);
+	if (slot >= 0)
+		r->st.msgs[m->side][slot]++;
+	if (m->side == PGSQL_FE)
+		fe_msg(r, m);
+	else
+		be_msg(r, m);
+}
+
+void rtt_gap(struct rtt *r)
+{
+	if (r->open)
+		r->cur.damaged = true;
+}
+
+void rtt_finish(struct rtt *r)
+{
+	finish_rt(r);
+	if (r->npend)
+		resolve_pings(r, false, 0);
+}

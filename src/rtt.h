@@ -1,0 +1,154 @@
+/* rtt.h - round-trip engine: PostgreSQL messages of one connection in,
+ * classified round trips and ReadyForQuery counts out.
+ *
+ * A round trip (RT) is a flight - everything the client sends before it
+ * waits for the server - plus the server's answer.  A new flight starts when
+ * the client sends after every sync point it sent (Query, Sync, FunctionCall,
+ * StartupMessage) has been answered by ReadyForQuery, or after the server
+ * answered a Flush.  Pipelined flights carry several sync points, so
+ * ReadyForQuery >= round trips.
+ */
+#ifndef PGRTT_RTT_H
+#define PGRTT_RTT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "pgsql.h"
+
+#define RT_CLASSES(X)                                                     \
+	X(QUERY, "query")                                                 \
+	X(PING, "ping")                                                   \
+	X(RESET, "reset")                                                 \
+	X(TRANSACTION, "transaction")                                     \
+	X(PREPARE, "prepare")                                             \
+	X(CLOSE, "close")                                                 \
+	X(COPY, "copy")                                                   \
+	X(STARTUP, "startup")                                             \
+	X(FUNCTION, "function")                                           \
+	X(OTHER, "other")                                                 \
+	X(UNKNOWN, "unknown")
+
+enum rt_class {
+#define X(id, name) RT_##id,
+	RT_CLASSES(X)
+#undef X
+	RT_NCLASS
+};
+
+enum rt_ping_role { PING_NONE, PING_ACQUIRE, PING_RELEASE, PING_IDLE, PING_NROLE };
+
+enum rt_ping_sig {
+	PSIG_NONE,
+	PSIG_LONE_SYNC,   /* S -> Z (sqlx >= 0.6, Npgsql keepalive) */
+	PSIG_EMPTY_QUERY, /* Q"" / whitespace / comment / ";" -> I Z */
+	PSIG_SELECT1,     /* SELECT 1, simple or prepared */
+};
+
+#define RT_FLIGHT_MAX 24
+
+/* One finished round trip.  Valid only during the rtt_fn callback. */
+struct rt {
+	uint64_t index;          /* 0-based within the connection */
+	uint64_t t_start, t_end; /* first flight byte, last ReadyForQuery */
+	bool has_start, has_end;
+	uint8_t cls;             /* enum rt_class */
+	uint8_t ping_role;       /* enum rt_ping_role */
+	uint8_t ping_sig;        /* enum rt_ping_sig */
+	uint8_t status_before;   /* transaction status: 'I' 'T' 'E', '?' unknown */
+	uint8_t status_after;
+	bool damaged;            /* a capture gap touched this round trip */
+	uint32_t rfq, sync_points, fe_msgs, rows, errors;
+	char flight[RT_FLIGHT_MAX + 2]; /* frontend type letters; '+' when longer */
+};
+
+typedef void rtt_fn(void *ctx, const struct rt *rt);
+
+/* Per-type message counts use a compact index per side. */
+#define RTT_MSG_SLOTS 32
+int rtt_msg_slot(enum pgsql_side side, uint8_t type);
+uint8_t rtt_slot_type(enum pgsql_side side, int slot);
+
+#define RTT_DRIVER_MAX 24
+#define RTT_NAME_MAX 64
+
+struct rtt_stats {
+	uint64_t rfq, round_trips;
+	uint64_t by_class[RT_NCLASS];
+	uint64_t pings[PING_NROLE];
+	uint64_t ping_sigs[4];
+	uint64_t rows, errors, unanswered, cancel_requests, notifications;
+	uint64_t msgs[2][RTT_MSG_SLOTS];
+	bool terminated;
+	uint8_t last_status;
+	char driver[RTT_DRIVER_MAX];
+	char application_name[RTT_NAME_MAX];
+	char user[RTT_NAME_MAX];
+	char database[RTT_NAME_MAX];
+	uint32_t proto;
+	uint32_t key_len; /* BackendKeyData secret length (4 in 3.0, 32 from PG 18 with 3.2) */
+};
+
+#define RTT_STMT_SLOTS 64
+#define RTT_PEND_MAX 16
+
+struct rtt_stmt {
+	uint64_t name_hash; /* 0 = empty slot */
+	uint8_t kind;       /* enum sql_kind, or RTT_KIND_SELECT_PARAM */
+};
+
+struct rtt {
+	struct rtt_stats st;
+	struct hist *lat;     /* optional: latency per round trip (ns) */
+	struct hist *lat_class; /* optional: array of RT_NCLASS histograms */
+	rtt_fn *on_rt;
+	void *ctx;
+
+	/* the round trip being built */
+	struct rt cur;
+	bool open;
+	uint32_t be_since_fe;
+	bool last_fe_flush, copy_in, exec_mode;
+	uint32_t syncs_since_exec;
+	uint32_t f_startup, f_function, f_copy, f_exec, f_parse, f_describe, f_bind, f_close,
+		f_query, f_sync, f_other_fe;
+	uint32_t k_other, k_tx, k_reset, k_empty, k_select1; /* statements sent or executed */
+	uint32_t be_empty, be_complete, be_rowdesc;
+	uint8_t bound_kind;
+
+	/* prepared statements by name (bounded; collisions overwrite) */
+	struct rtt_stmt stmts[RTT_STMT_SLOTS];
+	uint8_t unnamed_kind;
+
+	/* pings waiting to learn whether they were acquire or release */
+	struct rt pend[RTT_PEND_MAX];
+	int npend;
+	bool run_started; /* pings of the current run were already emitted */
+	bool has_prev;    /* a query-like round trip precedes the pending pings */
+	uint64_t prev_end;
+	uint64_t next_index;
+	bool seen_ready;
+	bool after_flush_rt; /* the last round trip ended without ReadyForQuery */
+	int driver_rank;
+};
+
+/* Initialise.  lat / lat_class may be NULL.  on_rt (may be NULL) sees every
+ * round trip once its ping role is known, in order. */
+void rtt_init(struct rtt *r, struct hist *lat, struct hist *lat_class, rtt_fn *on_rt,
+	      void *ctx);
+
+/* Account one message (from the pgsql framer). */
+void rtt_msg(struct rtt *r, const struct pgsql_msg *m);
+
+/* A capture gap hit one side: the current round trip is marked damaged. */
+void rtt_gap(struct rtt *r);
+
+/* The connection ended (or the capture did): finish everything pending. */
+void rtt_finish(struct rtt *r);
+
+const char *rt_class_name(int cls);
+const char *rt_ping_role_name(int role);
+const char *rt_ping_sig_name(int sig);
+
+#endif
