@@ -16,6 +16,7 @@ struct lex {
 	const char *s;
 	size_t n;
 	size_t i;
+	bool open; /* a quote or comment runs past the end */
 };
 
 static bool is_space(char c)
@@ -49,8 +50,10 @@ static bool skip_ws(struct lex *l)
 					l->i++;
 				}
 			}
-			if (depth != 0)
+			if (depth != 0) {
+				l->open = true;
 				return false;
+			}
 		} else {
 			break;
 		}
@@ -63,6 +66,7 @@ static bool skip_ws(struct lex *l)
 static size_t word(struct lex *l, char *w, size_t cap)
 {
 	size_t k = 0;
+	w[0] = '\0';
 	if (!skip_ws(l) || l->i >= l->n)
 		return 0;
 	char c = l->s[l->i];
@@ -141,8 +145,6 @@ static enum sql_kind statement(struct lex *l, bool *open)
 	char w1[32], w2[32], w3[32], w4[8];
 	size_t start = l->i;
 	if (word(l, w1, sizeof w1) == 0) {
-		if (l->i < l->n)
-			*open = true; /* an unterminated comment */
 		l->i = l->n;
 		return SQL_EMPTY;
 	}
@@ -188,7 +190,7 @@ static enum sql_kind statement(struct lex *l, bool *open)
 
 enum sql_kind sql_classify(const char *text, size_t n, bool complete)
 {
-	struct lex l = {text, n, 0};
+	struct lex l = {text, n, 0, false};
 	bool any = false, all_tx = true, all_resetish = true, open = false;
 	int nstmt = 0;
 	enum sql_kind single = SQL_EMPTY;
@@ -210,7 +212,7 @@ enum sql_kind sql_classify(const char *text, size_t n, bool complete)
 		if (k != SQL_TX && k != SQL_RESET)
 			all_resetish = false;
 	}
-	if (!complete || open)
+	if (!complete || open || l.open)
 		return SQL_OTHER;
 	if (!any)
 		return SQL_EMPTY;
@@ -225,7 +227,7 @@ enum sql_kind sql_classify(const char *text, size_t n, bool complete)
 
 bool sql_is_select_param(const char *text, size_t n)
 {
-	struct lex l = {text, n, 0};
+	struct lex l = {text, n, 0, false};
 	char w1[8], w2[8], w3[4];
 	const char *nul = memchr(text, '\0', n);
 	if (nul)

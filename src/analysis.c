@@ -294,6 +294,17 @@ static void evict_one(struct analysis *a, uint64_t ts)
  * Packets
  * ---------------------------------------------------------------------- */
 
+static void note_other_port(struct analysis *a, uint16_t port)
+{
+	for (int i = 0; i < 8; i++) {
+		if (a->tot.other_syn_ports[i].port == port || a->tot.other_syn_ports[i].syns == 0) {
+			a->tot.other_syn_ports[i].port = port;
+			a->tot.other_syn_ports[i].syns++;
+			return;
+		}
+	}
+}
+
 void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t caplen,
 		     uint64_t ts)
 {
@@ -327,6 +338,8 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 	bool dst_srv = is_server_port(a, s.dport), src_srv = is_server_port(a, s.sport);
 	if (!dst_srv && !src_srv) {
 		a->tot.other_packets++;
+		if ((s.flags & (TCP_SYN | TCP_ACK)) == TCP_SYN)
+			note_other_port(a, s.dport);
 		return;
 	}
 	a->tot.pg_packets++;

@@ -57,6 +57,11 @@ struct analysis_totals {
 	struct rtt_stats st; /* sums over connections (names unused) */
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
 		truncated_segs, mid_stream, tls, enc_extra_bytes, nomem;
+	/* ports that connections were opened to but that are not --port: a hint */
+	struct {
+		uint16_t port;
+		uint32_t syns;
+	} other_syn_ports[8];
 };
 
 struct analysis {

@@ -22,6 +22,8 @@ struct read_opts {
 
 /* Read every file into a (already initialised).  Prints one warning line per
  * problem.  Returns EXIT_OK, EXIT_PARTIAL or EXIT_ERROR. */
+void warn_damage(const struct analysis *a);
+
 int read_captures(const struct read_opts *ro, struct analysis *a, bool *partial);
 
 #endif

@@ -280,7 +280,14 @@ static uint64_t gap_between(uint64_t a_end, uint64_t b_start)
 	return b_start > a_end ? b_start - a_end : 0;
 }
 
-/* Decide acquire/release for the queued pings, given what follows them. */
+/* Decide acquire/release for the queued pings, given what follows them.
+ *
+ * Empty, ";", comment-only and SELECT 1 checks are sent by pools at checkout
+ * (pgx, HikariCP, bb8, deadpool, SQLAlchemy, Rails, psycopg_pool, PgBouncer):
+ * the last one before a query is an acquire ping, any other an idle check.
+ * A lone Sync is sqlx's ping, sent on acquire and on every release: the first
+ * of a run right after a query is its release, the last before a query is the
+ * next checkout's acquire; a single one goes to the nearer neighbour. */
 static void resolve_pings(struct rtt *r, bool has_next, uint64_t next_start)
 {
 	int k = r->npend;
@@ -290,7 +297,9 @@ static void resolve_pings(struct rtt *r, bool has_next, uint64_t next_start)
 		bool last = i == k - 1;
 		uint64_t before = gap_between(r->prev_end, p->t_start);
 		uint64_t after = gap_between(p->t_end, next_start);
-		if (first && r->has_prev && (k > 1 || !has_next || before <= after))
+		if (p->ping_sig != PSIG_LONE_SYNC)
+			p->ping_role = last && has_next ? PING_ACQUIRE : PING_IDLE;
+		else if (first && r->has_prev && (k > 1 || !has_next || before <= after))
 			p->ping_role = PING_RELEASE;
 		else if (last && has_next)
 			p->ping_role = PING_ACQUIRE;
@@ -318,7 +327,9 @@ static void finish_rt(struct rtt *r)
 		if (r->npend == RTT_PEND_MAX) {
 			/* a long run of pings (keepalive): settle the oldest now */
 			struct rt *p = &r->pend[0];
-			p->ping_role = !r->run_started && r->has_prev ? PING_RELEASE : PING_IDLE;
+			p->ping_role = !r->run_started && r->has_prev && p->ping_sig == PSIG_LONE_SYNC
+					       ? PING_RELEASE
+					       : PING_IDLE;
 			emit(r, p);
 			r->run_started = true;
 			memmove(&r->pend[0], &r->pend[1], sizeof(r->pend[0]) * (RTT_PEND_MAX - 1));

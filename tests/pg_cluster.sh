@@ -27,7 +27,7 @@ HBA
 	as_pg "'$bindir/pg_ctl' -D '$dir/data' -l '$dir/pg.log' -w start -o \"-p $port -k '$dir' \
 		-c listen_addresses='127.0.0.1,::1' -c ssl=on -c max_connections=60 \
 		-c fsync=off -c shared_buffers=64MB\"" >/dev/null
-	as_pg "psql -h '$dir' -p $port -U postgres -qAt -c \"CREATE ROLE pgrtt_scram LOGIN PASSWORD 'pgrtt'\""
+	as_pg "psql -h '$dir' -p $port -U postgres -qAt -c \"CREATE ROLE pgrtt_scram LOGIN PASSWORD 's3cret-pw'\""
 	;;
 stop)
 	as_pg "'$bindir/pg_ctl' -D '$dir/data' -m fast -w stop" >/dev/null || true

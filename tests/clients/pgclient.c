@@ -17,6 +17,9 @@
  */
 #include <libpq-fe.h>
 #include <libpq/libpq-fs.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +46,14 @@ static void wait_sync(PGconn *c)
 	}
 }
 
+/* TCP_CORK holds the writes libpq flushes after each Sync, so the whole
+ * pipeline leaves in one flight whatever the timing. */
+static void cork(PGconn *c, int on)
+{
+	if (setsockopt(PQsocket(c), IPPROTO_TCP, TCP_CORK, &on, sizeof on) != 0)
+		die(NULL, "TCP_CORK");
+}
+
 static void lone_sync(PGconn *c)
 {
 	if (PQpipelineSync(c) != 1)
@@ -67,12 +78,14 @@ int main(int argc, char **argv)
 	if (strcmp(sc, "pipeline") == 0) {
 		if (PQenterPipelineMode(c) != 1)
 			die(c, "pipeline");
+		cork(c, 1);
 		for (int i = 0; i < n; i++) {
 			if (!PQsendQueryParams(c, "SELECT $1::int + 1", 1, NULL, params, NULL, NULL, 0))
 				die(c, "send");
 			if (PQpipelineSync(c) != 1)
 				die(c, "sync");
 		}
+		cork(c, 0);
 		for (int i = 0; i < n; i++)
 			wait_sync(c);
 		PQexitPipelineMode(c);

@@ -1,0 +1,79 @@
+#!/bin/sh
+# make-captures.sh PORT - record the committed captures again, against a
+# running PostgreSQL on 127.0.0.1:PORT and ::1:PORT (tests/pg_cluster.sh
+# makes one: user postgres trusted, user pgrtt_scram with password "s3cret-pw").
+#
+# Every capture is made by tcpdump on lo while a real client runs; what the
+# client itself reports is written next to it as NAME.client.  Damaged
+# variants are derived from the clean files with editcap.  Run as root from
+# the source tree, with build/ holding tests/clients/pgclient.
+# The captures are small on purpose; goldens: tests/update_golden.sh.
+# --immediate-mode: without it tcpdump may exit with packets still in the
+# kernel ring (TPACKET_V3 blocks are handed over on a 1 s timeout).
+set -eu
+PORT=${1:?usage: make-captures.sh PORT}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(dirname "$HERE")
+PGCLIENT=${PGCLIENT:-$SRC/build/tests/pgclient}
+export PGSSLMODE=disable PGUSER=postgres PGDATABASE=postgres PGHOST=127.0.0.1 PGPORT=$PORT
+CI="host=127.0.0.1 port=$PORT user=postgres dbname=postgres sslmode=disable"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# capture NAME IFACE LINKTYPE CMD...: run CMD while tcpdump records NAME.pcap
+capture() {
+	name=$1 iface=$2 lt=$3
+	shift 3
+	rm -f "$TMP/td.err"
+	if [ "$lt" = - ]; then
+		tcpdump -i "$iface" -s 0 -U --immediate-mode -Z root -w "$TMP/$name.pcap" "tcp port $PORT" 2>"$TMP/td.err" &
+	else
+		tcpdump -i "$iface" -y "$lt" -s 0 -U --immediate-mode -Z root -w "$TMP/$name.pcap" "tcp port $PORT" 2>"$TMP/td.err" &
+	fi
+	td=$!
+	for _ in $(seq 50); do grep -q listening "$TMP/td.err" 2>/dev/null && break; sleep 0.1; done
+	"$@" >"$HERE/$name.client"
+	sleep 0.5
+	kill -INT $td
+	wait $td || true
+	cp "$TMP/$name.pcap" "$HERE/$name.pcap"
+	echo "$name: $(cat "$HERE/$name.client" | tail -n 1)"
+}
+
+pgbench_run() { # MODE
+	printf '\\set aid random(1, 100000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n' >"$TMP/pb.sql"
+	pgbench -n -M "$1" -c 2 -t 20 -f "$TMP/pb.sql" 2>&1 | grep -E '^number of (clients|transactions actually)'
+}
+
+psql -qAt -c 'SELECT 1' >/dev/null
+if ! psql -qAt -c 'SELECT count(*) FROM pgbench_accounts' >/dev/null 2>&1; then
+	pgbench -i -s 1 -q >/dev/null 2>&1
+fi
+
+capture pgbench-simple lo - pgbench_run simple
+capture pgbench-extended lo - pgbench_run extended
+capture pgbench-prepared lo - pgbench_run prepared
+capture psql-mixed lo - psql -X -q -v ON_ERROR_STOP=0 -f "$SRC/tests/clients/psql-mixed.sql"
+capture libpq-pipeline lo - "$PGCLIENT" "$CI" pipeline 10
+capture sqlx-like lo - "$PGCLIENT" "$CI" sqlxlike 10
+capture flush lo - "$PGCLIENT" "$CI" flush 5
+capture fastpath lo - "$PGCLIENT" "$CI" fastpath 3
+capture sqlalchemy-preping lo - /usr/bin/python3 "$SRC/tests/clients/pools.py" "$CI" sqlalchemy-preping 5
+capture psycopg2-semicolon lo - /usr/bin/python3 "$SRC/tests/clients/pools.py" "$CI" psycopg2-semicolon 5
+capture ssl lo - env PGSSLMODE=require psql -X -qAt -c 'SELECT 1'
+capture scram lo - env PGUSER=pgrtt_scram PGPASSWORD=s3cret-pw psql -X -qAt -c 'SELECT current_user'
+capture ipv6 lo - psql -X -qAt -h ::1 -c 'SELECT 42'
+capture any-sll any LINUX_SLL "$PGCLIENT" "$CI" pipeline 3
+capture any-sll2 any LINUX_SLL2 "$PGCLIENT" "$CI" pipeline 3
+
+# derived variants: formats and damage
+editcap -F pcapng "$HERE/pgbench-extended.pcap" "$HERE/pgbench-extended.pcapng"
+editcap -F nsecpcap "$HERE/libpq-pipeline.pcap" "$HERE/libpq-pipeline-ns.pcap"
+editcap -s 80 "$HERE/pgbench-simple.pcap" "$HERE/damaged-snaplen80.pcap"
+editcap "$HERE/pgbench-simple.pcap" "$HERE/damaged-dropped.pcap" $(seq 20 25 200)
+editcap --seed 7 -E 0.02 -o 66 "$HERE/pgbench-simple.pcap" "$HERE/damaged-corrupt.pcap"
+# starts in the middle of both pgbench connections: no SYN, no startup
+editcap -r "$HERE/pgbench-extended.pcap" "$HERE/damaged-midstream.pcap" 40-100000
+size=$(stat -c %s "$HERE/pgbench-prepared.pcap")
+head -c $((size - 700)) "$HERE/pgbench-prepared.pcap" >"$HERE/damaged-truncated.pcap"
+printf 'this is not a capture\n' >"$HERE/not-a-capture.pcap"

@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""crosscheck.py PGRTT CAPTURES_DIR NAME - check one line of captures/EXPECTED.
+
+Runs `pgrtt analyze -p 55432 -F json` on the capture and compares each
+check with the value the client reported or with tshark's ReadyForQuery
+count on the same file.  Exit 0 pass, 1 fail, 77 skip (no tshark)."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+PORT = "55432"
+
+
+def tshark_rfq(path):
+    out = subprocess.run(
+        ["tshark", "-n", "-r", path, "-d", f"tcp.port=={PORT},pgsql",
+         "-Y", 'pgsql.type == "Ready for query"', "-T", "fields", "-e", "frame.number"],
+        capture_output=True, text=True)
+    # tshark reports "cut short" files on stderr and still prints what it read
+    return len([l for l in out.stdout.splitlines() if l.strip()])
+
+
+def lookup(doc, path):
+    cur = doc
+    for part in path.split("."):
+        if isinstance(cur, list):
+            cur = cur[int(part)]
+        else:
+            cur = cur[part]
+    return cur
+
+
+def main():
+    pgrtt, capdir, name = sys.argv[1:4]
+    checks = None
+    with open(os.path.join(capdir, "EXPECTED")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            fields = line.split()
+            if fields[0] == name:
+                checks = fields[1:]
+    if checks is None:
+        print(f"{name}: not in EXPECTED")
+        return 1
+    path = os.path.join(capdir, name)
+    proc = subprocess.run([pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress", path],
+                          capture_output=True, text=True)
+    doc = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    need_tshark = any("tshark" in c for c in checks)
+    if need_tshark and not shutil.which("tshark"):
+        print("tshark not installed: skipped")
+        return 77
+    tshark = tshark_rfq(path) if need_tshark else None
+    failed = 0
+    for c in checks:
+        m = re.match(r"([\w.\[\]:]+?)(>=|=|>)(.*)$", c)
+        key, op, want = m.groups()
+        if key == "exit":
+            got = proc.returncode
+        else:
+            try:
+                got = lookup(doc, key)
+            except (KeyError, IndexError, TypeError):
+                got = None
+        if want == "tshark":
+            want_v = tshark
+        elif want in ("true", "false"):
+            want_v = want == "true"
+        elif re.fullmatch(r"-?\d+", want):
+            want_v = int(want)
+        else:
+            want_v = want
+        ok = {"=": lambda a, b: a == b,
+              ">=": lambda a, b: a is not None and a >= b,
+              ">": lambda a, b: a is not None and a > b}[op](got, want_v)
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: {key} {op} {want} (want {want_v!r}, got {got!r})")
+        failed += not ok
+    if proc.returncode not in (0, 3) and not any(c.startswith("exit=") for c in checks):
+        print(f"FAIL {name}: pgrtt exited {proc.returncode}: {proc.stderr.strip()}")
+        failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+/* test_sqlclass.c - ping, reset and transaction strings that drivers and
+ * pools send (docs/pools.md), and application queries that must not match. */
+#include <string.h>
+
+#include "sqlclass.h"
+#include "tinytest.h"
+
+static enum sql_kind k(const char *s)
+{
+	return sql_classify(s, strlen(s) + 1, true); /* with the wire's NUL */
+}
+
+static void test_pings(void)
+{
+	CHECK(k("") == SQL_EMPTY);
+	CHECK(k("   \n\t") == SQL_EMPTY);
+	CHECK(k(";") == SQL_EMPTY);
+	CHECK(k("-- ping") == SQL_EMPTY);
+	CHECK(k("/* SQLx ping */") == SQL_EMPTY);
+	CHECK(k("/* nested /* comment */ still */ ;") == SQL_EMPTY);
+	CHECK(k("SELECT 1") == SQL_SELECT1);
+	CHECK(k("select 1;") == SQL_SELECT1);
+	CHECK(k("  Select  1 ") == SQL_SELECT1);
+	CHECK(k("SELECT $1") == SQL_SELECT1);
+	CHECK(sql_is_select_param("SELECT $1", 9));
+	CHECK(!sql_is_select_param("SELECT $1 + 1", 13));
+	/* existence checks and other SELECTs are application queries */
+	CHECK(k("SELECT 1 FROM t WHERE id = 3 LIMIT 1") == SQL_OTHER);
+	CHECK(k("SELECT 10") == SQL_OTHER);
+	CHECK(k("SELECT 1; SELECT 2") == SQL_OTHER);
+	/* an unterminated comment is not an empty query we can vouch for */
+	CHECK(k("/* open") == SQL_OTHER);
+}
+
+static void test_resets(void)
+{
+	CHECK(k("DISCARD ALL") == SQL_RESET);
+	CHECK(k("RESET ALL") == SQL_RESET);
+	CHECK(k("DEALLOCATE ALL") == SQL_RESET);
+	CHECK(k("deallocate prepare all") == SQL_RESET);
+	CHECK(k("DEALLOCATE s1") == SQL_OTHER);
+	CHECK(k("CLOSE CURSOR_1") == SQL_OTHER);
+	CHECK(k("CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; UNLISTEN *; "
+		"SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES;") == SQL_RESET);
+	CHECK(k("SET SESSION AUTHORIZATION DEFAULT;RESET ALL;CLOSE ALL;UNLISTEN *;SELECT "
+		"pg_advisory_unlock_all();DISCARD PLANS;DISCARD SEQUENCES;DISCARD TEMP;") == SQL_RESET);
+	CHECK(k("RESET ROLE;RESET ALL;DEALLOCATE ALL;") == SQL_RESET);
+	CHECK(k("ROLLBACK; DISCARD ALL") == SQL_RESET);
+	CHECK(k("SELECT pg_advisory_unlock_all() FROM t") == SQL_OTHER);
+	CHECK(k("SET search_path = x") == SQL_OTHER);
+}
+
+static void test_transactions(void)
+{
+	CHECK(k("BEGIN") == SQL_TX);
+	CHECK(k("begin isolation level serializable") == SQL_TX);
+	CHECK(k("START TRANSACTION READ ONLY") == SQL_TX);
+	CHECK(k("COMMIT") == SQL_TX);
+	CHECK(k("END;") == SQL_TX);
+	CHECK(k("ROLLBACK TO SAVEPOINT _sqlx_savepoint_1") == SQL_TX);
+	CHECK(k("SAVEPOINT a; RELEASE SAVEPOINT a") == SQL_TX);
+	CHECK(k("PREPARE TRANSACTION 'x'") == SQL_TX);
+	CHECK(k("BEGIN; UPDATE t SET a = 1; COMMIT") == SQL_OTHER);
+}
+
+static void test_quotes(void)
+{
+	/* separators inside quotes, dollar quotes and comments are not statements */
+	CHECK(k("SELECT ';' ") == SQL_OTHER);
+	CHECK(k("DISCARD ALL; -- ; SELECT 2") == SQL_RESET);
+	CHECK(k("DO $$ BEGIN PERFORM 1; END $$") == SQL_OTHER);
+	CHECK(k("SELECT $tag$ ; $tag$") == SQL_OTHER);
+	CHECK(k("SELECT 'unterminated") == SQL_OTHER);
+	/* a prefix of a longer string is never claimed to be a ping */
+	CHECK(sql_classify("   ", 3, false) == SQL_OTHER);
+}
+
+int main(void)
+{
+	RUN(test_pings);
+	RUN(test_resets);
+	RUN(test_transactions);
+	RUN(test_quotes);
+	return TT_EXIT();
+}
