@@ -26,9 +26,9 @@ capture() {
 	shift 3
 	rm -f "$TMP/td.err"
 	if [ "$lt" = - ]; then
-		tcpdump -i "$iface" -s 0 -U --immediate-mode -Z root -w "$TMP/$name.pcap" "tcp port $PORT" 2>"$TMP/td.err" &
+		tcpdump -i "$iface" -s 0 -B 65536 -U --immediate-mode -Z root -w "$TMP/$name.pcap" "tcp port $PORT" 2>"$TMP/td.err" &
 	else
-		tcpdump -i "$iface" -y "$lt" -s 0 -U --immediate-mode -Z root -w "$TMP/$name.pcap" "tcp port $PORT" 2>"$TMP/td.err" &
+		tcpdump -i "$iface" -y "$lt" -s 0 -B 65536 -U --immediate-mode -Z root -w "$TMP/$name.pcap" "tcp port $PORT" 2>"$TMP/td.err" &
 	fi
 	td=$!
 	for _ in $(seq 50); do grep -q listening "$TMP/td.err" 2>/dev/null && break; sleep 0.1; done

@@ -148,7 +148,7 @@ static void on_data(void *ctx, int side, const uint8_t *p, size_t n, uint64_t ts
 static void on_gap(void *ctx, int side, uint64_t n, uint64_t ts)
 {
 	struct conn *c = ctx;
-	rtt_gap(&c->rtt);
+	rtt_gap(&c->rtt, (enum pgsql_side)side);
 	pgsql_gap(&c->pg, (enum pgsql_side)side, n, ts, on_pg_msg, c);
 }
 

@@ -445,8 +445,16 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 	}
 	if (r->open) {
 		int64_t pending = (int64_t)r->cur.sync_points - (int64_t)r->cur.rfq;
-		if (pending <= 0 && (r->cur.rfq > 0 || (r->last_fe_flush && r->be_since_fe > 0)))
+		if (pending <= 0 && (r->cur.rfq > 0 || (r->last_fe_flush && r->be_since_fe > 0))) {
+			if (pending == 0)
+				r->after_gap = false; /* balanced again */
 			finish_rt(r);
+		} else if (r->after_gap && r->last_be_ready && r->be_since_fe > 0) {
+			/* After a gap the count of awaited answers can be off for
+			 * good (a lost Query, or one delivered after its answer):
+			 * a client sending after a ReadyForQuery waited for it. */
+			finish_rt(r);
+		}
 	}
 	if (!r->open)
 		open_rt(r, m->ts_first, true);
@@ -583,6 +591,7 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 		r->st.key_len = m->body_len - 4;
 	if (async)
 		return;
+	r->last_be_ready = t == PGSQL_BE_READY;
 	if (!r->open) {
 		/* an answer whose request was never seen (mid-stream) */
 		if (t != PGSQL_BE_READY && t != PGSQL_BE_DATA_ROW && t != PGSQL_BE_COMMAND_COMPLETE &&
@@ -653,10 +662,19 @@ void rtt_msg(struct rtt *r, const struct pgsql_msg *m)
 		be_msg(r, m);
 }
 
-void rtt_gap(struct rtt *r)
+void rtt_gap(struct rtt *r, enum pgsql_side side)
 {
-	if (r->open)
-		r->cur.damaged = true;
+	r->after_gap = true;
+	if (!r->open)
+		return;
+	r->cur.damaged = true;
+	if (side == PGSQL_BE) {
+		/* answers may have been lost: stop waiting for them, or every
+		 * later flight would look pipelined into this one */
+		if (r->cur.sync_points > r->cur.rfq)
+			r->cur.sync_points = r->cur.rfq;
+		r->copy_in = false;
+	}
 }
 
 void rtt_finish(struct rtt *r)

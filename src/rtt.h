@@ -130,6 +130,8 @@ struct rtt {
 	uint64_t next_index;
 	bool seen_ready;
 	bool after_flush_rt; /* the last round trip ended without ReadyForQuery */
+	bool after_gap;      /* a gap made the count of awaited answers unreliable */
+	bool last_be_ready;  /* the last backend message was ReadyForQuery */
 	int driver_rank;
 };
 
@@ -141,8 +143,9 @@ void rtt_init(struct rtt *r, struct hist *lat, struct hist *lat_class, rtt_fn *o
 /* Account one message (from the pgsql framer). */
 void rtt_msg(struct rtt *r, const struct pgsql_msg *m);
 
-/* A capture gap hit one side: the current round trip is marked damaged. */
-void rtt_gap(struct rtt *r);
+/* A capture gap hit one side: the current round trip is marked damaged, and
+ * after a backend gap ReadyForQuery messages still awaited are written off. */
+void rtt_gap(struct rtt *r, enum pgsql_side side);
 
 /* The connection ended (or the capture did): finish everything pending. */
 void rtt_finish(struct rtt *r);

@@ -15,7 +15,7 @@ export TZ=UTC LC_ALL=C
 rc=0
 eval "\"$pgrtt\" $options --no-progress captures/$capture" >"$out" 2>&1 || rc=$?
 # the version line carries the git hash and build date
-sed -i '/"pgrtt": "pgrtt /d' "$out"
+sed -i '/"pgrtt":[[:space:]]*"pgrtt /d' "$out"
 echo "exit status $rc" >>"$out"
 if [ "$update" = --update ]; then
 	cp "$out" "tests/golden/$expected"

@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""live.py PGRTT PGCLIENT SRCDIR SCENARIO - capture a real client against the
+test cluster (tests/pg_cluster.sh, port $PGRTT_PGPORT) with tcpdump, then
+check pgrtt's counts against what the client reports it did and against
+tshark's ReadyForQuery count on the same file.
+
+Exit 0 pass, 1 fail, 77 skip (no cluster; a failure when PGRTT_REQUIRE_LIVE=1).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+PORT = os.environ.get("PGRTT_PGPORT")
+CI = f"host=127.0.0.1 port={PORT} user=postgres dbname=postgres sslmode=disable"
+ENV = dict(os.environ, PGHOST="127.0.0.1", PGPORT=PORT or "", PGUSER="postgres",
+           PGDATABASE="postgres", PGSSLMODE="disable")
+PGBENCH_SCRIPT = ("\\set aid random(1, 100000)\n"
+                  "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+                  "UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n")
+
+
+def capture(pcap, argv, env=ENV):
+    """Run argv while tcpdump writes pcap; return the client's stdout."""
+    err = pcap + ".err"
+    with open(err, "w") as e:
+        td = subprocess.Popen(["tcpdump", "-i", "lo", "-s", "0", "-B", "65536", "-U", "--immediate-mode",
+                               "-Z", "root", "-w", pcap, f"tcp port {PORT}"],
+                              stdout=subprocess.DEVNULL, stderr=e)
+    for _ in range(100):
+        if "listening" in open(err).read():
+            break
+        time.sleep(0.05)
+    out = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    if out.returncode != 0:
+        td.terminate()
+        raise SystemExit(f"FAIL client {argv}: {out.stderr}")
+    time.sleep(0.5)
+    td.send_signal(2)
+    td.wait(timeout=30)
+    # a capture that lost packets would test the capture, not pgrtt
+    dropped = re.search(r"(\d+) packets dropped by kernel", open(err).read())
+    if dropped and int(dropped.group(1)) > 0:
+        raise SystemExit(f"FAIL tcpdump dropped {dropped.group(1)} packets; the load is too "
+                         "heavy for this machine")
+    return out.stdout
+
+
+def pgrtt_json(pgrtt, pcap):
+    p = subprocess.run([pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress", pcap],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"FAIL pgrtt exited {p.returncode}: {p.stderr}")
+    return json.loads(p.stdout)
+
+
+def tshark_rfq(pcap):
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-d", f"tcp.port=={PORT},pgsql", "-Y",
+                          'pgsql.type == "Ready for query"', "-T", "fields", "-e",
+                          "frame.number"], capture_output=True, text=True, check=True)
+    return len(out.stdout.split())
+
+
+def kv(text):
+    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", text)}
+
+
+class Checker:
+    def __init__(self, name):
+        self.name, self.failed = name, 0
+
+    def eq(self, what, got, want):
+        ok = got == want
+        self.failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {self.name}: {what}: got {got!r}, want {want!r}")
+
+
+def main():
+    pgrtt, pgclient, src, scenario = sys.argv[1:5]
+    if not PORT:
+        print("no test cluster (PGRTT_PGPORT unset): skipped")
+        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+    tmp = tempfile.mkdtemp(prefix="pgrtt-live-")
+    pcap = os.path.join(tmp, scenario + ".pcap")
+    c = Checker(scenario)
+    pools = [ "/usr/bin/python3", os.path.join(src, "tests/clients/pools.py"), CI]
+
+    if scenario.startswith("pgbench-"):
+        mode = scenario.split("-", 1)[1]
+        subprocess.run(["pgbench", "-i", "-s", "1", "-q"], env=ENV, capture_output=True)
+        script = os.path.join(tmp, "pb.sql")
+        open(script, "w").write(PGBENCH_SCRIPT)
+        out = capture(pcap, ["pgbench", "-n", "-M", mode, "-c", "4", "-j", "2", "-t", "50",
+                             "-f", script])
+        tx = int(re.search(r"actually processed: (\d+)", out).group(1))
+        d = pgrtt_json(pgrtt, pcap)
+        c.eq("transactions x 2 statements = query round trips", d["totals"]["by_class"]["query"], 2 * tx)
+        c.eq("startups = 4 clients + pgbench's own", d["totals"]["by_class"]["startup"], 5)
+        if mode == "prepared":
+            c.eq("one prepare per statement and connection", d["totals"]["by_class"]["prepare"], 8)
+        c.eq("round trips", d["totals"]["round_trips"], d["totals"]["ready_for_query"])
+    elif scenario in ("pipeline", "sqlxlike", "flush", "fastpath"):
+        n = {"pipeline": 50, "sqlxlike": 30, "flush": 10, "fastpath": 5}[scenario]
+        want = kv(capture(pcap, [pgclient, CI, scenario, str(n)]))
+        d = pgrtt_json(pgrtt, pcap)
+        t = d["totals"]
+        c.eq("ready_for_query", t["ready_for_query"], want["ready_for_query"])
+        c.eq("round_trips", t["round_trips"], want["round_trips"])
+        c.eq("pings", t["by_class"]["ping"], want["pings"])
+        c.eq("acquire pings", t["pings"]["acquire"], want["acquire"])
+        c.eq("release pings", t["pings"]["release"], want["release"])
+        if scenario == "fastpath":
+            c.eq("function calls", t["by_class"]["function"], 2 * n)
+    elif scenario in ("sqlalchemy-preping", "psycopg2-semicolon"):
+        want = kv(capture(pcap, pools + [scenario, "20"]))
+        t = pgrtt_json(pgrtt, pcap)["totals"]
+        c.eq("pings", t["by_class"]["ping"], want["pings"])
+        c.eq("acquire pings", t["pings"]["acquire"], want["acquire"])
+        c.eq("release pings", t["pings"]["release"], 0)
+        if "ready_for_query" in want:
+            c.eq("ready_for_query", t["ready_for_query"], want["ready_for_query"])
+    elif scenario == "psql-mixed":
+        capture(pcap, ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=0", "-f",
+                       os.path.join(src, "tests/clients/psql-mixed.sql")])
+        t = pgrtt_json(pgrtt, pcap)["totals"]
+        c.eq("Query messages (statements in the script)", t["frontend"]["Q"], 15)
+        c.eq("ready_for_query", t["ready_for_query"], 16)
+        c.eq("errors", t["errors"], 2)
+        c.eq("notifications", t["notifications"], 2)
+        c.eq("copy round trips", t["by_class"]["copy"], 2)
+    elif scenario == "ssl":
+        capture(pcap, ["psql", "-X", "-qAt", "-c", "SELECT 1"], env=dict(ENV, PGSSLMODE="require"))
+        d = pgrtt_json(pgrtt, pcap)
+        c.eq("encrypted connections", d["totals"]["tls"], 1)
+        c.eq("tls", d["connections"][0]["tls"], "ssl")
+    elif scenario == "scram":
+        capture(pcap, ["psql", "-X", "-qAt", "-c", "SELECT current_user"],
+                env=dict(ENV, PGUSER="pgrtt_scram", PGPASSWORD="s3cret-pw"))
+        d = pgrtt_json(pgrtt, pcap)
+        c.eq("ready_for_query", d["totals"]["ready_for_query"], 2)
+        dump = subprocess.run([pgrtt, "dump", "-p", PORT, pcap], capture_output=True,
+                              text=True).stdout
+        json_text = json.dumps(d)
+        for secret in ("s3cret-pw", "n,,n=", "c=biws", "SCRAM-SHA-256,"):
+            c.eq(f"{secret!r} absent from dump and JSON", secret in dump or secret in json_text, False)
+        c.eq("SASL messages shown without contents", dump.count("not shown"), 4)
+    elif scenario == "ipv6":
+        capture(pcap, ["psql", "-X", "-qAt", "-h", "::1", "-c", "SELECT 1 + 1"])
+        d = pgrtt_json(pgrtt, pcap)
+        c.eq("server address", d["connections"][0]["server"], f"[::1]:{PORT}")
+        c.eq("ready_for_query", d["totals"]["ready_for_query"], 2)
+    else:
+        print(f"unknown scenario {scenario}")
+        return 1
+
+    c.eq("ready_for_query = tshark", pgrtt_json(pgrtt, pcap)["totals"]["ready_for_query"],
+         tshark_rfq(pcap))
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
