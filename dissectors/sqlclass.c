@@ -90,6 +90,14 @@ static size_t word(struct lex *l, char *w, size_t cap)
 
 /* Advance past the current statement to just after its ';' (or the end).
  * Returns false if a quote or comment is left open. */
+/* A quote or comment runs past the end: the rest is one open statement. */
+static bool unterminated(struct lex *l)
+{
+	l->i = l->n;
+	l->open = true;
+	return false;
+}
+
 static bool skip_statement(struct lex *l)
 {
 	while (l->i < l->n) {
@@ -103,7 +111,7 @@ static bool skip_statement(struct lex *l)
 			while (l->i < l->n && l->s[l->i] != c)
 				l->i++;
 			if (l->i >= l->n)
-				return false;
+				return unterminated(l);
 			l->i++;
 		} else if (c == '$') {
 			/* dollar quote: $tag$ ... $tag$ */
@@ -118,7 +126,7 @@ static bool skip_statement(struct lex *l)
 				while (k + tag <= l->n && memcmp(l->s + k, t, tag) != 0)
 					k++;
 				if (k + tag > l->n)
-					return false;
+					return unterminated(l);
 				l->i = k + tag;
 			} else {
 				l->i = j;
@@ -126,7 +134,7 @@ static bool skip_statement(struct lex *l)
 		} else if ((c == '-' && l->i + 1 < l->n && l->s[l->i + 1] == '-') ||
 			   (c == '/' && l->i + 1 < l->n && l->s[l->i + 1] == '*')) {
 			if (!skip_ws(l))
-				return false;
+				return unterminated(l);
 		} else {
 			l->i++;
 		}

@@ -432,7 +432,8 @@ void analysis_finish(struct analysis *a)
 		for (struct conn *c = a->buckets[i]; c; c = c->hnext)
 			open[n++] = c;
 	if (open) {
-		qsort(open, n, sizeof(*open), conn_by_id);
+		if (n)
+			qsort(open, n, sizeof(*open), conn_by_id);
 		for (uint32_t i = 0; i < n; i++)
 			conn_close(a, open[i], a->tot.last_ts);
 		free(open);
@@ -441,7 +442,8 @@ void analysis_finish(struct analysis *a)
 		for (uint32_t i = 0; i < a->nbuckets; i++)
 			if (a->buckets[i])
 				conn_close(a, a->buckets[i], a->tot.last_ts);
-	qsort(a->listed, a->nlisted, sizeof(*a->listed), by_id);
+	if (a->nlisted)
+		qsort(a->listed, a->nlisted, sizeof(*a->listed), by_id);
 }
 
 void analysis_free(struct analysis *a)

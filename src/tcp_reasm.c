@@ -48,7 +48,7 @@ static void deliver_trimmed(struct reasm_dir *d, const struct reasm_out *o, uint
 			    const uint8_t *p, uint32_t caplen, uint32_t wirelen, uint64_t ts)
 {
 	int32_t rel = seq_diff(seq, d->next);
-	uint32_t skip = rel < 0 ? (uint32_t)-rel : 0;
+	uint32_t skip = rel < 0 ? d->next - seq : 0;
 	if (skip >= wirelen) {
 		d->retrans_bytes += wirelen;
 		return;

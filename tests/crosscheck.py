@@ -15,12 +15,14 @@ PORT = "55432"
 
 
 def tshark_rfq(path):
+    """ReadyForQuery messages as tshark decodes them.  Counted per message:
+    -Y would count frames, and one frame can carry many (pipelines)."""
     out = subprocess.run(
-        ["tshark", "-n", "-r", path, "-d", f"tcp.port=={PORT},pgsql",
-         "-Y", 'pgsql.type == "Ready for query"', "-T", "fields", "-e", "frame.number"],
+        ["tshark", "-n", "-r", path, "-d", f"tcp.port=={PORT},pgsql", "-Y", "pgsql",
+         "-T", "fields", "-e", "pgsql.type"],
         capture_output=True, text=True)
     # tshark reports "cut short" files on stderr and still prints what it read
-    return len([l for l in out.stdout.splitlines() if l.strip()])
+    return out.stdout.count("Ready for query")
 
 
 def lookup(doc, path):

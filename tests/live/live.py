@@ -58,10 +58,12 @@ def pgrtt_json(pgrtt, pcap):
 
 
 def tshark_rfq(pcap):
+    """ReadyForQuery messages as tshark decodes them, per message (-Y alone
+    would count frames, and a pipelined answer carries many in one frame)."""
     out = subprocess.run(["tshark", "-n", "-r", pcap, "-d", f"tcp.port=={PORT},pgsql", "-Y",
-                          'pgsql.type == "Ready for query"', "-T", "fields", "-e",
-                          "frame.number"], capture_output=True, text=True, check=True)
-    return len(out.stdout.split())
+                          "pgsql", "-T", "fields", "-e", "pgsql.type"],
+                         capture_output=True, text=True, check=True)
+    return out.stdout.count("Ready for query")
 
 
 def kv(text):

@@ -30,6 +30,9 @@ static void test_pings(void)
 	CHECK(k("SELECT 1; SELECT 2") == SQL_OTHER);
 	/* an unterminated comment is not an empty query we can vouch for */
 	CHECK(k("/* open") == SQL_OTHER);
+	/* found by fuzzing: an open dollar quote once looped forever */
+	CHECK(k("SELECT$$1::int + 1") == SQL_OTHER);
+	CHECK(k("SELECT 1 -- \n; $x") == SQL_OTHER);
 }
 
 static void test_resets(void)
