@@ -77,3 +77,8 @@ editcap -r "$HERE/pgbench-extended.pcap" "$HERE/damaged-midstream.pcap" 40-10000
 size=$(stat -c %s "$HERE/pgbench-prepared.pcap")
 head -c $((size - 700)) "$HERE/pgbench-prepared.pcap" >"$HERE/damaged-truncated.pcap"
 printf 'this is not a capture\n' >"$HERE/not-a-capture.pcap"
+# other link layers, packet for packet the same traffic
+for k in raw null loop vlan user0; do
+	/usr/bin/python3 "$SRC/tests/clients/relink.py" "$HERE/libpq-pipeline.pcap" "$HERE/link-$k.pcap" $k
+done
+: >"$HERE/empty.pcap"

@@ -58,9 +58,9 @@ enum capfile_status capfile_run(const char *path, const char *filter, bool progr
 	if (!net_linktype_supported(dlt)) {
 		const char *name = pcap_datalink_val_to_name(dlt);
 		snprintf(errbuf, CAPFILE_ERRBUF,
-			 "unsupported link type %s (%d); supported: EN10MB, LINUX_SLL, LINUX_SLL2, "
+			 "unsupported link type %d%s%s%s; supported: EN10MB, LINUX_SLL, LINUX_SLL2, "
 			 "NULL, LOOP, RAW",
-			 name ? name : "?", dlt);
+			 dlt, name ? " (" : "", name ? name : "", name ? ")" : "");
 		pcap_close(p);
 		return CAPFILE_UNUSABLE;
 	}

@@ -13,7 +13,16 @@ trap 'rm -f "$out"' EXIT
 cd "$src"
 export TZ=UTC LC_ALL=C
 rc=0
-eval "\"$pgrtt\" $options --no-progress captures/$capture" >"$out" 2>&1 || rc=$?
+# "{}" in the options stands for the capture's path, otherwise the path goes
+# last; a capture of "-" means no file at all (usage errors)
+if [ "$capture" = - ]; then
+	cmd="$options --no-progress"
+elif echo "$options" | grep -q '{}'; then
+	cmd=$(echo "$options" | sed "s|{}|captures/$capture|g")
+else
+	cmd="$options --no-progress captures/$capture"
+fi
+eval "\"$pgrtt\" $cmd" >"$out" 2>&1 || rc=$?
 # the version line carries the git hash and build date
 sed -i '/"pgrtt":[[:space:]]*"pgrtt /d' "$out"
 echo "exit status $rc" >>"$out"
