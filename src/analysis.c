@@ -152,6 +152,12 @@ static void on_gap(void *ctx, int side, uint64_t n, uint64_t ts)
 	pgsql_gap(&c->pg, (enum pgsql_side)side, n, ts, on_pg_msg, c);
 }
 
+static void on_round_trip(void *ctx, const struct rt *rt)
+{
+	struct conn *c = ctx;
+	c->a->opts.on_rt(c->a->opts.ctx, &c->sum, rt);
+}
+
 static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint64_t h,
 			     bool from_start, uint64_t ts)
 {
@@ -171,7 +177,7 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 	}
 	pgsql_conn_init(&c->pg, from_start);
 	hist_init(&c->lat);
-	rtt_init(&c->rtt, &c->lat, a->lat_class, NULL, NULL);
+	rtt_init(&c->rtt, &c->lat, a->lat_class, a->opts.on_rt ? on_round_trip : NULL, c);
 	struct conn **pp = slot_of(a, k, h);
 	c->hnext = *pp;
 	*pp = c;

@@ -40,12 +40,14 @@ struct analysis;
 
 typedef void analysis_msg_fn(void *ctx, const struct conn_summary *c, const struct pgsql_msg *m);
 typedef void analysis_conn_fn(void *ctx, const struct conn_summary *c);
+typedef void analysis_rt_fn(void *ctx, const struct conn_summary *c, const struct rt *rt);
 
 struct analysis_opts {
 	uint16_t ports[ANALYSIS_MAX_PORTS];
 	int nports;
 	analysis_msg_fn *on_msg;      /* every PostgreSQL message (pgrtt dump) */
 	analysis_conn_fn *on_conn;    /* a connection was first seen */
+	analysis_rt_fn *on_rt;        /* every round trip, once classified (in order per connection) */
 	void *ctx;
 };
 

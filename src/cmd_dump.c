@@ -14,6 +14,7 @@ struct dump_ctx {
 	FILE *out;
 	bool nano;
 	int conn;
+	bool round_trips;
 };
 
 static void help(FILE *out)
@@ -31,6 +32,9 @@ static void help(FILE *out)
 	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
 	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
 	      "      --conn N           only connection N\n"
+	      "      --round-trips      one line per round trip instead of per message:\n"
+	      "                         class (ping role), frontend messages, ReadyForQuery,\n"
+	      "                         rows, transaction status before>after, latency\n"
 	      "      --nano             nanosecond timestamps\n"
 	      "  -o, --output FILE      write to FILE instead of standard output\n"
 	      "      --no-progress      no progress line, even on a terminal\n"
@@ -72,11 +76,43 @@ static void on_msg(void *ctx, const struct conn_summary *c, const struct pgsql_m
 		pgsql_type_name((enum pgsql_side)m->side, m->type), sum[0] ? " " : "", sum);
 }
 
+static void on_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)
+{
+	struct dump_ctx *d = ctx;
+	if (d->conn && (uint64_t)d->conn != c->id)
+		return;
+	print_time(d, rt->t_start);
+	char cls[32];
+	if (rt->cls == RT_PING)
+		snprintf(cls, sizeof cls, "ping/%s", rt_ping_role_name(rt->ping_role));
+	else
+		snprintf(cls, sizeof cls, "%s", rt_class_name(rt->cls));
+	fprintf(d->out, " c%" PRIu64 " rt %" PRIu64 " %-16s %-12s rfq %u rows %u %c>%c", c->id,
+		rt->index + 1, cls, rt->flight[0] ? rt->flight : "-", rt->rfq, rt->rows,
+		rt->status_before, rt->status_after);
+	if (rt->has_start && rt->has_end && rt->t_end >= rt->t_start)
+		fprintf(d->out, " %.3f ms", (double)(rt->t_end - rt->t_start) / 1e6);
+	if (rt->errors)
+		fprintf(d->out, " errors %u", rt->errors);
+	if (rt->damaged)
+		fprintf(d->out, " [gap]");
+	fputc('\n', d->out);
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	struct read_opts ro = {0};
 	const char *output = NULL;
-	struct dump_ctx d = {stdout, false, 0};
+	struct dump_ctx d = {stdout, false, 0, false};
+	for (int i = 1; i < argc; i++) { /* dump's own flag; the rest are shared */
+		if (strcmp(argv[i], "--round-trips") == 0) {
+			d.round_trips = true;
+			for (int j = i; j < argc - 1; j++)
+				argv[j] = argv[j + 1];
+			argc--;
+			break;
+		}
+	}
 	int p = parse_read_opts(argc, argv, &ro, NULL, &output, &d.nano, &d.conn);
 	if (p > 0) {
 		help(stdout);
@@ -91,8 +127,12 @@ int cmd_dump(int argc, char **argv)
 	struct analysis_opts ao = {0};
 	memcpy(ao.ports, ro.ports, sizeof ao.ports);
 	ao.nports = ro.nports;
-	ao.on_msg = on_msg;
-	ao.on_conn = on_conn;
+	if (d.round_trips) {
+		ao.on_rt = on_rt;
+	} else {
+		ao.on_msg = on_msg;
+		ao.on_conn = on_conn;
+	}
 	ao.ctx = &d;
 	static struct analysis a;
 	if (analysis_init(&a, &ao) != 0) {

@@ -183,6 +183,7 @@ static void open_rt(struct rtt *r, uint64_t ts, bool has_start)
 	r->cur.status_after = r->st.last_status;
 	r->open = true;
 	r->be_since_fe = 0;
+	r->last_be_ts = 0;
 	r->last_fe_flush = false;
 	r->f_startup = r->f_function = r->f_copy = r->f_exec = r->f_parse = r->f_describe = 0;
 	r->f_bind = r->f_close = r->f_query = r->f_sync = r->f_other_fe = 0;
@@ -321,6 +322,11 @@ static void finish_rt(struct rtt *r)
 	    c->rows == 0 && c->errors == 0) {
 		r->st.unanswered++; /* nothing came back (capture ended, encrypted, ...) */
 		return;
+	}
+	if (!c->has_end && r->last_be_ts >= c->t_start) {
+		/* a Flush round trip: it ends with the last answer, not a ReadyForQuery */
+		c->t_end = r->last_be_ts;
+		c->has_end = true;
 	}
 	classify(r, c);
 	if (c->cls == RT_PING) {
@@ -591,6 +597,11 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 		r->st.key_len = m->body_len - 4;
 	if (async)
 		return;
+	if (t == PGSQL_ENC_ANSWER && m->body_len == 1 && m->body[0] != 'N') {
+		/* encryption accepted: nothing more can be seen or counted */
+		r->open = false;
+		return;
+	}
 	r->last_be_ready = t == PGSQL_BE_READY;
 	if (!r->open) {
 		/* an answer whose request was never seen (mid-stream) */
@@ -601,6 +612,7 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 	}
 	struct rt *c = &r->cur;
 	r->be_since_fe++;
+	r->last_be_ts = m->ts_last;
 	if (m->gap)
 		c->damaged = true;
 	switch (t) {

@@ -51,7 +51,8 @@ enum rt_ping_sig {
 /* One finished round trip.  Valid only during the rtt_fn callback. */
 struct rt {
 	uint64_t index;          /* 0-based within the connection */
-	uint64_t t_start, t_end; /* first flight byte, last ReadyForQuery */
+	uint64_t t_start, t_end; /* first flight byte, last ReadyForQuery (or last
+				    answer of a Flush round trip) */
 	bool has_start, has_end;
 	uint8_t cls;             /* enum rt_class */
 	uint8_t ping_role;       /* enum rt_ping_role */
@@ -109,6 +110,7 @@ struct rtt {
 	struct rt cur;
 	bool open;
 	uint32_t be_since_fe;
+	uint64_t last_be_ts; /* last answer of the current round trip */
 	bool last_fe_flush, copy_in, exec_mode;
 	uint32_t syncs_since_exec;
 	uint32_t f_startup, f_function, f_copy, f_exec, f_parse, f_describe, f_bind, f_close,
