@@ -162,6 +162,10 @@ void warn_damage(const struct analysis *a)
 	if (t->malformed)
 		warnx_("warning: %llu malformed PostgreSQL messages skipped (resynchronised)",
 		       (unsigned long long)t->malformed);
+	if (t->enc_extra_bytes)
+		warnx_("warning: %llu bytes followed the server's 'S' answer to SSLRequest in the "
+		       "same segment: possible man-in-the-middle injection (CVE-2021-23222)",
+		       (unsigned long long)t->enc_extra_bytes);
 	if (t->tls)
 		warnx_("note: %llu connections are encrypted (TLS/GSSAPI): their traffic cannot be "
 		       "counted",

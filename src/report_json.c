@@ -184,6 +184,8 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 	cJSON_AddNumberToObject(tot, "truncated_segments", (double)t->truncated_segs);
 	cJSON_AddNumberToObject(tot, "mid_stream", (double)t->mid_stream);
 	cJSON_AddNumberToObject(tot, "tls", (double)t->tls);
+	/* plaintext right after an 'S' answer: a man-in-the-middle sign (CVE-2021-23222) */
+	cJSON_AddNumberToObject(tot, "bytes_after_ssl_answer", (double)t->enc_extra_bytes);
 	cJSON_AddNumberToObject(tot, "evicted", (double)t->evicted);
 	cJSON_AddNumberToObject(tot, "connections_not_listed", (double)t->conns_not_listed);
 

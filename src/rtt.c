@@ -42,14 +42,20 @@ const char *rt_ping_sig_name(int sig)
 static const char fe_slots[] = "\x01\x02\x03\x04" "BCdcfDEHFpPQSX";
 static const char be_slots[] = "\x05" "RK23CdcGHWDIEVvnNAtS1sZT";
 
+/* type byte -> slot + 1 (0: none), built once from the lists above */
+static int8_t slot_index[2][256];
+static bool slot_ready;
+
 int rtt_msg_slot(enum pgsql_side side, uint8_t type)
 {
-	const char *s = side == PGSQL_FE ? fe_slots : be_slots;
-	size_t n = side == PGSQL_FE ? sizeof fe_slots - 1 : sizeof be_slots - 1;
-	for (size_t i = 0; i < n; i++)
-		if ((uint8_t)s[i] == type)
-			return (int)i;
-	return -1;
+	if (!slot_ready) {
+		for (size_t i = 0; i < sizeof fe_slots - 1; i++)
+			slot_index[PGSQL_FE][(uint8_t)fe_slots[i]] = (int8_t)(i + 1);
+		for (size_t i = 0; i < sizeof be_slots - 1; i++)
+			slot_index[PGSQL_BE][(uint8_t)be_slots[i]] = (int8_t)(i + 1);
+		slot_ready = true;
+	}
+	return slot_index[side][type] - 1;
 }
 
 uint8_t rtt_slot_type(enum pgsql_side side, int slot)
@@ -319,7 +325,7 @@ static void finish_rt(struct rtt *r)
 	r->open = false;
 	struct rt *c = &r->cur;
 	if (c->rfq == 0 && r->be_since_fe == 0 && r->be_complete + r->be_empty + r->be_rowdesc == 0 &&
-	    c->rows == 0 && c->errors == 0) {
+	    c->rows == 0 && c->errors == 0 && !c->damaged) {
 		r->st.unanswered++; /* nothing came back (capture ended, encrypted, ...) */
 		return;
 	}
@@ -455,13 +461,15 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 			if (pending == 0)
 				r->after_gap = false; /* balanced again */
 			finish_rt(r);
-		} else if (r->after_gap && r->last_be_ready && r->be_since_fe > 0) {
+		} else if (r->written_off ||
+			   (r->after_gap && r->last_be_ready && r->be_since_fe > 0)) {
 			/* After a gap the count of awaited answers can be off for
 			 * good (a lost Query, or one delivered after its answer):
 			 * a client sending after a ReadyForQuery waited for it. */
 			finish_rt(r);
 		}
 	}
+	r->written_off = false;
 	if (!r->open)
 		open_rt(r, m->ts_first, true);
 	struct rt *c = &r->cur;
@@ -683,8 +691,10 @@ void rtt_gap(struct rtt *r, enum pgsql_side side)
 	if (side == PGSQL_BE) {
 		/* answers may have been lost: stop waiting for them, or every
 		 * later flight would look pipelined into this one */
-		if (r->cur.sync_points > r->cur.rfq)
+		if (r->cur.sync_points > r->cur.rfq) {
 			r->cur.sync_points = r->cur.rfq;
+			r->written_off = true;
+		}
 		r->copy_in = false;
 	}
 }

@@ -134,6 +134,7 @@ struct rtt {
 	bool after_flush_rt; /* the last round trip ended without ReadyForQuery */
 	bool after_gap;      /* a gap made the count of awaited answers unreliable */
 	bool last_be_ready;  /* the last backend message was ReadyForQuery */
+	bool written_off;    /* answers awaited were given up after a gap */
 	int driver_rank;
 };
 

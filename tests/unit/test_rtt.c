@@ -1,0 +1,234 @@
+/* test_rtt.c - the round-trip engine on message sequences whose flights and
+ * classes are known: pipelines, Flush, COPY in extended mode, pings and
+ * their roles, resets, and recovery after capture gaps. */
+#include <string.h>
+
+#include "rtt.h"
+#include "tinytest.h"
+
+static struct rtt r;
+static struct hist lat;
+static uint64_t now;
+static char classes[64][24];
+static int nrt;
+
+static void on_rt(void *ctx, const struct rt *rt)
+{
+	(void)ctx;
+	if (nrt < 64) {
+		if (rt->cls == RT_PING)
+			strcpy(classes[nrt], rt_ping_role_name(rt->ping_role));
+		else
+			strcpy(classes[nrt], rt_class_name(rt->cls));
+		nrt++;
+	}
+}
+
+static void start(void)
+{
+	hist_init(&lat);
+	rtt_init(&r, &lat, NULL, on_rt, NULL);
+	nrt = 0;
+	now = 1000;
+}
+
+static void msg(enum pgsql_side side, uint8_t type, const char *body, size_t n)
+{
+	struct pgsql_msg m = {0};
+	m.side = (uint8_t)side;
+	m.type = type;
+	m.len = (uint32_t)n + 4;
+	m.body = (const uint8_t *)body;
+	m.body_len = (uint32_t)n;
+	m.ts_first = m.ts_last = now;
+	now += 10000;
+	rtt_msg(&r, &m);
+}
+
+#define FE(t, s) msg(PGSQL_FE, (t), (s), sizeof(s))       /* with the NUL */
+#define FE0(t) msg(PGSQL_FE, (t), "", 0)
+#define BE(t, s) msg(PGSQL_BE, (t), (s), sizeof(s) - 1)
+#define Z() BE('Z', "I")
+
+static void startup(void)
+{
+	msg(PGSQL_FE, PGSQL_STARTUP, "\0\3\0\0user\0u\0\0", 13);
+	BE('R', "\0\0\0\0");
+	Z();
+}
+
+static void query(void)
+{
+	FE('P', "\0SELECT $1::int\0\0");
+	FE('B', "\0\0\0\0\0\0\0\0");
+	FE('E', "\0\0\0\0");
+	FE0('S');
+	BE('1', "");
+	BE('2', "");
+	BE('D', "\0\1\0\0\0\1x");
+	BE('C', "SELECT 1\0");
+	Z();
+}
+
+static void test_sqlx_pattern(void)
+{
+	start();
+	startup();
+	for (int i = 0; i < 3; i++) {
+		FE0('S'); /* acquire */
+		Z();
+		query();
+		FE0('S'); /* release */
+		Z();
+	}
+	rtt_finish(&r);
+	CHECK_EQ_U(r.st.round_trips, 10);
+	CHECK_EQ_U(r.st.rfq, 10);
+	CHECK_EQ_U(r.st.pings[PING_ACQUIRE], 3);
+	CHECK_EQ_U(r.st.pings[PING_RELEASE], 3);
+	CHECK(strcmp(classes[1], "acquire") == 0 && strcmp(classes[3], "release") == 0);
+	CHECK(strcmp(classes[4], "acquire") == 0);
+}
+
+static void test_pipeline_and_flush(void)
+{
+	start();
+	startup();
+	/* three queries in one flight, answers after */
+	for (int i = 0; i < 3; i++) {
+		FE('Q', "SELECT now()");
+	}
+	for (int i = 0; i < 3; i++) {
+		BE('T', "\0\1");
+		BE('D', "\0\1");
+		BE('C', "SELECT 1\0");
+		Z();
+	}
+	/* Flush round trip, then the Sync that finishes it */
+	FE('P', "\0SELECT 2\0\0");
+	FE('B', "\0\0\0\0\0\0\0\0");
+	FE('E', "\0\0\0\0");
+	FE0('H');
+	BE('1', "");
+	BE('2', "");
+	BE('C', "SELECT 1\0");
+	FE0('S');
+	Z();
+	rtt_finish(&r);
+	CHECK_EQ_U(r.st.rfq, 5);
+	CHECK_EQ_U(r.st.round_trips, 4);
+	CHECK_EQ_U(r.st.by_class[RT_QUERY], 2);
+	CHECK_EQ_U(r.st.by_class[RT_OTHER], 1);
+	CHECK_EQ_U(r.st.by_class[RT_PING], 0);
+}
+
+static void test_copy_extended(void)
+{
+	start();
+	startup();
+	/* COPY FROM STDIN through the extended protocol: the Sync after Execute
+	 * reaches the backend in copy-in mode and is ignored; the one after
+	 * CopyDone gets the ReadyForQuery */
+	FE('P', "\0COPY t FROM STDIN\0\0");
+	FE('B', "\0\0\0\0\0\0\0\0");
+	FE('E', "\0\0\0\0");
+	FE0('S');
+	BE('1', "");
+	BE('2', "");
+	BE('G', "\0\0\0");
+	FE('d', "1\n");
+	FE0('c');
+	FE0('S');
+	BE('C', "COPY 1\0");
+	Z();
+	query();
+	rtt_finish(&r);
+	CHECK_EQ_U(r.st.rfq, 3);
+	CHECK_EQ_U(r.st.round_trips, 3);
+	CHECK_EQ_U(r.st.by_class[RT_COPY], 1);
+	CHECK_EQ_U(r.st.by_class[RT_QUERY], 1);
+}
+
+static void test_pings_and_resets(void)
+{
+	start();
+	startup();
+	FE('Q', ""); /* bb8, pgjdbc isValid */
+	BE('I', "");
+	Z();
+	query();
+	FE('Q', "-- ping"); /* pgx */
+	BE('I', "");
+	Z();
+	query();
+	FE('Q', "SELECT 1"); /* SQLAlchemy pre-ping */
+	BE('T', "\0\1");
+	BE('D', "\0\1");
+	BE('C', "SELECT 1\0");
+	Z();
+	FE('Q', "SELECT 1 FROM t LIMIT 1"); /* an application query */
+	BE('T', "\0\1");
+	BE('D', "\0\1");
+	BE('C', "SELECT 1\0");
+	Z();
+	FE('Q', "DISCARD ALL");
+	BE('C', "DISCARD ALL\0");
+	Z();
+	FE('Q', "ROLLBACK"); /* sqlx: rollback queued on drop + the release Sync */
+	FE0('S');
+	BE('C', "ROLLBACK\0");
+	Z();
+	Z();
+	FE('Q', "BEGIN");
+	BE('C', "BEGIN\0");
+	BE('Z', "T");
+	rtt_finish(&r);
+	CHECK_EQ_U(r.st.by_class[RT_PING], 3);
+	CHECK_EQ_U(r.st.pings[PING_ACQUIRE], 3);
+	CHECK_EQ_U(r.st.ping_sigs[PSIG_EMPTY_QUERY], 2);
+	CHECK_EQ_U(r.st.ping_sigs[PSIG_SELECT1], 1);
+	CHECK_EQ_U(r.st.by_class[RT_QUERY], 3);
+	CHECK_EQ_U(r.st.by_class[RT_RESET], 2);
+	CHECK_EQ_U(r.st.by_class[RT_TRANSACTION], 1);
+	CHECK_EQ_U(r.st.rfq, 11);
+	CHECK_EQ_U(r.st.round_trips, 10);
+	CHECK_EQ_U(r.st.last_status, 'T');
+	CHECK(strcmp(r.st.driver, "pgx") == 0);
+}
+
+static void test_gap_recovery(void)
+{
+	start();
+	startup();
+	query();
+	/* the answer of the next query is lost: without recovery every later
+	 * flight would wait for it */
+	FE('Q', "SELECT 2");
+	rtt_gap(&r, PGSQL_BE);
+	for (int i = 0; i < 5; i++)
+		query();
+	rtt_finish(&r);
+	CHECK_EQ_U(r.st.round_trips, 1 + 1 + 1 + 5);
+	/* a lost Query, its answer counted in the round trip before it, and the
+	 * next query delivered after its own answer */
+	start();
+	startup();
+	query();
+	rtt_gap(&r, PGSQL_FE);
+	Z(); /* the lost query's answer */
+	for (int i = 0; i < 5; i++)
+		query();
+	rtt_finish(&r);
+	CHECK_EQ_U(r.st.round_trips, 1 + 1 + 5);
+	CHECK_EQ_U(r.st.rfq, 1 + 1 + 1 + 5);
+}
+
+int main(void)
+{
+	RUN(test_sqlx_pattern);
+	RUN(test_pipeline_and_flush);
+	RUN(test_copy_extended);
+	RUN(test_pings_and_resets);
+	RUN(test_gap_recovery);
+	return TT_EXIT();
+}
