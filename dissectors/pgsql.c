@@ -265,6 +265,16 @@ static size_t step_message(struct pgsql_conn *c, struct pgsql_dir *d, const uint
 			go_tls(c, 'D'); /* PostgreSQL 17 direct TLS: a ClientHello */
 			return 0;
 		}
+		if (d->hdr_have == 0 && !untyped && len >= 5) {
+			/* the usual case: a whole header in this piece */
+			if (!pgsql_type_valid((enum pgsql_side)m->side, data[0])) {
+				*bad = true;
+				return 1;
+			}
+			memcpy(d->hdr, data, 5);
+			d->hdr_have = 5;
+			used = 5;
+		}
 		while (d->hdr_have < need && used < len) {
 			if (d->hdr_have < sizeof(d->hdr))
 				d->hdr[d->hdr_have] = data[used];

@@ -8,7 +8,6 @@
  */
 #include "sqlclass.h"
 
-#include <ctype.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -18,6 +17,21 @@ struct lex {
 	size_t i;
 	bool open; /* a quote or comment runs past the end */
 };
+
+static bool is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static char to_upper(char c)
+{
+	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
 
 static bool is_space(char c)
 {
@@ -70,13 +84,13 @@ static size_t word(struct lex *l, char *w, size_t cap)
 	if (!skip_ws(l) || l->i >= l->n)
 		return 0;
 	char c = l->s[l->i];
-	if (isalnum((unsigned char)c) || c == '_' || c == '$') {
+	if (is_alnum(c) || c == '_' || c == '$') {
 		while (l->i < l->n) {
 			c = l->s[l->i];
-			if (!(isalnum((unsigned char)c) || c == '_' || c == '$'))
+			if (!(is_alnum(c) || c == '_' || c == '$'))
 				break;
 			if (k + 1 < cap)
-				w[k++] = (char)toupper((unsigned char)c);
+				w[k++] = to_upper(c);
 			l->i++;
 		}
 	} else {
@@ -116,10 +130,10 @@ static bool skip_statement(struct lex *l)
 		} else if (c == '$') {
 			/* dollar quote: $tag$ ... $tag$ */
 			size_t j = l->i + 1;
-			while (j < l->n && (isalnum((unsigned char)l->s[j]) || l->s[j] == '_'))
+			while (j < l->n && (is_alnum(l->s[j]) || l->s[j] == '_'))
 				j++;
 			if (j < l->n && l->s[j] == '$' &&
-			    (j == l->i + 1 || !isdigit((unsigned char)l->s[l->i + 1]))) {
+			    (j == l->i + 1 || !is_digit(l->s[l->i + 1]))) {
 				size_t tag = j + 1 - l->i;
 				const char *t = l->s + l->i;
 				size_t k = j + 1;
@@ -147,10 +161,13 @@ static bool eq(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-/* Classify one statement starting at l->i; leaves l->i after it. */
+/* Classify one statement starting at l->i.  Words are read only as far as
+ * needed (most statements are decided by the first one or two).  For an
+ * application statement returns SQL_OTHER at once - that decides the whole
+ * string; otherwise leaves l->i after the statement. */
 static enum sql_kind statement(struct lex *l, bool *open)
 {
-	char w1[32], w2[32], w3[32], w4[8];
+	char w1[16], w2[32], w3[16], w4[8];
 	size_t start = l->i;
 	if (word(l, w1, sizeof w1) == 0) {
 		l->i = l->n;
@@ -158,38 +175,49 @@ static enum sql_kind statement(struct lex *l, bool *open)
 	}
 	if (eq(w1, ";"))
 		return SQL_EMPTY;
-	size_t after1 = l->i;
-	word(l, w2, sizeof w2);
-	size_t after2 = l->i;
-	word(l, w3, sizeof w3);
-	word(l, w4, sizeof w4);
-	bool end2 = eq(w3, ";") || w3[0] == '\0';
 	enum sql_kind k = SQL_OTHER;
-
-	if (eq(w1, "SELECT") && (eq(w2, "1") || eq(w2, "$1")) && end2) {
-		k = SQL_SELECT1;
+	if (eq(w1, "SELECT")) {
+		word(l, w2, sizeof w2);
+		if (eq(w2, "1") || eq(w2, "$1")) {
+			word(l, w3, sizeof w3);
+			if (eq(w3, ";") || w3[0] == '\0')
+				k = SQL_SELECT1;
+		} else if (eq(w2, "PG_ADVISORY_UNLOCK_ALL")) {
+			char a[4], b[4], c[4];
+			word(l, a, sizeof a);
+			word(l, b, sizeof b);
+			word(l, c, sizeof c);
+			if (eq(a, "(") && eq(b, ")") && (eq(c, ";") || c[0] == '\0'))
+				k = SQL_RESET;
+		}
 	} else if (eq(w1, "BEGIN") || eq(w1, "START") || eq(w1, "COMMIT") || eq(w1, "END") ||
 		   eq(w1, "ROLLBACK") || eq(w1, "ABORT") || eq(w1, "SAVEPOINT") ||
-		   eq(w1, "RELEASE") || (eq(w1, "PREPARE") && eq(w2, "TRANSACTION"))) {
+		   eq(w1, "RELEASE")) {
 		k = SQL_TX;
-	} else if (eq(w1, "DISCARD") || eq(w1, "RESET") ||
-		   (eq(w1, "DEALLOCATE") && (eq(w2, "ALL") || (eq(w2, "PREPARE") && eq(w3, "ALL")))) ||
-		   (eq(w1, "CLOSE") && eq(w2, "ALL")) || (eq(w1, "UNLISTEN") && eq(w2, "*")) ||
-		   (eq(w1, "SET") && eq(w2, "SESSION") && eq(w3, "AUTHORIZATION") &&
-		    eq(w4, "DEFAULT"))) {
+	} else if (eq(w1, "DISCARD") || eq(w1, "RESET")) {
 		k = SQL_RESET;
-	} else if (eq(w1, "SELECT") && eq(w2, "PG_ADVISORY_UNLOCK_ALL")) {
-		l->i = after2;
-		char a[4], b[4], c[4];
-		word(l, a, sizeof a);
-		word(l, b, sizeof b);
-		size_t save = l->i;
-		word(l, c, sizeof c);
-		if (eq(a, "(") && eq(b, ")") && (eq(c, ";") || c[0] == '\0'))
+	} else if (eq(w1, "PREPARE") || eq(w1, "DEALLOCATE") || eq(w1, "CLOSE") ||
+		   eq(w1, "UNLISTEN") || eq(w1, "SET")) {
+		word(l, w2, sizeof w2);
+		if (eq(w1, "PREPARE") && eq(w2, "TRANSACTION"))
+			k = SQL_TX;
+		else if (eq(w1, "DEALLOCATE") && eq(w2, "ALL"))
 			k = SQL_RESET;
-		l->i = save;
+		else if ((eq(w1, "CLOSE") && eq(w2, "ALL")) || (eq(w1, "UNLISTEN") && eq(w2, "*")))
+			k = SQL_RESET;
+		else if (eq(w1, "DEALLOCATE") && eq(w2, "PREPARE")) {
+			word(l, w3, sizeof w3);
+			if (eq(w3, "ALL"))
+				k = SQL_RESET;
+		} else if (eq(w1, "SET") && eq(w2, "SESSION")) {
+			word(l, w3, sizeof w3);
+			word(l, w4, sizeof w4);
+			if (eq(w3, "AUTHORIZATION") && eq(w4, "DEFAULT"))
+				k = SQL_RESET;
+		}
 	}
-	(void)after1;
+	if (k == SQL_OTHER)
+		return k;
 	l->i = start;
 	if (!skip_statement(l))
 		*open = true;
@@ -201,7 +229,7 @@ enum sql_kind sql_classify(const char *text, size_t n, bool complete)
 	struct lex l = {text, n, 0, false};
 	bool any = false, all_tx = true, all_resetish = true, open = false;
 	int nstmt = 0;
-	enum sql_kind single = SQL_EMPTY;
+	enum sql_kind single = SQL_EMPTY, first = SQL_EMPTY;
 
 	/* a NUL ends the string (the wire form carries one) */
 	const char *nul = memchr(text, '\0', n);
@@ -215,6 +243,12 @@ enum sql_kind sql_classify(const char *text, size_t n, bool complete)
 		any = true;
 		nstmt++;
 		single = k;
+		/* one application statement, or a second statement after SELECT 1,
+		 * settles it: no need to lex the rest of a long query */
+		if (k == SQL_OTHER || (nstmt > 1 && (single == SQL_SELECT1 || first == SQL_SELECT1)))
+			return SQL_OTHER;
+		if (nstmt == 1)
+			first = k;
 		if (k != SQL_TX)
 			all_tx = false;
 		if (k != SQL_TX && k != SQL_RESET)

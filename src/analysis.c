@@ -7,11 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct flow_key {
+struct flow_key { /* 40 bytes, no implicit padding: hashed and compared whole */
 	uint8_t af;
-	uint8_t caddr[16], saddr[16];
+	uint8_t pad[3];
 	uint16_t cport, sport;
+	uint8_t caddr[16], saddr[16];
 };
+
+_Static_assert(sizeof(struct flow_key) == 40, "flow_key must have no padding");
 
 struct conn {
 	struct conn *hnext;
@@ -44,11 +47,13 @@ void addr_format(char *buf, size_t cap, uint8_t af, const uint8_t *addr, uint16_
 
 static uint64_t key_hash(const struct flow_key *k)
 {
-	uint64_t h = 1469598103934665603ull;
-	const uint8_t *p = (const uint8_t *)k;
-	for (size_t i = 0; i < sizeof(*k); i++) {
-		h ^= p[i];
-		h *= 1099511628211ull;
+	uint64_t w[5];
+	memcpy(w, k, sizeof w);
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < 5; i++) {
+		h ^= w[i];
+		h *= 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 31;
 	}
 	return h;
 }
@@ -350,22 +355,23 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 	}
 	a->tot.pg_packets++;
 
+	/* look the flow up in the likelier orientation first */
+	bool from_client = dst_srv &&
+			   !(src_srv && (s.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK));
 	struct flow_key k;
-	key_make(&k, &s, true);
+	key_make(&k, &s, from_client);
 	uint64_t h = key_hash(&k);
 	struct conn **pp = slot_of(a, &k, h);
-	bool from_client = true;
 	if (!*pp) {
 		struct flow_key r;
-		key_make(&r, &s, false);
+		key_make(&r, &s, !from_client);
 		uint64_t hr = key_hash(&r);
 		struct conn **pr = slot_of(a, &r, hr);
-		if (*pr || !dst_srv || (src_srv && (s.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK))) {
-			/* the source is the server */
+		if (*pr) {
 			k = r;
 			h = hr;
 			pp = pr;
-			from_client = false;
+			from_client = !from_client;
 		}
 	}
 	struct conn *c = *pp;

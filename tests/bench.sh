@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 PGRTT=${PGRTT:-build/pgrtt}
 PORT=55433
 W=$(mktemp -d /tmp/pgrtt-bench.XXXXXX)
+chmod 755 "$W" # the cluster inside runs as postgres
 cleanup() {
 	[ -n "${started:-}" ] && tests/pg_cluster.sh stop "$W/pg" $PORT
 	rm -rf "$W"
@@ -43,13 +44,12 @@ bytes=$(stat -c %s "$F")
 echo "capture: $F: $packets packets, $bytes bytes"
 
 # best (lowest) wall time of 3 runs; peak RSS of that run
-measure() { # NAME CMD...
-	name=$1
-	shift
+measure() { # KEY NAME CMD...
+	key=$1 name=$2
+	shift 2
 	best=
 	for _ in 1 2 3; do
 		/usr/bin/time -f '%e %M' -o "$W/time" sh -c "$* >/dev/null 2>&1"
-		set -- "$@"
 		read -r wall rss <"$W/time"
 		if [ -z "$best" ] || [ "$(echo "$wall < $best" | bc)" = 1 ]; then
 			best=$wall bestrss=$rss
@@ -60,14 +60,15 @@ measure() { # NAME CMD...
 	mbs=$(echo "scale=1; $bytes / $best / 1000000" | bc)
 	printf '%-22s %8.2f s %12s pkt/s %8s MB/s %8s MiB peak RSS\n' "$name" "$best" "$pps" "$mbs" \
 		"$(echo "scale=1; $bestrss / 1024" | bc)"
-	eval "t_$(echo "$name" | tr -c 'a-z0-9\n' _)=$best"
+	eval "t_$key=$best"
 }
 
-measure "pgrtt analyze" "$PGRTT" analyze --no-progress -p $PORT "$F"
-measure "pgrtt analyze -F json" "$PGRTT" analyze --no-progress -p $PORT -F json "$F"
-measure "tshark (pgsql Z)" tshark -n -r "$F" -d tcp.port==$PORT,pgsql -Y pgsql -T fields -e pgsql.type
-measure "tcpdump -r -nn" tcpdump -r "$F" -nn
-echo "pgrtt is $(echo "scale=1; $t_tshark__pgsql_z_ / $t_pgrtt_analyze" | bc)x tshark and $(echo "scale=1; $t_tcpdump__r__nn / $t_pgrtt_analyze" | bc)x tcpdump -r"
+measure pgrtt "pgrtt analyze" "$PGRTT" analyze --no-progress -p $PORT "$F"
+measure pgrtt_json "pgrtt analyze -F json" "$PGRTT" analyze --no-progress -p $PORT -F json "$F"
+measure tshark "tshark (pgsql types)" tshark -n -r "$F" -d tcp.port==$PORT,pgsql -Y pgsql -T fields -e pgsql.type
+measure tshark_io "tshark -q -z io,stat,0" tshark -n -r "$F" -q -z io,stat,0
+measure tcpdump "tcpdump -r -nn" tcpdump -r "$F" -nn
+echo "pgrtt is $(echo "scale=1; $t_tshark / $t_pgrtt" | bc)x as fast as tshark decoding pgsql, $(echo "scale=1; $t_tshark_io / $t_pgrtt" | bc)x tshark's packet count, $(echo "scale=1; $t_tcpdump / $t_pgrtt" | bc)x tcpdump -r"
 
 rfq_pgrtt=$("$PGRTT" analyze --no-progress -p $PORT -F json "$F" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["ready_for_query"])')
 rfq_tshark=$(tshark -n -r "$F" -d tcp.port==$PORT,pgsql -Y pgsql -T fields -e pgsql.type 2>/dev/null | grep -o 'Ready for query' | wc -l)
