@@ -31,10 +31,6 @@ static void help(FILE *out)
 	      out);
 }
 
-/* Shared by analyze and dump: parse the read options; returns -1 on error. */
-int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **format,
-		    const char **output, bool *nano, int *conn_filter);
-
 int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **format,
 		    const char **output, bool *nano, int *conn_filter)
 {
@@ -185,16 +181,9 @@ int cmd_analyze(int argc, char **argv)
 		return EXIT_USAGE;
 
 	struct analysis_opts ao = {0};
-	memcpy(ao.ports, ro.ports, sizeof ao.ports);
-	ao.nports = ro.nports;
 	static struct analysis a;
-	if (analysis_init(&a, &ao) != 0) {
-		warnx_("out of memory");
-		return EXIT_ERROR;
-	}
 	bool partial;
-	int rc = read_captures(&ro, &a, &partial);
-	analysis_finish(&a);
+	int rc = run_analysis(&ro, &ao, &a, &partial);
 	if (rc == EXIT_ERROR && a.tot.packets == 0 && !partial) {
 		analysis_free(&a);
 		return EXIT_ERROR;

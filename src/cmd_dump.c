@@ -7,9 +7,6 @@
 #include "commands.h"
 #include "pgsql_summary.h"
 
-int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **format,
-		    const char **output, bool *nano, int *conn_filter);
-
 struct dump_ctx {
 	FILE *out;
 	bool nano;
@@ -125,8 +122,6 @@ int cmd_dump(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	struct analysis_opts ao = {0};
-	memcpy(ao.ports, ro.ports, sizeof ao.ports);
-	ao.nports = ro.nports;
 	if (d.round_trips) {
 		ao.on_rt = on_rt;
 	} else {
@@ -135,13 +130,8 @@ int cmd_dump(int argc, char **argv)
 	}
 	ao.ctx = &d;
 	static struct analysis a;
-	if (analysis_init(&a, &ao) != 0) {
-		warnx_("out of memory");
-		return EXIT_ERROR;
-	}
 	bool partial;
-	int rc = read_captures(&ro, &a, &partial);
-	analysis_finish(&a);
+	int rc = run_analysis(&ro, &ao, &a, &partial);
 	analysis_free(&a);
 	if (fflush(d.out) != 0 || (d.out != stdout && fclose(d.out) != 0)) {
 		warnx_("%s: write failed: %m", output ? output : "standard output");

@@ -1,11 +1,12 @@
 /* cmd_read.c - feed the capture files named on the command line. */
 #include <stdio.h>
+#include <string.h>
 
 #include "capfile.h"
 #include "cli.h"
 #include "commands.h"
 
-int read_captures(const struct read_opts *ro, struct analysis *a, bool *partial)
+static int read_captures(const struct read_opts *ro, struct analysis *a, bool *partial)
 {
 	int rc = EXIT_OK;
 	int usable = 0;
@@ -29,5 +30,20 @@ int read_captures(const struct read_opts *ro, struct analysis *a, bool *partial)
 	}
 	if (usable > 0 && rc == EXIT_ERROR)
 		*partial = true; /* some files analysed, others not */
+	return rc;
+}
+
+int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct analysis *a,
+		 bool *partial)
+{
+	memcpy(ao->ports, ro->ports, sizeof ao->ports);
+	ao->nports = ro->nports;
+	*partial = false;
+	if (analysis_init(a, ao) != 0) {
+		warnx_("out of memory");
+		return EXIT_ERROR;
+	}
+	int rc = read_captures(ro, a, partial);
+	analysis_finish(a);
 	return rc;
 }

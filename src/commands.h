@@ -22,8 +22,19 @@ struct read_opts {
 
 /* Read every file into a (already initialised).  Prints one warning line per
  * problem.  Returns EXIT_OK, EXIT_PARTIAL or EXIT_ERROR. */
+/* Parse the options analyze and dump share; format, nano and conn_filter may
+ * be NULL where a command has no such option.  Returns 0, 1 for --help, or
+ * -1 after printing a usage error. */
+int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **format,
+		    const char **output, bool *nano, int *conn_filter);
+
+/* Say on stderr when counts are lower bounds, and why. */
 void warn_damage(const struct analysis *a);
 
-int read_captures(const struct read_opts *ro, struct analysis *a, bool *partial);
+/* Initialise a with ao (ports taken from ro), read every file into it and
+ * finish it.  Prints one warning line per problem.  Returns EXIT_OK,
+ * EXIT_PARTIAL or EXIT_ERROR; *partial when only some input was read. */
+int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct analysis *a,
+		 bool *partial);
 
 #endif

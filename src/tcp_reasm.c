@@ -71,18 +71,24 @@ static void drain(struct reasm_dir *d, const struct reasm_out *o)
 	}
 }
 
-/* Skip the hole before the first queued segment. */
+/* Bytes up to end will never be seen: report them as one gap. */
+static void gap_to(struct reasm_dir *d, const struct reasm_out *o, uint32_t end, uint64_t ts)
+{
+	int32_t hole = seq_diff(end, d->next);
+	if (hole <= 0)
+		return;
+	d->gaps++;
+	d->gap_bytes += (uint32_t)hole;
+	o->gap(o->ctx, o->side, (uint32_t)hole, ts);
+	d->next = end;
+}
+
+/* Give up on the hole before the first queued segment. */
 static void skip_hole(struct reasm_dir *d, const struct reasm_out *o, uint64_t ts)
 {
 	if (!d->ooo)
 		return;
-	int32_t hole = seq_diff(d->ooo->seq, d->next);
-	if (hole > 0) {
-		d->gaps++;
-		d->gap_bytes += (uint32_t)hole;
-		o->gap(o->ctx, o->side, (uint32_t)hole, ts);
-		d->next = d->ooo->seq;
-	}
+	gap_to(d, o, d->ooo->seq, ts);
 	drain(d, o);
 }
 
@@ -132,43 +138,16 @@ bool reasm_push(struct reasm_dir *d, const struct reasm_out *o, uint32_t seq, ui
 		d->fin_seq = seq + wirelen;
 	}
 	if (wirelen > 0) {
-		int32_t rel = seq_diff(seq, d->next);
-		if (rel <= 0) {
+		if (seq_diff(seq, d->next) > 0 &&
+		    (d->ooo_bytes + caplen > REASM_OOO_MAX_BYTES || d->ooo_segs >= REASM_OOO_MAX_SEGS))
+			skip_hole(d, o, ts); /* queue full: give up on the oldest hole */
+		if (seq_diff(seq, d->next) <= 0) {
 			deliver_trimmed(d, o, seq, payload, caplen, wirelen, ts);
 			drain(d, o);
-		} else if (d->ooo_bytes + caplen > REASM_OOO_MAX_BYTES ||
-			   d->ooo_segs >= REASM_OOO_MAX_SEGS) {
-			/* queue full: give up on the oldest hole */
-			skip_hole(d, o, ts);
-			rel = seq_diff(seq, d->next);
-			if (rel > 0)
-				ok = queue(d, seq, payload, caplen, wirelen, ts);
-			else
-				deliver_trimmed(d, o, seq, payload, caplen, wirelen, ts);
-			if (!ok) {
-				/* no memory: account the segment as lost */
-				skip_hole(d, o, ts);
-				if (seq_diff(seq, d->next) > 0) {
-					uint32_t hole = (uint32_t)seq_diff(seq, d->next);
-					d->gaps++;
-					d->gap_bytes += hole;
-					o->gap(o->ctx, o->side, hole, ts);
-					d->next = seq;
-				}
-				deliver(d, o, payload, 0, wirelen, ts);
-			}
+		} else if (!queue(d, seq, payload, caplen, wirelen, ts)) {
+			ok = false; /* out of memory: this segment is lost too */
+			gap_to(d, o, seq + wirelen, ts);
 			drain(d, o);
-		} else {
-			ok = queue(d, seq, payload, caplen, wirelen, ts);
-			if (!ok) {
-				uint32_t hole = (uint32_t)rel;
-				d->gaps++;
-				d->gap_bytes += hole;
-				o->gap(o->ctx, o->side, hole, ts);
-				d->next = seq;
-				deliver(d, o, payload, 0, wirelen, ts);
-				drain(d, o);
-			}
 		}
 	}
 	if (d->fin_seen && d->next == d->fin_seq && !d->ooo)
