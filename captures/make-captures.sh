@@ -60,6 +60,10 @@ capture flush lo - "$PGCLIENT" "$CI" flush 5
 capture fastpath lo - "$PGCLIENT" "$CI" fastpath 3
 capture sqlalchemy-preping lo - /usr/bin/python3 "$SRC/tests/clients/pools.py" "$CI" sqlalchemy-preping 5
 capture psycopg2-semicolon lo - /usr/bin/python3 "$SRC/tests/clients/pools.py" "$CI" psycopg2-semicolon 5
+javac -d "$TMP" -cp /usr/share/java/HikariCP.jar "$SRC/tests/clients/HikariPing.java"
+capture hikaricp lo - java -Dcom.zaxxer.hikari.aliveBypassWindowMs=0 \
+	-cp "$TMP:/usr/share/java/HikariCP.jar:/usr/share/java/postgresql.jar:/usr/share/java/slf4j-api.jar:/usr/share/java/slf4j-nop.jar" \
+	HikariPing "jdbc:postgresql://127.0.0.1:$PORT/postgres?user=postgres&sslmode=disable" 10
 capture ssl lo - env PGSSLMODE=require psql -X -qAt -c 'SELECT 1'
 capture scram lo - env PGUSER=pgrtt_scram PGPASSWORD=s3cret-pw psql -X -qAt -c 'SELECT current_user'
 capture ipv6 lo - psql -X -qAt -h ::1 -c 'SELECT 42'

@@ -124,6 +124,23 @@ def main():
         c.eq("release pings", t["pings"]["release"], 0)
         if "ready_for_query" in want:
             c.eq("ready_for_query", t["ready_for_query"], want["ready_for_query"])
+    elif scenario == "hikaricp":
+        jars = ["/usr/share/java/HikariCP.jar", "/usr/share/java/postgresql.jar",
+                "/usr/share/java/slf4j-api.jar", "/usr/share/java/slf4j-nop.jar"]
+        subprocess.run(["javac", "-d", tmp, "-cp", jars[0],
+                        os.path.join(src, "tests/clients/HikariPing.java")], check=True)
+        n = 10
+        want = kv(capture(pcap, ["java", "-Dcom.zaxxer.hikari.aliveBypassWindowMs=0", "-cp",
+                                 ":".join([tmp] + jars), "HikariPing",
+                                 f"jdbc:postgresql://127.0.0.1:{PORT}/postgres?user=postgres&sslmode=disable",
+                                 str(n)]))
+        d = pgrtt_json(pgrtt, pcap)
+        t = d["totals"]
+        # one isValid per checkout, and one when the pool checks the driver on its first connection
+        c.eq("pings (isValid: an empty query)", t["by_class"]["ping"], want["checkouts"] + 1)
+        c.eq("acquire pings", t["pings"]["acquire"], want["checkouts"] + 1)
+        c.eq("empty-query signature", t["pings"]["signatures"]["empty_query"], want["checkouts"] + 1)
+        c.eq("driver", d["connections"][0]["driver"], "pgjdbc")
     elif scenario == "psql-mixed":
         capture(pcap, ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=0", "-f",
                        os.path.join(src, "tests/clients/psql-mixed.sql")])
