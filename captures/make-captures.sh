@@ -85,4 +85,5 @@ printf 'this is not a capture\n' >"$HERE/not-a-capture.pcap"
 for k in raw null loop vlan user0; do
 	/usr/bin/python3 "$SRC/tests/clients/relink.py" "$HERE/libpq-pipeline.pcap" "$HERE/link-$k.pcap" $k
 done
+/usr/bin/python3 "$SRC/tests/clients/relink.py" "$HERE/ipv6.pcap" "$HERE/ipv6-extension-header.pcap" ip6ext
 : >"$HERE/empty.pcap"

@@ -3,11 +3,12 @@
 layer, packet for packet, so pgrtt's link-type decoding is tested on the same
 traffic: raw (LINKTYPE_RAW, IP only), null (BSD loopback, host-order AF),
 loop (OpenBSD loopback, network-order AF), vlan (802.1Q tag, VID 42, inside
-Ethernet), user0 (LINKTYPE_USER0: unsupported, for the error path)."""
+Ethernet), ip6ext (IPv6 packets get a Destination Options extension
+header before TCP), user0 (LINKTYPE_USER0: unsupported, for the error path)."""
 import struct
 import sys
 
-LINKTYPES = {"raw": 101, "null": 0, "loop": 108, "vlan": 1, "user0": 147}
+LINKTYPES = {"raw": 101, "null": 0, "loop": 108, "vlan": 1, "ip6ext": 1, "user0": 147}
 
 
 def convert(frame, kind):
@@ -22,6 +23,14 @@ def convert(frame, kind):
         return struct.pack("!I", af) + ip
     if kind == "vlan":
         return frame[:12] + struct.pack("!HH", 0x8100, 42) + frame[12:]
+    if kind == "ip6ext" and ethertype == 0x86DD:
+        # next header 60 (destination options), payload length + 8, then an
+        # 8-byte header: next header 6 (TCP), length 0, PadN option of 4 bytes
+        nh = ip[6]
+        plen = struct.unpack("!H", ip[4:6])[0]
+        hdr = ip[:4] + struct.pack("!H", plen + 8) + bytes([60]) + ip[7:40]
+        ext = bytes([nh, 0, 1, 4, 0, 0, 0, 0])
+        return frame[:14] + hdr + ext + ip[40:]
     return frame
 
 
