@@ -157,6 +157,16 @@ static bool startup_at(const uint8_t *buf, size_t len)
 	return !r.bad && n == len && startup_kind(n, code) != 0;
 }
 
+int pgsql_guess_side(const uint8_t *buf, size_t len)
+{
+	if (len == 0)
+		return -1;
+	if (startup_at(buf, len))
+		return PGSQL_FE;
+	bool fe = chain_valid(PGSQL_FE, buf, len), be = chain_valid(PGSQL_BE, buf, len);
+	return fe == be ? -1 : fe ? PGSQL_FE : PGSQL_BE;
+}
+
 /* Offset of the first message boundary in buf, or len if none. */
 static size_t find_boundary(struct pgsql_conn *c, enum pgsql_side side, const uint8_t *buf,
 			    size_t len)

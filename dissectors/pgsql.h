@@ -92,6 +92,11 @@ void pgsql_gap(struct pgsql_conn *c, enum pgsql_side side, uint64_t n, uint64_t 
  * word) if plausible, 0 if more bytes are needed, -1 if impossible. */
 long pgsql_check_header(enum pgsql_side side, const uint8_t *buf, size_t len);
 
+/* Which side sent buf[0..len) (the first payload seen of a connection), from
+ * whether it parses as a chain of frontend or of backend messages: PGSQL_FE,
+ * PGSQL_BE, or -1 when both or neither fit. */
+int pgsql_guess_side(const uint8_t *buf, size_t len);
+
 const char *pgsql_type_name(enum pgsql_side side, uint8_t type);
 bool pgsql_type_valid(enum pgsql_side side, uint8_t type);
 

@@ -382,11 +382,25 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 		conn_close(a, c, ts); /* the port pair was reused */
 		c = NULL;
 	}
+	const char *server_from = s.flags & TCP_SYN ? "syn" : "port";
 	if (!c) {
 		if (s.flags & TCP_RST)
 			return;
 		if (!(s.flags & TCP_SYN) && s.wirelen == 0)
 			return; /* a stray ACK or FIN of a connection we never saw */
+		if (!(s.flags & TCP_SYN) && dst_srv && src_srv) {
+			/* both ports are server ports and the handshake was missed:
+			 * let the first payload tell which side speaks frontend */
+			int g = pgsql_guess_side(s.payload, s.caplen);
+			if (g >= 0) {
+				server_from = "traffic";
+				if (from_client != (g == PGSQL_FE)) {
+					from_client = !from_client;
+					key_make(&k, &s, from_client);
+					h = key_hash(&k);
+				}
+			}
+		}
 		if (a->nopen >= ANALYSIS_MAX_OPEN)
 			evict_one(a, ts);
 		c = conn_new(a, &k, h, (s.flags & TCP_SYN) != 0, ts);
@@ -395,6 +409,7 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 			return;
 		}
 		c->sum.syn_seen = (s.flags & TCP_SYN) != 0;
+		c->sum.server_from = server_from;
 	}
 
 	int side = from_client ? PGSQL_FE : PGSQL_BE;

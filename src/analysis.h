@@ -31,6 +31,7 @@ struct conn_summary {
 	struct rtt_stats st;
 	bool mid_stream, syn_seen, fin_seen, rst_seen, evicted;
 	uint8_t tls; /* 0, 'S' SSL, 'G' GSSAPI, 'D' direct TLS */
+	const char *server_from; /* "syn", "port" or "traffic": how the server side was told */
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
 		truncated_segs, enc_extra_bytes;
 	uint64_t lat_count, lat_p50, lat_p99, lat_max;

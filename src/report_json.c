@@ -122,6 +122,7 @@ static cJSON *connection(const struct conn_summary *c)
 	cJSON_AddBoolToObject(o, "terminated", st->terminated);
 	cJSON_AddBoolToObject(o, "rst", c->rst_seen);
 	cJSON_AddBoolToObject(o, "syn_seen", c->syn_seen);
+	cJSON_AddStringToObject(o, "server_from", c->server_from ? c->server_from : "port");
 	return o;
 }
 
