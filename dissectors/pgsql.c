@@ -407,7 +407,6 @@ void pgsql_feed(struct pgsql_conn *c, enum pgsql_side side, const uint8_t *data,
 			off += k;
 			if (k < n) {
 				d->resyncs++;
-				c->synced_once = true;
 				dir_reset_msg(d);
 				d->phase = (side == PGSQL_FE && c->proto == 0 && startup_at(p + k, n - k))
 						   ? PGSQL_PH_STARTUP

@@ -67,7 +67,6 @@ struct pgsql_conn {
 	uint8_t enc_pending;   /* 'S' or 'G' while an encryption request waits */
 	uint8_t tls;           /* 0, or 'S' SSL, 'G' GSSAPI, 'D' direct TLS */
 	bool mid_stream;       /* picked up without its start */
-	bool synced_once;      /* a mid-stream connection found its boundaries */
 	uint32_t proto;        /* StartupMessage protocol, 0 if unseen */
 	uint32_t enc_extra_bytes; /* plaintext after the 'S' answer (CVE-2021-23222) */
 };

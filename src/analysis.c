@@ -238,8 +238,7 @@ static void conn_close(struct analysis *a, struct conn *c, uint64_t ts)
 		m->truncated_segs += t->truncated_segs;
 		m->malformed += d->malformed;
 		m->skipped_bytes += d->skipped_bytes;
-		/* a mid-stream pickup's first sync is expected, not a resync */
-		m->resyncs += d->resyncs;
+		m->resyncs += d->resyncs; /* includes a mid-stream pickup's first */
 	}
 	m->lat_count = c->lat.count;
 	m->lat_p50 = hist_quantile(&c->lat, 0.50);

@@ -103,6 +103,7 @@ static cJSON *connection(const struct conn_summary *c)
 	cJSON_AddNumberToObject(o, "gap_bytes", (double)c->gap_bytes);
 	cJSON_AddNumberToObject(o, "malformed", (double)c->malformed);
 	cJSON_AddNumberToObject(o, "skipped_bytes", (double)c->skipped_bytes);
+	cJSON_AddNumberToObject(o, "resyncs", (double)c->resyncs);
 	cJSON_AddNumberToObject(o, "retransmitted_bytes", (double)c->retrans_bytes);
 	cJSON_AddNumberToObject(o, "packets", (double)c->packets);
 	cJSON_AddNumberToObject(o, "bytes_frontend", (double)c->bytes[PGSQL_FE]);
@@ -180,6 +181,7 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 	cJSON_AddNumberToObject(tot, "gap_bytes", (double)t->gap_bytes);
 	cJSON_AddNumberToObject(tot, "malformed", (double)t->malformed);
 	cJSON_AddNumberToObject(tot, "skipped_bytes", (double)t->skipped_bytes);
+	cJSON_AddNumberToObject(tot, "resyncs", (double)t->resyncs);
 	cJSON_AddNumberToObject(tot, "retransmitted_bytes", (double)t->retrans_bytes);
 	cJSON_AddNumberToObject(tot, "out_of_order_segments", (double)t->ooo_segs);
 	cJSON_AddNumberToObject(tot, "truncated_segments", (double)t->truncated_segs);
