@@ -18,6 +18,7 @@ _Static_assert(sizeof(struct flow_key) == 40, "flow_key must have no padding");
 
 struct conn {
 	struct conn *hnext;
+	struct conn *lru_prev, *lru_next; /* most recently active first */
 	struct analysis *a;
 	struct flow_key key;
 	uint64_t hash;
@@ -114,10 +115,39 @@ static void grow(struct analysis *a)
 	a->nbuckets = n;
 }
 
+static void lru_unlink(struct analysis *a, struct conn *c)
+{
+	if (c->lru_prev)
+		c->lru_prev->lru_next = c->lru_next;
+	else
+		a->lru_head = c->lru_next;
+	if (c->lru_next)
+		c->lru_next->lru_prev = c->lru_prev;
+	else
+		a->lru_tail = c->lru_prev;
+	c->lru_prev = c->lru_next = NULL;
+}
+
+static void lru_touch(struct analysis *a, struct conn *c)
+{
+	if (a->lru_head == c)
+		return;
+	if (c->lru_prev || c->lru_next || a->lru_tail == c)
+		lru_unlink(a, c);
+	c->lru_next = a->lru_head;
+	if (a->lru_head)
+		a->lru_head->lru_prev = c;
+	a->lru_head = c;
+	if (!a->lru_tail)
+		a->lru_tail = c;
+}
+
 int analysis_init(struct analysis *a, const struct analysis_opts *o)
 {
 	memset(a, 0, sizeof(*a));
 	a->opts = *o;
+	if (a->opts.max_open == 0)
+		a->opts.max_open = ANALYSIS_MAX_OPEN;
 	if (a->opts.nports == 0) {
 		a->opts.ports[0] = 5432;
 		a->opts.nports = 1;
@@ -280,6 +310,7 @@ static void conn_close(struct analysis *a, struct conn *c, uint64_t ts)
 	struct conn **pp = slot_of(a, &c->key, c->hash);
 	if (*pp == c)
 		*pp = c->hnext;
+	lru_unlink(a, c);
 	a->nopen--;
 	for (int s = 0; s < 2; s++)
 		reasm_free(&c->tcp[s]);
@@ -289,11 +320,7 @@ static void conn_close(struct analysis *a, struct conn *c, uint64_t ts)
 /* The table is full: close the connection seen least recently. */
 static void evict_one(struct analysis *a, uint64_t ts)
 {
-	struct conn *old = NULL;
-	for (uint32_t i = 0; i < a->nbuckets; i++)
-		for (struct conn *c = a->buckets[i]; c; c = c->hnext)
-			if (!old || c->sum.last_ts < old->sum.last_ts)
-				old = c;
+	struct conn *old = a->lru_tail;
 	if (old) {
 		old->sum.evicted = true;
 		conn_close(a, old, ts);
@@ -400,7 +427,7 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 				}
 			}
 		}
-		if (a->nopen >= ANALYSIS_MAX_OPEN)
+		if (a->nopen >= a->opts.max_open)
 			evict_one(a, ts);
 		c = conn_new(a, &k, h, (s.flags & TCP_SYN) != 0, ts);
 		if (!c) {
@@ -412,6 +439,7 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 	}
 
 	int side = from_client ? PGSQL_FE : PGSQL_BE;
+	lru_touch(a, c);
 	c->sum.packets++;
 	c->sum.last_ts = ts;
 	if ((s.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && !c->tcp[PGSQL_FE].have_next) {

@@ -18,7 +18,9 @@
 #include "tcp_reasm.h"
 
 #define ANALYSIS_MAX_PORTS 32
+#ifndef ANALYSIS_MAX_OPEN
 #define ANALYSIS_MAX_OPEN 65536     /* open connections; the least recent is evicted */
+#endif
 #define ANALYSIS_MAX_LISTED 10000   /* closed connections kept for the listing */
 #define ADDR_STR_MAX 56
 
@@ -49,6 +51,7 @@ struct analysis_opts {
 	analysis_msg_fn *on_msg;      /* every PostgreSQL message (pgrtt dump) */
 	analysis_conn_fn *on_conn;    /* a connection was first seen */
 	analysis_rt_fn *on_rt;        /* every round trip, once classified (in order per connection) */
+	uint32_t max_open;            /* 0: ANALYSIS_MAX_OPEN */
 	void *ctx;
 };
 
@@ -70,6 +73,7 @@ struct analysis_totals {
 struct analysis {
 	struct analysis_opts opts;
 	struct conn **buckets;
+	struct conn *lru_head, *lru_tail; /* open connections by last activity */
 	uint32_t nbuckets, nopen;
 	uint64_t next_id;
 	struct conn_summary *listed;
