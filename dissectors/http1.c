@@ -1,0 +1,563 @@
+/* http1.c - HTTP/1.x incremental framer (see http1.h).
+ *
+ * Reference: RFC 9112 "HTTP/1.1" - 2 (message format), 3 (request line),
+ * 4 (status line), 5 (field syntax), 6 (message body length), 7.1 (chunked).
+ *
+ *   start-line CRLF *( field-line CRLF ) CRLF [ message-body ]
+ *
+ * A body's length is decided as in RFC 9112 6.3: no body for responses to
+ * HEAD and for 1xx, 204 and 304; a tunnel after CONNECT 2xx and 101; then
+ * Transfer-Encoding chunked, then Content-Length; a response with neither
+ * is read until the connection closes, a request with neither has none.
+ */
+#include "http1.h"
+
+#include <string.h>
+
+enum state {
+	H_START,      /* before a start line: empty lines are skipped */
+	H_HEADERS,    /* accumulating the header block */
+	H_BODY,       /* body_left bytes of a Content-Length body */
+	H_CHUNK_SIZE, /* hex digits of a chunk size */
+	H_CHUNK_EXT,  /* chunk extensions, up to the end of the line */
+	H_CHUNK_DATA, /* body_left bytes of chunk data */
+	H_CHUNK_END,  /* the CRLF after chunk data */
+	H_TRAILERS,   /* trailer fields up to an empty line */
+	H_CLOSE_BODY, /* a response body read until the connection closes */
+	H_DEAD,       /* not decodable from here on: see error */
+};
+
+const char *http1_error_name(int e)
+{
+	static const char *names[] = {
+		"ok", "bad start line", "header block too large", "too many header fields",
+		"bad header field", "bad Content-Length", "bad chunk", "bad Transfer-Encoding",
+		"too many pipelined requests", "capture gap", "HTTP/2", "TLS", "upgraded or tunnelled",
+	};
+	return e >= 0 && e <= HTTP1_E_UPGRADE ? names[e] : "?";
+}
+
+void http1_conn_init(struct http1_conn *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->dir[HTTP1_CLIENT].cur.side = HTTP1_CLIENT;
+	c->dir[HTTP1_SERVER].cur.side = HTTP1_SERVER;
+}
+
+static void die(struct http1_conn *c, struct http1_dir *d, enum http1_error e)
+{
+	d->state = H_DEAD;
+	d->error = (uint8_t)e;
+	if (!c->error)
+		c->error = (uint8_t)e;
+	if (e != HTTP1_E_HTTP2 && e != HTTP1_E_TLS && e != HTTP1_E_UPGRADE)
+		c->malformed++;
+}
+
+static void reset_msg(struct http1_dir *d, uint8_t side)
+{
+	memset(&d->cur, 0, sizeof(d->cur));
+	d->cur.side = side;
+	d->hdr_len = 0;
+	d->line_len = 0;
+	d->fields = 0;
+	d->body_left = 0;
+	d->chunk_size = 0;
+	d->chunked_cr = false;
+	d->state = H_START;
+}
+
+static void finish(struct http1_conn *c, struct http1_dir *d, uint64_t ts, http1_msg_fn *emit,
+		   void *ctx)
+{
+	d->cur.ts_last = ts;
+	if (d->cur.request)
+		c->requests++;
+	else if (d->cur.interim)
+		c->interim++;
+	else
+		c->responses++;
+	emit(ctx, &d->cur);
+	reset_msg(d, d->cur.side);
+}
+
+/* ----------------------------------------------------------------------
+ * Header block parsing (the block is complete in d->hdr)
+ * ---------------------------------------------------------------------- */
+
+struct span {
+	const char *p;
+	size_t n;
+};
+
+static bool tchar(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       (ch && strchr("!#$%&'*+-.^_`|~", ch));
+}
+
+static char lower(char ch)
+{
+	return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
+}
+
+static bool span_ieq(struct span s, const char *lit)
+{
+	size_t n = strlen(lit);
+	if (s.n != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (lower(s.p[i]) != lit[i])
+			return false;
+	return true;
+}
+
+/* Next line of the block at *pos, without its CRLF or LF. */
+static struct span next_line(const struct http1_dir *d, size_t *pos)
+{
+	const char *b = (const char *)d->hdr;
+	size_t start = *pos, i = start;
+	while (i < d->hdr_len && b[i] != '\n')
+		i++;
+	struct span s = {b + start, i - start};
+	if (s.n && s.p[s.n - 1] == '\r')
+		s.n--;
+	*pos = i < d->hdr_len ? i + 1 : i;
+	return s;
+}
+
+static bool http_version(struct span s, uint8_t *minor)
+{
+	if (s.n != 8 || memcmp(s.p, "HTTP/1.", 7) != 0 || s.p[7] < '0' || s.p[7] > '9')
+		return false;
+	*minor = (uint8_t)(s.p[7] - '0');
+	return true;
+}
+
+static enum http1_error request_line(struct http1_msg *m, struct span l)
+{
+	size_t i = 0;
+	while (i < l.n && tchar(l.p[i]))
+		i++;
+	if (i == 0 || i >= sizeof m->method || i >= l.n || l.p[i] != ' ')
+		return HTTP1_E_START_LINE;
+	memcpy(m->method, l.p, i);
+	m->method[i] = '\0';
+	size_t t = ++i;
+	while (i < l.n && l.p[i] > ' ' && l.p[i] < 0x7f)
+		i++;
+	if (i == t || i >= l.n || l.p[i] != ' ')
+		return HTTP1_E_START_LINE;
+	size_t tn = i - t;
+	m->target_truncated = tn > HTTP1_TARGET_MAX;
+	if (tn > HTTP1_TARGET_MAX)
+		tn = HTTP1_TARGET_MAX;
+	memcpy(m->target, l.p + t, tn);
+	m->target[tn] = '\0';
+	struct span v = {l.p + i + 1, l.n - i - 1};
+	if (strcmp(m->method, "PRI") == 0 && v.n == 8 && memcmp(v.p, "HTTP/2.0", 8) == 0)
+		return HTTP1_E_HTTP2;
+	if (!http_version(v, &m->version_minor))
+		return HTTP1_E_START_LINE;
+	m->request = true;
+	return HTTP1_OK;
+}
+
+static enum http1_error status_line(struct http1_msg *m, struct span l)
+{
+	if (l.n < 12 || !http_version((struct span){l.p, 8}, &m->version_minor) || l.p[8] != ' ')
+		return HTTP1_E_START_LINE;
+	uint16_t code = 0;
+	for (int i = 9; i < 12; i++) {
+		if (l.p[i] < '0' || l.p[i] > '9')
+			return HTTP1_E_START_LINE;
+		code = (uint16_t)(code * 10 + (uint16_t)(l.p[i] - '0'));
+	}
+	if (l.n > 12 && l.p[12] != ' ')
+		return HTTP1_E_START_LINE;
+	if (code < 100)
+		return HTTP1_E_START_LINE;
+	m->status = code;
+	m->interim = code < 200;
+	return HTTP1_OK;
+}
+
+struct fields {
+	bool chunked, te, has_cl, conn_close, conn_keepalive;
+	uint64_t cl;
+};
+
+/* Content-Length: 1*DIGIT, or a list of equal values (RFC 9110 8.6). */
+static bool content_length(struct span v, struct fields *f)
+{
+	size_t i = 0;
+	while (i < v.n) {
+		uint64_t x = 0;
+		size_t digits = 0;
+		while (i < v.n && v.p[i] >= '0' && v.p[i] <= '9') {
+			if (x > (UINT64_MAX >> 4) / 10)
+				return false;
+			x = x * 10 + (uint64_t)(v.p[i] - '0');
+			i++;
+			digits++;
+		}
+		if (!digits || (f->has_cl && x != f->cl))
+			return false;
+		f->has_cl = true;
+		f->cl = x;
+		while (i < v.n && (v.p[i] == ' ' || v.p[i] == '\t'))
+			i++;
+		if (i < v.n) {
+			if (v.p[i] != ',')
+				return false;
+			i++;
+			while (i < v.n && (v.p[i] == ' ' || v.p[i] == '\t'))
+				i++;
+		}
+	}
+	return true;
+}
+
+/* Apply fn to each comma-separated token of v, lower-cased comparisons. */
+static void tokens(struct span v, struct fields *f, bool te)
+{
+	size_t i = 0;
+	while (i <= v.n) {
+		size_t s = i;
+		while (i < v.n && v.p[i] != ',')
+			i++;
+		struct span t = {v.p + s, i - s};
+		while (t.n && (t.p[0] == ' ' || t.p[0] == '\t')) {
+			t.p++;
+			t.n--;
+		}
+		while (t.n && (t.p[t.n - 1] == ' ' || t.p[t.n - 1] == '\t'))
+			t.n--;
+		if (te) {
+			f->te = true;
+			if (t.n) /* the last coding decides */
+				f->chunked = span_ieq(t, "chunked");
+		} else if (span_ieq(t, "close")) {
+			f->conn_close = true;
+		} else if (span_ieq(t, "keep-alive")) {
+			f->conn_keepalive = true;
+		}
+		i++;
+	}
+}
+
+static enum http1_error field_lines(const struct http1_dir *d, size_t pos, struct fields *f)
+{
+	for (;;) {
+		struct span l = next_line(d, &pos);
+		if (l.n == 0)
+			return HTTP1_OK;
+		if (l.p[0] == ' ' || l.p[0] == '\t')
+			return HTTP1_E_HEADER_SYNTAX; /* obsolete line folding */
+		size_t c = 0;
+		while (c < l.n && tchar(l.p[c]))
+			c++;
+		if (c == 0 || c >= l.n || l.p[c] != ':')
+			return HTTP1_E_HEADER_SYNTAX;
+		struct span name = {l.p, c}, v = {l.p + c + 1, l.n - c - 1};
+		while (v.n && (v.p[0] == ' ' || v.p[0] == '\t')) {
+			v.p++;
+			v.n--;
+		}
+		while (v.n && (v.p[v.n - 1] == ' ' || v.p[v.n - 1] == '\t'))
+			v.n--;
+		if (span_ieq(name, "content-length")) {
+			if (!content_length(v, f))
+				return HTTP1_E_LENGTH;
+		} else if (span_ieq(name, "transfer-encoding")) {
+			tokens(v, f, true);
+		} else if (span_ieq(name, "connection")) {
+			tokens(v, f, false);
+		}
+	}
+}
+
+/* The header block is complete: decide how the body is framed. */
+static void headers_done(struct http1_conn *c, struct http1_dir *d, uint64_t ts,
+			 http1_msg_fn *emit, void *ctx)
+{
+	struct http1_msg *m = &d->cur;
+	size_t pos = 0;
+	struct span start = next_line(d, &pos);
+	enum http1_error e =
+		m->side == HTTP1_CLIENT ? request_line(m, start) : status_line(m, start);
+	struct fields f = {0};
+	if (e == HTTP1_OK)
+		e = field_lines(d, pos, &f);
+	if (e != HTTP1_OK) {
+		die(c, d, e);
+		return;
+	}
+	m->close = f.conn_close || (m->version_minor == 0 && !f.conn_keepalive);
+
+	if (m->request) {
+		if (f.te && !f.chunked) {
+			die(c, d, HTTP1_E_ENCODING);
+			return;
+		}
+		if (c->pend_count == HTTP1_PENDING_MAX) {
+			die(c, d, HTTP1_E_PIPELINE);
+			return;
+		}
+		uint32_t slot = (c->pend_head + c->pend_count) % HTTP1_PENDING_MAX;
+		memcpy(c->pend_method[slot], m->method, sizeof m->method);
+		c->pend_seq[slot] = m->seq = c->next_seq++;
+		c->pend_count++;
+		if (f.chunked) {
+			d->state = H_CHUNK_SIZE;
+		} else if (f.has_cl && f.cl > 0) {
+			d->body_left = f.cl;
+			m->body_bytes = f.cl;
+			d->state = H_BODY;
+		} else {
+			finish(c, d, ts, emit, ctx);
+		}
+		return;
+	}
+
+	/* a response: the oldest request still waiting is the one answered */
+	const char *method = c->pend_count ? c->pend_method[c->pend_head] : "";
+	m->seq = c->pend_count ? c->pend_seq[c->pend_head] : UINT32_MAX;
+	memcpy(m->method, method, sizeof m->method);
+	if (m->interim) {
+		bool upgrade = m->status == 101;
+		finish(c, d, ts, emit, ctx);
+		if (upgrade)
+			die(c, d, HTTP1_E_UPGRADE);
+		return;
+	}
+	if (c->pend_count) {
+		c->pend_head = (c->pend_head + 1) % HTTP1_PENDING_MAX;
+		c->pend_count--;
+	} else {
+		c->unmatched++;
+	}
+	bool tunnel = strcmp(method, "CONNECT") == 0 && m->status < 300;
+	if (strcmp(method, "HEAD") == 0 || m->status == 204 || m->status == 304 || tunnel) {
+		finish(c, d, ts, emit, ctx);
+		if (tunnel)
+			die(c, d, HTTP1_E_UPGRADE);
+	} else if (f.te && f.chunked) {
+		d->state = H_CHUNK_SIZE;
+	} else if (f.te) {
+		m->close_delimited = true; /* RFC 9112 6.3: read until close */
+		d->state = H_CLOSE_BODY;
+	} else if (f.has_cl) {
+		m->body_bytes = f.cl;
+		d->body_left = f.cl;
+		if (f.cl == 0)
+			finish(c, d, ts, emit, ctx);
+		else
+			d->state = H_BODY;
+	} else {
+		m->close_delimited = true;
+		d->state = H_CLOSE_BODY;
+	}
+}
+
+/* ----------------------------------------------------------------------
+ * Feeding
+ * ---------------------------------------------------------------------- */
+
+static int hexval(uint8_t ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+void http1_feed(struct http1_conn *c, enum http1_side side, const uint8_t *data, size_t len,
+		uint64_t ts, http1_msg_fn *emit, void *ctx)
+{
+	struct http1_dir *d = &c->dir[side];
+	size_t i = 0;
+	if (len && side == HTTP1_CLIENT && !c->started) {
+		c->started = true;
+		if (data[0] == 0x16) { /* a TLS ClientHello */
+			die(c, d, HTTP1_E_TLS);
+			die(c, &c->dir[HTTP1_SERVER], HTTP1_E_TLS);
+			return;
+		}
+	}
+	while (i < len) {
+		uint8_t ch = data[i];
+		switch (d->state) {
+		case H_DEAD:
+			return;
+		case H_START:
+			if (ch == '\r' || ch == '\n') { /* RFC 9112 2.2: empty lines before */
+				i++;
+				break;
+			}
+			d->cur.ts_first = ts;
+			d->state = H_HEADERS;
+			break;
+		case H_HEADERS: {
+			/* copy up to the end of the block: an empty line */
+			while (i < len) {
+				ch = data[i++];
+				if (d->hdr_len == HTTP1_HEADER_MAX) {
+					die(c, d, HTTP1_E_HEADER_SIZE);
+					return;
+				}
+				d->hdr[d->hdr_len++] = ch;
+				if (ch == '\n') {
+					if (d->line_len == 0) {
+						headers_done(c, d, ts, emit, ctx);
+						break;
+					}
+					d->line_len = 0;
+					if (++d->fields > HTTP1_FIELDS_MAX + 1) {
+						die(c, d, HTTP1_E_HEADER_COUNT);
+						return;
+					}
+				} else if (ch != '\r') {
+					d->line_len++;
+				}
+			}
+			break;
+		}
+		case H_BODY:
+		case H_CHUNK_DATA: {
+			size_t take = len - i;
+			if (take > d->body_left)
+				take = (size_t)d->body_left;
+			i += take;
+			d->body_left -= take;
+			if (d->state == H_CHUNK_DATA)
+				d->cur.body_bytes += take;
+			if (d->body_left == 0) {
+				if (d->state == H_BODY)
+					finish(c, d, ts, emit, ctx);
+				else
+					d->state = H_CHUNK_END;
+			}
+			break;
+		}
+		case H_CHUNK_SIZE: {
+			int v = hexval(ch);
+			i++;
+			if (v >= 0 && !d->chunked_cr) {
+				if (d->chunk_size > (UINT64_MAX >> 8)) {
+					die(c, d, HTTP1_E_CHUNK);
+					return;
+				}
+				d->chunk_size = d->chunk_size * 16 + (uint64_t)v;
+				d->line_len++;
+			} else if ((ch == ';' || ch == ' ' || ch == '\t') && d->line_len) {
+				d->state = H_CHUNK_EXT;
+			} else if (ch == '\r' && d->line_len && !d->chunked_cr) {
+				d->chunked_cr = true;
+			} else if (ch == '\n' && d->line_len) {
+				d->chunked_cr = false;
+				d->line_len = 0;
+				if (d->chunk_size == 0) {
+					d->state = H_TRAILERS;
+				} else {
+					d->body_left = d->chunk_size;
+					d->chunk_size = 0;
+					d->state = H_CHUNK_DATA;
+				}
+			} else {
+				die(c, d, HTTP1_E_CHUNK);
+				return;
+			}
+			if (d->line_len > 16) {
+				die(c, d, HTTP1_E_CHUNK);
+				return;
+			}
+			break;
+		}
+		case H_CHUNK_EXT:
+			i++;
+			if (++d->line_len > HTTP1_CHUNK_LINE_MAX) {
+				die(c, d, HTTP1_E_CHUNK);
+				return;
+			}
+			if (ch == '\n') {
+				d->line_len = 0;
+				d->chunked_cr = false;
+				if (d->chunk_size == 0) {
+					d->state = H_TRAILERS;
+				} else {
+					d->body_left = d->chunk_size;
+					d->chunk_size = 0;
+					d->state = H_CHUNK_DATA;
+				}
+			}
+			break;
+		case H_CHUNK_END:
+			i++;
+			if (ch == '\r' && !d->chunked_cr) {
+				d->chunked_cr = true;
+			} else if (ch == '\n') {
+				d->chunked_cr = false;
+				d->state = H_CHUNK_SIZE;
+			} else {
+				die(c, d, HTTP1_E_CHUNK);
+				return;
+			}
+			break;
+		case H_TRAILERS:
+			i++;
+			if (ch == '\n') {
+				if (d->line_len == 0) {
+					finish(c, d, ts, emit, ctx);
+					break;
+				}
+				d->line_len = 0;
+				if (++d->fields > HTTP1_FIELDS_MAX) {
+					die(c, d, HTTP1_E_HEADER_COUNT);
+					return;
+				}
+			} else if (ch != '\r') {
+				if (++d->line_len > HTTP1_HEADER_MAX) {
+					die(c, d, HTTP1_E_HEADER_SIZE);
+					return;
+				}
+			}
+			break;
+		case H_CLOSE_BODY:
+			d->cur.body_bytes += len - i;
+			i = len;
+			break;
+		default:
+			return;
+		}
+	}
+}
+
+void http1_eof(struct http1_conn *c, enum http1_side side, uint64_t ts, http1_msg_fn *emit,
+	       void *ctx)
+{
+	struct http1_dir *d = &c->dir[side];
+	if (d->state == H_CLOSE_BODY)
+		finish(c, d, ts, emit, ctx);
+}
+
+void http1_gap(struct http1_conn *c, enum http1_side side, uint64_t n)
+{
+	struct http1_dir *d = &c->dir[side];
+	if (n == 0 || d->state == H_DEAD)
+		return;
+	if ((d->state == H_BODY || d->state == H_CHUNK_DATA) && n < d->body_left) {
+		d->body_left -= n;
+		if (d->state == H_CHUNK_DATA)
+			d->cur.body_bytes += n;
+		return;
+	}
+	if (d->state == H_CLOSE_BODY) {
+		d->cur.body_bytes += n;
+		return;
+	}
+	die(c, d, HTTP1_E_GAP);
+}

@@ -1,0 +1,106 @@
+/* http1.h - HTTP/1.0 and HTTP/1.1 incremental framer (RFC 9112).
+ *
+ * Same shape as the PostgreSQL framer: each direction's in-order bytes are
+ * fed in pieces of any size; a callback reports each complete message with
+ * the times of its first and last byte.  Header blocks are accumulated in a
+ * fixed buffer (bounded); bodies - Content-Length, chunked (with trailers) or
+ * read until the connection closes - are skipped by counting.  Responses are
+ * matched to requests in order, pipelining included; HEAD, 1xx, 204 and 304
+ * have no body.  HTTP/2 (prior knowledge) and TLS are detected and left
+ * undecoded.  Nothing here allocates.
+ */
+#ifndef PGRTT_HTTP1_H
+#define PGRTT_HTTP1_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HTTP1_HEADER_MAX 16384 /* bytes of a start line plus header fields */
+#define HTTP1_FIELDS_MAX 100   /* header (or trailer) fields per message */
+#define HTTP1_TARGET_MAX 256   /* request-target bytes kept (the rest is cut) */
+#define HTTP1_PENDING_MAX 64   /* requests awaiting their response */
+#define HTTP1_CHUNK_LINE_MAX 1024
+
+enum http1_side { HTTP1_CLIENT = 0, HTTP1_SERVER = 1 };
+
+enum http1_error {
+	HTTP1_OK = 0,
+	HTTP1_E_START_LINE,    /* not a request or status line */
+	HTTP1_E_HEADER_SIZE,   /* header block over HTTP1_HEADER_MAX */
+	HTTP1_E_HEADER_COUNT,  /* more than HTTP1_FIELDS_MAX fields */
+	HTTP1_E_HEADER_SYNTAX, /* a field line without ':' or with a bad name */
+	HTTP1_E_LENGTH,        /* bad or conflicting Content-Length */
+	HTTP1_E_CHUNK,         /* bad chunk size line */
+	HTTP1_E_ENCODING,      /* a request Transfer-Encoding not ending in chunked */
+	HTTP1_E_PIPELINE,      /* more than HTTP1_PENDING_MAX requests outstanding */
+	HTTP1_E_GAP,           /* bytes lost in capture: framing cannot continue */
+	HTTP1_E_HTTP2,         /* HTTP/2 prior knowledge: not decoded */
+	HTTP1_E_TLS,           /* TLS on an HTTP port: not decoded */
+	HTTP1_E_UPGRADE,       /* 101 Switching Protocols or CONNECT: tunnel follows */
+};
+
+struct http1_msg {
+	uint8_t side;          /* enum http1_side */
+	bool request;
+	bool interim;          /* a 1xx response (100 Continue, 103 ...) */
+	bool target_truncated;
+	bool close;            /* the sender will close after this message */
+	bool close_delimited;  /* response body ended by the connection closing */
+	uint8_t version_minor; /* HTTP/1.0 or HTTP/1.1 */
+	uint16_t status;       /* responses */
+	uint32_t seq;          /* requests: 0, 1, 2 ... on this connection;
+				  responses: the request answered, or UINT32_MAX */
+	char method[16];       /* requests; responses: the method answered */
+	char target[HTTP1_TARGET_MAX + 1];
+	uint64_t body_bytes;
+	uint64_t ts_first;     /* first byte of the start line */
+	uint64_t ts_last;      /* last byte of the message */
+};
+
+typedef void http1_msg_fn(void *ctx, const struct http1_msg *m);
+
+struct http1_dir {
+	uint8_t state;
+	uint8_t error;    /* enum http1_error once the direction is dead */
+	bool chunked_cr;  /* a CR was seen where a line ends */
+	uint32_t hdr_len; /* bytes in hdr */
+	uint32_t line_len, fields;
+	uint64_t body_left, chunk_size;
+	struct http1_msg cur;
+	uint8_t hdr[HTTP1_HEADER_MAX];
+};
+
+struct http1_conn {
+	struct http1_dir dir[2];
+	/* requests not yet answered, oldest first: their method (for HEAD and
+	 * CONNECT) and sequence number */
+	char pend_method[HTTP1_PENDING_MAX][16];
+	uint32_t pend_seq[HTTP1_PENDING_MAX];
+	uint32_t pend_head, pend_count;
+	uint32_t next_seq;
+	bool started;  /* any byte seen from the client */
+	uint8_t error; /* first error on either side */
+	/* counters */
+	uint64_t requests, responses, interim, unmatched, malformed;
+};
+
+void http1_conn_init(struct http1_conn *c);
+
+/* Consume data[0..len) of one side's stream observed at ts_ns; emit is called
+ * once per complete message. */
+void http1_feed(struct http1_conn *c, enum http1_side side, const uint8_t *data, size_t len,
+		uint64_t ts_ns, http1_msg_fn *emit, void *ctx);
+
+/* The side closed its stream (FIN or RST): a response read until close ends
+ * here. */
+void http1_eof(struct http1_conn *c, enum http1_side side, uint64_t ts_ns, http1_msg_fn *emit,
+	       void *ctx);
+
+/* n bytes of the side's stream were lost.  Inside a body of known length the
+ * side stays in step; otherwise it stops decoding (HTTP1_E_GAP). */
+void http1_gap(struct http1_conn *c, enum http1_side side, uint64_t n);
+
+const char *http1_error_name(int e);
+
+#endif
