@@ -323,7 +323,8 @@ static void headers_done(struct http1_conn *c, struct http1_dir *d, uint64_t ts,
 	/* a response: the oldest request still waiting is the one answered */
 	const char *method = c->pend_count ? c->pend_method[c->pend_head] : "";
 	m->seq = c->pend_count ? c->pend_seq[c->pend_head] : UINT32_MAX;
-	memcpy(m->method, method, sizeof m->method);
+	size_t mlen = strlen(method); /* < sizeof m->method: it came from one */
+	memcpy(m->method, method, mlen + 1);
 	if (m->interim) {
 		bool upgrade = m->status == 101;
 		finish(c, d, ts, emit, ctx);

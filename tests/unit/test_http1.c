@@ -233,6 +233,19 @@ static void test_malformed(void)
 	CHECK_EQ_U(conn.error, HTTP1_E_HEADER_COUNT);
 }
 
+static void test_unmatched_response(void)
+{
+	/* a response whose request came before the capture started (found by
+	 * fuzzing: the empty method was once copied past its end) */
+	struct log l = {0};
+	run("", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 204 No Content\r\n\r\n", 0,
+	    false, &l, &conn);
+	CHECK_EQ_U(l.n, 2);
+	CHECK_EQ_U(conn.unmatched, 2);
+	CHECK_EQ_U(l.ev[0].seq, UINT32_MAX);
+	CHECK(l.ev[0].method[0] == '\0');
+}
+
 static void test_gap(void)
 {
 	struct log l = {0};
@@ -260,6 +273,7 @@ int main(void)
 	RUN(test_expect_100_continue);
 	RUN(test_not_decodable);
 	RUN(test_malformed);
+	RUN(test_unmatched_response);
 	RUN(test_gap);
 	return TT_EXIT();
 }
