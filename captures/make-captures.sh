@@ -1,5 +1,6 @@
 #!/bin/sh
-# make-captures.sh PORT - record the committed captures again, against a
+# make-captures.sh PORT [NAME...] - record the committed captures again (only
+# the NAMEd ones, if any, without the derived variants), against a
 # running PostgreSQL on 127.0.0.1:PORT and ::1:PORT (tests/pg_cluster.sh
 # makes one: user postgres trusted, user pgrtt_scram with password "s3cret-pw").
 #
@@ -11,7 +12,9 @@
 # --immediate-mode: without it tcpdump may exit with packets still in the
 # kernel ring (TPACKET_V3 blocks are handed over on a 1 s timeout).
 set -eu
-PORT=${1:?usage: make-captures.sh PORT}
+PORT=${1:?usage: make-captures.sh PORT [NAME...]}
+shift
+ONLY=" $* "
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(dirname "$HERE")
 PGCLIENT=${PGCLIENT:-$SRC/build/tests/pgclient}
@@ -24,11 +27,15 @@ trap 'rm -rf "$TMP"' EXIT
 capture() {
 	name=$1 iface=$2 lt=$3
 	shift 3
+	if [ "$ONLY" != "  " ] && ! echo "$ONLY" | grep -q " $name "; then
+		return 0
+	fi
 	rm -f "$TMP/td.err"
+	filter=${capture_filter:-tcp port $PORT}
 	if [ "$lt" = - ]; then
-		tcpdump -i "$iface" -s 0 -B 65536 -U --immediate-mode -Z root -w "$TMP/$name.pcap" "tcp port $PORT" 2>"$TMP/td.err" &
+		tcpdump -i "$iface" -s 0 -B 65536 -U --immediate-mode -Z root -w "$TMP/$name.pcap" "$filter" 2>"$TMP/td.err" &
 	else
-		tcpdump -i "$iface" -y "$lt" -s 0 -B 65536 -U --immediate-mode -Z root -w "$TMP/$name.pcap" "tcp port $PORT" 2>"$TMP/td.err" &
+		tcpdump -i "$iface" -y "$lt" -s 0 -B 65536 -U --immediate-mode -Z root -w "$TMP/$name.pcap" "$filter" 2>"$TMP/td.err" &
 	fi
 	td=$!
 	for _ in $(seq 50); do grep -q listening "$TMP/td.err" 2>/dev/null && break; sleep 0.1; done
@@ -69,6 +76,26 @@ capture scram lo - env PGUSER=pgrtt_scram PGPASSWORD=s3cret-pw psql -X -qAt -c '
 capture ipv6 lo - psql -X -qAt -h ::1 -c 'SELECT 42'
 capture any-sll any LINUX_SLL "$PGCLIENT" "$CI" pipeline 3
 capture any-sll2 any LINUX_SLL2 "$PGCLIENT" "$CI" pipeline 3
+
+# a blog app (tests/clients/webapp.py) on HTTP port 18080, 5 detail pages and
+# 2 index pages requested one after another, in each pool set-up
+web() { # POOL
+	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 "$1" >"$TMP/app.out" 2>&1 &
+	app=$!
+	for _ in $(seq 50); do grep -q ready "$TMP/app.out" 2>/dev/null && break; sleep 0.1; done
+	/usr/bin/python3 "$SRC/tests/clients/load.py" 18080 1 7 /articles/1 /articles/2 /articles/3 \
+		/articles/4 /articles/5 / /
+	kill $app
+	wait $app 2>/dev/null || true
+}
+webcap() { # NAME POOL
+	capture_filter="tcp port $PORT or tcp port 18080" capture "$1" lo - web "$2"
+}
+webcap web-noping noping
+webcap web-ping-query ping-query
+webcap web-ping-page ping-page
+
+[ "$ONLY" != "  " ] && exit 0
 
 # derived variants: formats and damage
 editcap -F pcapng "$HERE/pgbench-extended.pcap" "$HERE/pgbench-extended.pcapng"

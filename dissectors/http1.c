@@ -307,6 +307,7 @@ static void headers_done(struct http1_conn *c, struct http1_dir *d, uint64_t ts,
 		uint32_t slot = (c->pend_head + c->pend_count) % HTTP1_PENDING_MAX;
 		memcpy(c->pend_method[slot], m->method, sizeof m->method);
 		c->pend_seq[slot] = m->seq = c->next_seq++;
+		c->pend_ts[slot] = m->ts_first;
 		c->pend_count++;
 		if (f.chunked) {
 			d->state = H_CHUNK_SIZE;
@@ -323,6 +324,7 @@ static void headers_done(struct http1_conn *c, struct http1_dir *d, uint64_t ts,
 	/* a response: the oldest request still waiting is the one answered */
 	const char *method = c->pend_count ? c->pend_method[c->pend_head] : "";
 	m->seq = c->pend_count ? c->pend_seq[c->pend_head] : UINT32_MAX;
+	m->request_ts = c->pend_count ? c->pend_ts[c->pend_head] : 0;
 	size_t mlen = strlen(method); /* < sizeof m->method: it came from one */
 	memcpy(m->method, method, mlen + 1);
 	if (m->interim) {

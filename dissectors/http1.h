@@ -56,6 +56,7 @@ struct http1_msg {
 	uint64_t body_bytes;
 	uint64_t ts_first;     /* first byte of the start line */
 	uint64_t ts_last;      /* last byte of the message */
+	uint64_t request_ts;   /* responses: first byte of the request answered, or 0 */
 };
 
 typedef void http1_msg_fn(void *ctx, const struct http1_msg *m);
@@ -74,9 +75,10 @@ struct http1_dir {
 struct http1_conn {
 	struct http1_dir dir[2];
 	/* requests not yet answered, oldest first: their method (for HEAD and
-	 * CONNECT) and sequence number */
+	 * CONNECT), sequence number and first byte's time */
 	char pend_method[HTTP1_PENDING_MAX][16];
 	uint32_t pend_seq[HTTP1_PENDING_MAX];
+	uint64_t pend_ts[HTTP1_PENDING_MAX];
 	uint32_t pend_head, pend_count;
 	uint32_t next_seq;
 	bool started;  /* any byte seen from the client */

@@ -16,8 +16,12 @@ struct flow_key { /* 40 bytes, no implicit padding: hashed and compared whole */
 
 _Static_assert(sizeof(struct flow_key) == 40, "flow_key must have no padding");
 
+enum conn_kind { CONN_PGSQL, CONN_HTTP };
+
 struct conn {
 	struct conn *hnext;
+	uint8_t kind;             /* enum conn_kind */
+	struct http1_conn *http;  /* CONN_HTTP only */
 	struct conn *lru_prev, *lru_next; /* most recently active first */
 	struct analysis *a;
 	struct flow_key key;
@@ -74,12 +78,16 @@ static void key_make(struct flow_key *k, const struct seg *s, bool src_is_client
 	k->sport = src_is_client ? s->dport : s->sport;
 }
 
-static bool is_server_port(const struct analysis *a, uint16_t port)
+/* 1 for a PostgreSQL server port, 2 for an HTTP one, 0 for neither. */
+static int port_kind(const struct analysis *a, uint16_t port)
 {
 	for (int i = 0; i < a->opts.nports; i++)
 		if (a->opts.ports[i] == port)
-			return true;
-	return false;
+			return 1;
+	for (int i = 0; i < a->opts.nhttp_ports; i++)
+		if (a->opts.http_ports[i] == port)
+			return 2;
+	return 0;
 }
 
 /* ----------------------------------------------------------------------
@@ -174,15 +182,29 @@ static void on_pg_msg(void *ctx, const struct pgsql_msg *m)
 		c->a->opts.on_msg(c->a->opts.ctx, &c->sum, m);
 }
 
+static void on_http_msg(void *ctx, const struct http1_msg *m)
+{
+	struct conn *c = ctx;
+	if (c->a->opts.on_http)
+		c->a->opts.on_http(c->a->opts.ctx, &c->sum, m);
+}
+
 static void on_data(void *ctx, int side, const uint8_t *p, size_t n, uint64_t ts)
 {
 	struct conn *c = ctx;
-	pgsql_feed(&c->pg, (enum pgsql_side)side, p, n, ts, on_pg_msg, c);
+	if (c->kind == CONN_HTTP)
+		http1_feed(c->http, (enum http1_side)side, p, n, ts, on_http_msg, c);
+	else
+		pgsql_feed(&c->pg, (enum pgsql_side)side, p, n, ts, on_pg_msg, c);
 }
 
 static void on_gap(void *ctx, int side, uint64_t n, uint64_t ts)
 {
 	struct conn *c = ctx;
+	if (c->kind == CONN_HTTP) {
+		http1_gap(c->http, (enum http1_side)side, n);
+		return;
+	}
 	rtt_gap(&c->rtt, (enum pgsql_side)side);
 	pgsql_gap(&c->pg, (enum pgsql_side)side, n, ts, on_pg_msg, c);
 }
@@ -194,11 +216,20 @@ static void on_round_trip(void *ctx, const struct rt *rt)
 }
 
 static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint64_t h,
-			     bool from_start, uint64_t ts)
+			     bool from_start, uint64_t ts, enum conn_kind kind)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
+	c->kind = (uint8_t)kind;
+	if (kind == CONN_HTTP) {
+		c->http = malloc(sizeof(*c->http));
+		if (!c->http) {
+			free(c);
+			return NULL;
+		}
+		http1_conn_init(c->http);
+	}
 	c->a = a;
 	c->key = *k;
 	c->hash = h;
@@ -217,10 +248,13 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 	c->hnext = *pp;
 	*pp = c;
 	a->nopen++;
-	a->tot.connections++;
+	if (kind == CONN_HTTP)
+		a->tot.http.connections++;
+	else
+		a->tot.connections++;
 	if (a->nopen > a->nbuckets)
 		grow(a);
-	if (a->opts.on_conn)
+	if (a->opts.on_conn && kind == CONN_PGSQL)
 		a->opts.on_conn(a->opts.ctx, &c->sum);
 	return c;
 }
@@ -245,11 +279,43 @@ static void add_stats(struct rtt_stats *t, const struct rtt_stats *s)
 			t->msgs[d][i] += s->msgs[d][i];
 }
 
+static void unlink_and_free(struct analysis *a, struct conn *c)
+{
+	struct conn **pp = slot_of(a, &c->key, c->hash);
+	if (*pp == c)
+		*pp = c->hnext;
+	lru_unlink(a, c);
+	a->nopen--;
+	for (int s = 0; s < 2; s++)
+		reasm_free(&c->tcp[s]);
+	free(c->http);
+	free(c);
+}
+
+static void http_close(struct analysis *a, struct conn *c, uint64_t ts)
+{
+	struct http1_conn *h = c->http;
+	http1_eof(h, HTTP1_SERVER, ts, on_http_msg, c); /* ends a read-until-close body */
+	a->tot.http.requests += h->requests;
+	a->tot.http.responses += h->responses;
+	a->tot.http.interim += h->interim;
+	a->tot.http.unmatched += h->unmatched;
+	a->tot.http.malformed += h->malformed;
+	a->tot.http.not_decodable += h->error == HTTP1_E_HTTP2 || h->error == HTTP1_E_TLS ||
+				     h->error == HTTP1_E_UPGRADE;
+	a->tot.http.gaps += c->tcp[0].gaps + c->tcp[1].gaps;
+	unlink_and_free(a, c);
+}
+
 /* Close a connection: flush, summarise, list, free. */
 static void conn_close(struct analysis *a, struct conn *c, uint64_t ts)
 {
 	for (int s = 0; s < 2; s++)
 		reasm_flush(&c->tcp[s], &c->out[s], ts);
+	if (c->kind == CONN_HTTP) {
+		http_close(a, c, ts);
+		return;
+	}
 	rtt_finish(&c->rtt);
 
 	struct conn_summary *m = &c->sum;
@@ -307,14 +373,7 @@ static void conn_close(struct analysis *a, struct conn *c, uint64_t ts)
 	else
 		t->conns_not_listed++;
 
-	struct conn **pp = slot_of(a, &c->key, c->hash);
-	if (*pp == c)
-		*pp = c->hnext;
-	lru_unlink(a, c);
-	a->nopen--;
-	for (int s = 0; s < 2; s++)
-		reasm_free(&c->tcp[s]);
-	free(c);
+	unlink_and_free(a, c);
 }
 
 /* The table is full: close the connection seen least recently. */
@@ -372,14 +431,18 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 		return;
 	}
 
-	bool dst_srv = is_server_port(a, s.dport), src_srv = is_server_port(a, s.sport);
+	int dst_kind = port_kind(a, s.dport), src_kind = port_kind(a, s.sport);
+	bool dst_srv = dst_kind != 0, src_srv = src_kind != 0;
 	if (!dst_srv && !src_srv) {
 		a->tot.other_packets++;
 		if ((s.flags & (TCP_SYN | TCP_ACK)) == TCP_SYN)
 			note_other_port(a, s.dport);
 		return;
 	}
-	a->tot.pg_packets++;
+	if (dst_kind == 1 || src_kind == 1)
+		a->tot.pg_packets++;
+	else
+		a->tot.http.packets++;
 
 	/* look the flow up in the likelier orientation first */
 	bool from_client = dst_srv &&
@@ -429,7 +492,9 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 		}
 		if (a->nopen >= a->opts.max_open)
 			evict_one(a, ts);
-		c = conn_new(a, &k, h, (s.flags & TCP_SYN) != 0, ts);
+		int server_kind = port_kind(a, k.sport);
+		c = conn_new(a, &k, h, (s.flags & TCP_SYN) != 0, ts,
+			     server_kind == 2 ? CONN_HTTP : CONN_PGSQL);
 		if (!c) {
 			a->tot.nomem++;
 			return;
@@ -438,7 +503,7 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 		c->sum.server_from = server_from;
 	}
 
-	int side = from_client ? PGSQL_FE : PGSQL_BE;
+	int side = from_client ? PGSQL_FE : PGSQL_BE; /* = HTTP1_CLIENT / HTTP1_SERVER */
 	lru_touch(a, c);
 	c->sum.packets++;
 	c->sum.last_ts = ts;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "http1.h"
 #include "netdecode.h"
 #include "pgsql.h"
 #include "rtt.h"
@@ -44,10 +45,14 @@ struct analysis;
 typedef void analysis_msg_fn(void *ctx, const struct conn_summary *c, const struct pgsql_msg *m);
 typedef void analysis_conn_fn(void *ctx, const struct conn_summary *c);
 typedef void analysis_rt_fn(void *ctx, const struct conn_summary *c, const struct rt *rt);
+typedef void analysis_http_fn(void *ctx, const struct conn_summary *c, const struct http1_msg *m);
 
 struct analysis_opts {
 	uint16_t ports[ANALYSIS_MAX_PORTS];
 	int nports;
+	uint16_t http_ports[ANALYSIS_MAX_PORTS]; /* HTTP/1.x servers (--http-port) */
+	int nhttp_ports;
+	analysis_http_fn *on_http;    /* every complete HTTP message */
 	analysis_msg_fn *on_msg;      /* every PostgreSQL message (pgrtt dump) */
 	analysis_conn_fn *on_conn;    /* a connection was first seen */
 	analysis_rt_fn *on_rt;        /* every round trip, once classified (in order per connection) */
@@ -59,6 +64,10 @@ struct analysis_totals {
 	uint64_t packets, pg_packets, other_packets, not_ip, not_tcp, fragments, truncated_hdr,
 		bad_hdr;
 	uint64_t connections, conns_not_listed, evicted;
+	struct {
+		uint64_t packets, connections, requests, responses, interim, unmatched, malformed,
+			not_decodable, gaps;
+	} http;
 	uint64_t first_ts, last_ts;
 	struct rtt_stats st; /* sums over connections (names unused) */
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,

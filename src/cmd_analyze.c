@@ -21,6 +21,8 @@ static void help(FILE *out)
 	      "  -r, --read FILE        read FILE (same as naming it; repeatable)\n"
 	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
 	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
+	      "      --http-port PORT   an HTTP/1.x server port whose requests are framed\n"
+	      "                         (repeatable)\n"
 	      "  -F, --format FMT       text (default) or json (see docs/json.md)\n"
 	      "  -o, --output FILE      write the report to FILE instead of standard output\n"
 	      "      --no-progress      no progress line, even on a terminal\n"
@@ -43,11 +45,15 @@ int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **fo
 		{"no-progress", no_argument, NULL, 1},
 		{"nano", no_argument, NULL, 2},
 		{"conn", required_argument, NULL, 3},
+		{"http-port", required_argument, NULL, 4},
+		{"route", required_argument, NULL, 5},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	static char *files[256];
+	static struct route_set routes;
 	ro->files = files;
+	ro->routes = &routes;
 	ro->progress = isatty(2);
 	int c;
 	opterr = 0;
@@ -107,6 +113,25 @@ int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **fo
 				return -1;
 			}
 			*conn_filter = (int)v;
+			break;
+		}
+		case 4:
+			if (ro->nhttp_ports == ANALYSIS_MAX_PORTS) {
+				usage_error("at most %d HTTP ports", ANALYSIS_MAX_PORTS);
+				return -1;
+			}
+			if (!parse_port(optarg, &ro->http_ports[ro->nhttp_ports])) {
+				usage_error("bad HTTP port \"%s\": expected 1-65535", optarg);
+				return -1;
+			}
+			ro->nhttp_ports++;
+			break;
+		case 5: {
+			char err[160];
+			if (!route_add_pattern(&routes, optarg, err, sizeof err)) {
+				usage_error("%s", err);
+				return -1;
+			}
 			break;
 		}
 		case 'h':

@@ -12,6 +12,7 @@ struct dump_ctx {
 	bool nano;
 	int conn;
 	bool round_trips;
+	const struct route_set *routes;
 };
 
 static void help(FILE *out)
@@ -28,6 +29,9 @@ static void help(FILE *out)
 	      "  -r, --read FILE        read FILE (same as naming it; repeatable)\n"
 	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
 	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
+	      "      --http-port PORT   also frame HTTP/1.x on this server port: one line per\n"
+	      "                         request and response, with its route (repeatable)\n"
+	      "      --route PATTERN    a route pattern, e.g. 'GET /articles/{id}' (repeatable)\n"
 	      "      --conn N           only connection N\n"
 	      "      --round-trips      one line per round trip instead of per message:\n"
 	      "                         class (ping role), frontend messages, ReadyForQuery,\n"
@@ -73,6 +77,32 @@ static void on_msg(void *ctx, const struct conn_summary *c, const struct pgsql_m
 		pgsql_type_name((enum pgsql_side)m->side, m->type), sum[0] ? " " : "", sum);
 }
 
+static void on_http(void *ctx, const struct conn_summary *c, const struct http1_msg *m)
+{
+	struct dump_ctx *d = ctx;
+	if (d->conn && (uint64_t)d->conn != c->id)
+		return;
+	print_time(d, m->request ? m->ts_first : m->ts_last);
+	if (m->request) {
+		char route[ROUTE_MAX];
+		route_of(d->routes, m->method, m->target, route, sizeof route);
+		fprintf(d->out, " c%" PRIu64 " > HTTP %s %s%s #%u route \"%s\"", c->id, m->method,
+			m->target, m->target_truncated ? "..." : "", m->seq, route);
+	} else {
+		fprintf(d->out, " c%" PRIu64 " < HTTP %u%s", c->id, m->status,
+			m->interim ? " (interim)" : "");
+		if (m->seq != UINT32_MAX)
+			fprintf(d->out, " for #%u %s", m->seq, m->method);
+		else if (!m->interim)
+			fprintf(d->out, " (request not captured)");
+	}
+	fprintf(d->out, " %" PRIu64 " body bytes%s", m->body_bytes,
+		m->close_delimited ? " until close" : "");
+	if (!m->request && !m->interim && m->request_ts && m->ts_last >= m->request_ts)
+		fprintf(d->out, ", page %.3f ms", (double)(m->ts_last - m->request_ts) / 1e6);
+	fputc('\n', d->out);
+}
+
 static void on_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)
 {
 	struct dump_ctx *d = ctx;
@@ -100,7 +130,7 @@ int cmd_dump(int argc, char **argv)
 {
 	struct read_opts ro = {0};
 	const char *output = NULL;
-	struct dump_ctx d = {stdout, false, 0, false};
+	struct dump_ctx d = {stdout, false, 0, false, NULL};
 	for (int i = 1; i < argc; i++) { /* dump's own flag; the rest are shared */
 		if (strcmp(argv[i], "--round-trips") == 0) {
 			d.round_trips = true;
@@ -122,12 +152,14 @@ int cmd_dump(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	struct analysis_opts ao = {0};
+	d.routes = ro.routes;
 	if (d.round_trips) {
 		ao.on_rt = on_rt;
 	} else {
 		ao.on_msg = on_msg;
 		ao.on_conn = on_conn;
 	}
+	ao.on_http = on_http;
 	ao.ctx = &d;
 	static struct analysis a;
 	bool partial;

@@ -38,6 +38,8 @@ int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct an
 {
 	memcpy(ao->ports, ro->ports, sizeof ao->ports);
 	ao->nports = ro->nports;
+	memcpy(ao->http_ports, ro->http_ports, sizeof ao->http_ports);
+	ao->nhttp_ports = ro->nhttp_ports;
 	*partial = false;
 	if (analysis_init(a, ao) != 0) {
 		warnx_("out of memory");

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "route.h"
 
 int cmd_analyze(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
@@ -17,6 +18,9 @@ struct read_opts {
 	const char *filter;
 	uint16_t ports[ANALYSIS_MAX_PORTS];
 	int nports;
+	uint16_t http_ports[ANALYSIS_MAX_PORTS];
+	int nhttp_ports;
+	struct route_set *routes; /* --route patterns; never NULL after parsing */
 	bool progress;
 };
 

@@ -192,6 +192,22 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 	cJSON_AddNumberToObject(tot, "evicted", (double)t->evicted);
 	cJSON_AddNumberToObject(tot, "connections_not_listed", (double)t->conns_not_listed);
 
+	if (a->opts.nhttp_ports) {
+		cJSON *h = cJSON_AddObjectToObject(root, "http");
+		cJSON *hp = cJSON_AddArrayToObject(h, "ports");
+		for (int i = 0; i < a->opts.nhttp_ports; i++)
+			cJSON_AddItemToArray(hp, cJSON_CreateNumber(a->opts.http_ports[i]));
+		cJSON_AddNumberToObject(h, "packets", (double)t->http.packets);
+		cJSON_AddNumberToObject(h, "connections", (double)t->http.connections);
+		cJSON_AddNumberToObject(h, "requests", (double)t->http.requests);
+		cJSON_AddNumberToObject(h, "responses", (double)t->http.responses);
+		cJSON_AddNumberToObject(h, "interim_responses", (double)t->http.interim);
+		cJSON_AddNumberToObject(h, "unmatched_responses", (double)t->http.unmatched);
+		cJSON_AddNumberToObject(h, "malformed", (double)t->http.malformed);
+		cJSON_AddNumberToObject(h, "not_decodable", (double)t->http.not_decodable);
+		cJSON_AddNumberToObject(h, "gaps", (double)t->http.gaps);
+	}
+
 	cJSON *conns = cJSON_AddArrayToObject(root, "connections");
 	for (uint32_t i = 0; i < a->nlisted; i++)
 		cJSON_AddItemToArray(conns, connection(&a->listed[i]));

@@ -87,6 +87,12 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 	fprintf(out, "damage: gaps %" PRIu64 " (%" PRIu64 " bytes)  malformed %" PRIu64
 		     "  mid-stream %" PRIu64 "  encrypted %" PRIu64 "\n",
 		t->gaps, t->gap_bytes, t->malformed, t->mid_stream, t->tls);
+	if (a->opts.nhttp_ports)
+		fprintf(out, "http: %" PRIu64 " connections, %" PRIu64 " requests, %" PRIu64
+			     " responses (%" PRIu64 " interim, %" PRIu64 " without their request), "
+			     "malformed %" PRIu64 ", not decodable %" PRIu64 ", gaps %" PRIu64 "\n",
+			t->http.connections, t->http.requests, t->http.responses, t->http.interim,
+			t->http.unmatched, t->http.malformed, t->http.not_decodable, t->http.gaps);
 	if (t->truncated_hdr || t->fragments || t->bad_hdr || t->nomem || t->evicted)
 		fprintf(out, "skipped packets: truncated headers %" PRIu64 ", fragments %" PRIu64
 			     ", bad headers %" PRIu64 "; evicted connections %" PRIu64

@@ -49,8 +49,9 @@ def main():
         print(f"{name}: not in EXPECTED")
         return 1
     path = os.path.join(capdir, name)
-    proc = subprocess.run([pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress", path],
-                          capture_output=True, text=True)
+    extra = ["--http-port", "18080"] if name.startswith("web-") else []
+    proc = subprocess.run([pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress"] + extra
+                          + [path], capture_output=True, text=True)
     doc = json.loads(proc.stdout) if proc.stdout.strip() else {}
     need_tshark = any("tshark" in c for c in checks)
     if need_tshark and not shutil.which("tshark"):

@@ -108,6 +108,7 @@ static void test_keepalive_pipelined(void)
 	CHECK_EQ_U(whole.ev[3].seq, 0);
 	CHECK_EQ_U(whole.ev[4].seq, 1);
 	CHECK_EQ_U(whole.ev[5].seq, 2);
+	CHECK_EQ_U(whole.ev[3].ts_first, 2); /* fed whole: the server's bytes came at 2 */
 	CHECK(strcmp(whole.ev[5].method, "POST") == 0);
 	CHECK_EQ_U(conn.requests, 3);
 	CHECK_EQ_U(conn.responses, 3);
