@@ -633,6 +633,11 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 		r->st.last_status = st;
 		r->seen_ready = true;
 		r->copy_in = false;
+		/* every sync point answered: the round trip is complete now, not
+		 * when the client next speaks (an idle pooled connection may not
+		 * speak for minutes) */
+		if (c->rfq >= c->sync_points && c->sync_points > 0 && !r->after_gap)
+			finish_rt(r);
 		break;
 	}
 	case PGSQL_BE_DATA_ROW:
