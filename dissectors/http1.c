@@ -564,3 +564,17 @@ void http1_gap(struct http1_conn *c, enum http1_side side, uint64_t n)
 	}
 	die(c, d, HTTP1_E_GAP);
 }
+
+bool http1_oldest_open(const struct http1_conn *c, uint64_t *ts)
+{
+	if (c->pend_count) {
+		*ts = c->pend_ts[c->pend_head];
+		return true;
+	}
+	const struct http1_dir *d = &c->dir[HTTP1_CLIENT];
+	if (d->state != H_START && d->state != H_DEAD) {
+		*ts = d->cur.ts_first;
+		return true;
+	}
+	return false;
+}

@@ -103,6 +103,10 @@ void http1_eof(struct http1_conn *c, enum http1_side side, uint64_t ts_ns, http1
  * side stays in step; otherwise it stops decoding (HTTP1_E_GAP). */
 void http1_gap(struct http1_conn *c, enum http1_side side, uint64_t n);
 
+/* The first-byte time of the oldest request not yet answered (received in
+ * part or whole); false when there is none. */
+bool http1_oldest_open(const struct http1_conn *c, uint64_t *ts);
+
 const char *http1_error_name(int e);
 
 #endif

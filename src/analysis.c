@@ -22,6 +22,7 @@ struct conn {
 	struct conn *hnext;
 	uint8_t kind;             /* enum conn_kind */
 	struct http1_conn *http;  /* CONN_HTTP only */
+	uint32_t *page_route;     /* CONN_HTTP: route id by request seq % HTTP1_PENDING_MAX */
 	struct conn *lru_prev, *lru_next; /* most recently active first */
 	struct analysis *a;
 	struct flow_key key;
@@ -167,6 +168,11 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 	hist_init(&a->lat);
 	for (int i = 0; i < RT_NCLASS; i++)
 		hist_init(&a->lat_class[i]);
+	if (a->opts.nhttp_ports) {
+		if (attrib_init(&a->attrib, a->opts.grace_ns) != 0)
+			return -1;
+		a->attributing = true;
+	}
 	return 0;
 }
 
@@ -185,6 +191,15 @@ static void on_pg_msg(void *ctx, const struct pgsql_msg *m)
 static void on_http_msg(void *ctx, const struct http1_msg *m)
 {
 	struct conn *c = ctx;
+	struct analysis *a = c->a;
+	if (a->attributing && m->request) {
+		char route[ROUTE_MAX];
+		route_of(a->opts.routes, m->method, m->target, route, sizeof route);
+		c->page_route[m->seq % HTTP1_PENDING_MAX] = attrib_route(&a->attrib, route);
+	} else if (a->attributing && !m->interim && m->seq != UINT32_MAX) {
+		attrib_page(&a->attrib, c->page_route[m->seq % HTTP1_PENDING_MAX], m->request_ts,
+			    m->ts_last, c->sum.id);
+	}
 	if (c->a->opts.on_http)
 		c->a->opts.on_http(c->a->opts.ctx, &c->sum, m);
 }
@@ -212,7 +227,10 @@ static void on_gap(void *ctx, int side, uint64_t n, uint64_t ts)
 static void on_round_trip(void *ctx, const struct rt *rt)
 {
 	struct conn *c = ctx;
-	c->a->opts.on_rt(c->a->opts.ctx, &c->sum, rt);
+	if (c->a->attributing)
+		attrib_rt(&c->a->attrib, c->sum.id, rt);
+	if (c->a->opts.on_rt)
+		c->a->opts.on_rt(c->a->opts.ctx, &c->sum, rt);
 }
 
 static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint64_t h,
@@ -229,6 +247,12 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 			return NULL;
 		}
 		http1_conn_init(c->http);
+		c->page_route = calloc(HTTP1_PENDING_MAX, sizeof(*c->page_route));
+		if (!c->page_route) {
+			free(c->http);
+			free(c);
+			return NULL;
+		}
 	}
 	c->a = a;
 	c->key = *k;
@@ -243,7 +267,8 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 	}
 	pgsql_conn_init(&c->pg, from_start);
 	hist_init(&c->lat);
-	rtt_init(&c->rtt, &c->lat, a->lat_class, a->opts.on_rt ? on_round_trip : NULL, c);
+	rtt_init(&c->rtt, &c->lat, a->lat_class,
+		 a->opts.on_rt || a->attributing ? on_round_trip : NULL, c);
 	struct conn **pp = slot_of(a, k, h);
 	c->hnext = *pp;
 	*pp = c;
@@ -289,6 +314,7 @@ static void unlink_and_free(struct analysis *a, struct conn *c)
 	for (int s = 0; s < 2; s++)
 		reasm_free(&c->tcp[s]);
 	free(c->http);
+	free(c->page_route);
 	free(c);
 }
 
@@ -399,6 +425,31 @@ static void note_other_port(struct analysis *a, uint16_t port)
 			return;
 		}
 	}
+}
+
+/* Loopback captures are not time-ordered across connections by up to tens of
+ * microseconds (docs/perf): stay this far behind the newest packet. */
+#define REORDER_TOLERANCE_NS 1000000ull
+
+/* The earliest time at which anything still open - a round trip not yet
+ * classified, a request not yet answered - started. */
+static uint64_t watermark(const struct analysis *a)
+{
+	uint64_t w = a->tot.last_ts > REORDER_TOLERANCE_NS ? a->tot.last_ts - REORDER_TOLERANCE_NS : 0;
+	for (struct conn *c = a->lru_head; c; c = c->lru_next) {
+		if (c->kind == CONN_HTTP) {
+			uint64_t t;
+			if (http1_oldest_open(c->http, &t) && t < w)
+				w = t;
+		} else {
+			const struct rtt *r = &c->rtt;
+			if (r->npend && r->pend[0].t_start < w)
+				w = r->pend[0].t_start;
+			if (r->open && r->cur.has_start && r->cur.t_start < w)
+				w = r->cur.t_start;
+		}
+	}
+	return w;
 }
 
 void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t caplen,
@@ -525,6 +576,10 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 	} else if (c->tcp[0].closed && c->tcp[1].closed) {
 		conn_close(a, c, ts);
 	}
+	if (a->attributing && a->tot.packets >= a->next_settle) {
+		attrib_settle(&a->attrib, watermark(a));
+		a->next_settle = a->tot.packets + 4096;
+	}
 }
 
 static int by_id(const void *x, const void *y)
@@ -563,11 +618,15 @@ void analysis_finish(struct analysis *a)
 				conn_close(a, a->buckets[i], a->tot.last_ts);
 	if (a->nlisted)
 		qsort(a->listed, a->nlisted, sizeof(*a->listed), by_id);
+	if (a->attributing)
+		attrib_finish(&a->attrib);
 }
 
 void analysis_free(struct analysis *a)
 {
 	analysis_finish(a);
+	if (a->attributing)
+		attrib_free(&a->attrib);
 	free(a->buckets);
 	free(a->listed);
 	memset(a, 0, sizeof(*a));

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "attrib.h"
 #include "hist.h"
 #include "http1.h"
 #include "netdecode.h"
@@ -53,6 +54,8 @@ struct analysis_opts {
 	uint16_t http_ports[ANALYSIS_MAX_PORTS]; /* HTTP/1.x servers (--http-port) */
 	int nhttp_ports;
 	analysis_http_fn *on_http;    /* every complete HTTP message */
+	const struct route_set *routes; /* --route patterns (may be NULL) */
+	uint64_t grace_ns;            /* --grace: release pings after a response */
 	analysis_msg_fn *on_msg;      /* every PostgreSQL message (pgrtt dump) */
 	analysis_conn_fn *on_conn;    /* a connection was first seen */
 	analysis_rt_fn *on_rt;        /* every round trip, once classified (in order per connection) */
@@ -90,6 +93,9 @@ struct analysis {
 	struct analysis_totals tot;
 	struct hist lat;                /* all round trips with a measured latency */
 	struct hist lat_class[RT_NCLASS];
+	struct attrib attrib;           /* pages and routes, with HTTP ports */
+	bool attributing;
+	uint64_t next_settle;           /* packet count of the next watermark pass */
 	bool finished;
 };
 

@@ -21,8 +21,12 @@ static void help(FILE *out)
 	      "  -r, --read FILE        read FILE (same as naming it; repeatable)\n"
 	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
 	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
-	      "      --http-port PORT   an HTTP/1.x server port whose requests are framed\n"
-	      "                         (repeatable)\n"
+	      "      --http-port PORT   an HTTP/1.x server port: its requests are pages and\n"
+	      "                         round trips are attributed to them (repeatable)\n"
+	      "      --route PATTERN    a route, e.g. 'GET /articles/{id}' (repeatable; first\n"
+	      "                         match wins, before the automatic {id}/{slug} collapsing)\n"
+	      "      --grace MS         round trips starting up to MS after a response still\n"
+	      "                         belong to its page (release pings; default 2)\n"
 	      "  -F, --format FMT       text (default) or json (see docs/json.md)\n"
 	      "  -o, --output FILE      write the report to FILE instead of standard output\n"
 	      "      --no-progress      no progress line, even on a terminal\n"
@@ -47,6 +51,7 @@ int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **fo
 		{"conn", required_argument, NULL, 3},
 		{"http-port", required_argument, NULL, 4},
 		{"route", required_argument, NULL, 5},
+		{"grace", required_argument, NULL, 6},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -54,6 +59,7 @@ int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **fo
 	static struct route_set routes;
 	ro->files = files;
 	ro->routes = &routes;
+	ro->grace_ns = ATTRIB_GRACE_NS;
 	ro->progress = isatty(2);
 	int c;
 	opterr = 0;
@@ -132,6 +138,16 @@ int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **fo
 				usage_error("%s", err);
 				return -1;
 			}
+			break;
+		}
+		case 6: {
+			char *end;
+			double ms = strtod(optarg, &end);
+			if (*end || !(ms >= 0 && ms <= 60000)) {
+				usage_error("bad --grace \"%s\": milliseconds, 0 to 60000", optarg);
+				return -1;
+			}
+			ro->grace_ns = (uint64_t)(ms * 1e6);
 			break;
 		}
 		case 'h':

@@ -40,6 +40,8 @@ int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct an
 	ao->nports = ro->nports;
 	memcpy(ao->http_ports, ro->http_ports, sizeof ao->http_ports);
 	ao->nhttp_ports = ro->nhttp_ports;
+	ao->routes = ro->routes;
+	ao->grace_ns = ro->grace_ns;
 	*partial = false;
 	if (analysis_init(a, ao) != 0) {
 		warnx_("out of memory");

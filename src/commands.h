@@ -21,6 +21,7 @@ struct read_opts {
 	uint16_t http_ports[ANALYSIS_MAX_PORTS];
 	int nhttp_ports;
 	struct route_set *routes; /* --route patterns; never NULL after parsing */
+	uint64_t grace_ns;        /* --grace */
 	bool progress;
 };
 

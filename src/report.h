@@ -19,6 +19,7 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 int report_json(FILE *out, const struct analysis *a, const struct report_input *in);
 
 /* Shared helpers */
+const char *route_attribution(const struct attrib_route *r);
 const char *tls_name(uint8_t tls);
 void ts_format(char *buf, size_t cap, uint64_t ts_ns);
 

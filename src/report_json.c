@@ -127,6 +127,43 @@ static cJSON *connection(const struct conn_summary *c)
 	return o;
 }
 
+static cJSON *route_json(const struct attrib_route *r)
+{
+	double n = (double)r->pages;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "route", r->name);
+	cJSON_AddNumberToObject(o, "pages", n);
+	cJSON_AddNumberToObject(o, "pages_exact", (double)r->pages_exact);
+	cJSON_AddStringToObject(o, "attribution", route_attribution(r));
+	cJSON *rt = cJSON_AddObjectToObject(o, "round_trips_per_page");
+	cJSON_AddNumberToObject(rt, "mean", r->rt / n);
+	if (r->pages_exact) {
+		cJSON_AddNumberToObject(rt, "min", r->rt_min);
+		cJSON_AddNumberToObject(rt, "max", r->rt_max);
+		cJSON *dist = cJSON_AddObjectToObject(rt, "distribution"); /* exact pages */
+		for (int k = 0; k <= ATTRIB_DIST_MAX; k++) {
+			if (!r->rt_dist[k])
+				continue;
+			char key[16];
+			snprintf(key, sizeof key, k < ATTRIB_DIST_MAX ? "%d" : "%d+", k);
+			cJSON_AddNumberToObject(dist, key, (double)r->rt_dist[k]);
+		}
+	}
+	cJSON_AddNumberToObject(o, "ready_for_query_per_page", r->rfq / n);
+	cJSON *bc = cJSON_AddObjectToObject(o, "by_class_per_page");
+	for (int c = 0; c < RT_NCLASS; c++)
+		cJSON_AddNumberToObject(bc, rt_class_name(c), r->by_class[c] / n);
+	cJSON_AddNumberToObject(bc, "ping_acquire", r->pings[PING_ACQUIRE] / n);
+	cJSON_AddNumberToObject(bc, "ping_release", r->pings[PING_RELEASE] / n);
+	cJSON_AddNumberToObject(bc, "ping_idle", r->pings[PING_IDLE] / n);
+	cJSON *lat = cJSON_AddObjectToObject(o, "http_latency_ms");
+	cJSON_AddNumberToObject(lat, "p50", (double)hist_quantile(r->http_ns, 0.5) / 1e6);
+	cJSON_AddNumberToObject(lat, "p99", (double)hist_quantile(r->http_ns, 0.99) / 1e6);
+	cJSON_AddNumberToObject(o, "pg_time_per_page_ms", r->pg_ns / n / 1e6);
+	cJSON_AddNumberToObject(o, "connections_per_page", r->conns / n);
+	return o;
+}
+
 int report_json(FILE *out, const struct analysis *a, const struct report_input *in)
 {
 	const struct analysis_totals *t = &a->tot;
@@ -206,6 +243,16 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		cJSON_AddNumberToObject(h, "malformed", (double)t->http.malformed);
 		cJSON_AddNumberToObject(h, "not_decodable", (double)t->http.not_decodable);
 		cJSON_AddNumberToObject(h, "gaps", (double)t->http.gaps);
+		const struct attrib *at = &a->attrib;
+		cJSON_AddNumberToObject(h, "grace_ms", (double)at->grace_ns / 1e6);
+		cJSON_AddNumberToObject(h, "round_trips_in_pages", (double)at->rts_in_pages);
+		cJSON_AddNumberToObject(h, "round_trips_outside_pages", (double)at->rts_outside);
+		cJSON_AddNumberToObject(h, "round_trips_mixed_routes", (double)at->rts_mixed);
+		cJSON_AddNumberToObject(h, "dropped", (double)at->dropped);
+		cJSON *routes = cJSON_AddArrayToObject(root, "routes");
+		for (uint32_t i = 0; i < at->nroutes; i++)
+			if (at->routes[i].pages)
+				cJSON_AddItemToArray(routes, route_json(&at->routes[i]));
 	}
 
 	cJSON *conns = cJSON_AddArrayToObject(root, "connections");

@@ -52,6 +52,40 @@ static void class_line(FILE *out, const struct rtt_stats *st)
 	fputc('\n', out);
 }
 
+const char *route_attribution(const struct attrib_route *r)
+{
+	if (r->pages_aggregate == 0)
+		return "exact";
+	return r->pages_exact ? "exact+aggregate" : "aggregate";
+}
+
+static void routes_table(FILE *out, const struct analysis *a)
+{
+	const struct attrib *at = &a->attrib;
+	fprintf(out, "\nroutes (a round trip belongs to the page it starts in, or up to %.1f ms after):\n",
+		(double)at->grace_ns / 1e6);
+	fprintf(out, "  %-28s %6s %8s %9s %7s %-19s %6s %6s %6s %8s %8s %6s  %s\n", "route", "pages",
+		"rt/page", "rfq/page", "query", "ping (acq/rel)", "reset", "tx", "prep", "p50 ms",
+		"p99 ms", "conns", "attribution");
+	for (uint32_t i = 0; i < at->nroutes; i++) {
+		const struct attrib_route *r = &at->routes[i];
+		if (!r->pages)
+			continue;
+		double n = (double)r->pages;
+		char ping[48];
+		snprintf(ping, sizeof ping, "%.2f (%.2f/%.2f)", r->by_class[RT_PING] / n,
+			 r->pings[PING_ACQUIRE] / n, r->pings[PING_RELEASE] / n);
+		fprintf(out, "  %-28s %6" PRIu64 " %8.2f %9.2f %7.2f %-19s %6.2f %6.2f %6.2f %8.3f %8.3f %6.2f  %s\n",
+			r->name, r->pages, r->rt / n, r->rfq / n, r->by_class[RT_QUERY] / n, ping,
+			r->by_class[RT_RESET] / n, r->by_class[RT_TRANSACTION] / n,
+			r->by_class[RT_PREPARE] / n, ms(hist_quantile(r->http_ns, 0.5)),
+			ms(hist_quantile(r->http_ns, 0.99)), r->conns / n, route_attribution(r));
+	}
+	fprintf(out, "round trips: %" PRIu64 " in pages, %" PRIu64 " outside any page, %" PRIu64
+		     " in windows of several routes at once (not attributed)\n",
+		at->rts_in_pages, at->rts_outside, at->rts_mixed);
+}
+
 void report_text(FILE *out, const struct analysis *a, const struct report_input *in)
 {
 	const struct analysis_totals *t = &a->tot;
@@ -99,6 +133,8 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 			     "; out of memory %" PRIu64 "\n",
 			t->truncated_hdr, t->fragments, t->bad_hdr, t->evicted, t->nomem);
 
+	if (a->attributing)
+		routes_table(out, a);
 	if (a->nlisted == 0)
 		return;
 	fprintf(out, "\n%4s  %-22s %-22s %7s %7s %7s %7s %7s %5s %5s %5s %5s %8s %8s  %s\n", "id",

@@ -1,0 +1,75 @@
+/* attrib.h - PostgreSQL round trips attributed to HTTP pages and routes.
+ *
+ * A page is one request/response pair, from the request's first byte to the
+ * response's last.  A round trip whose flight starts inside one page's
+ * window (or within `grace` after its response, for release pings sent from
+ * a background task) belongs to that page.  Both kinds of events arrive
+ * late and out of order (round trips when complete, pages when answered),
+ * so both wait in buffers until a watermark - the earliest time anything
+ * still open could start at - has passed them; memory follows the pages in
+ * flight, not the capture.
+ *
+ * Attribution per page is "exact" when its window overlaps no other page's.
+ * Overlapping pages of one route share the round trips in their windows
+ * equally ("aggregate"); round trips in windows of several routes at once
+ * are counted as "mixed" and left out of the routes.
+ */
+#ifndef PGRTT_ATTRIB_H
+#define PGRTT_ATTRIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "route.h"
+#include "rtt.h"
+
+#define ATTRIB_ROUTES_MAX 512
+#define ATTRIB_BUFFER_MAX (1u << 20) /* pages or round trips waiting: beyond, counted as dropped */
+#define ATTRIB_DIST_MAX 64           /* distribution buckets: 0 .. 63 round trips per page */
+#define ATTRIB_GRACE_NS 2000000ull   /* default --grace: 2 ms */
+
+struct attrib_route {
+	char name[ROUTE_MAX];
+	uint64_t pages, pages_exact, pages_aggregate;
+	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns, conns;
+	uint32_t rt_min, rt_max;                /* over exact pages */
+	uint64_t rt_dist[ATTRIB_DIST_MAX + 1]; /* exact pages with k round trips; last: more */
+	struct hist *http_ns;                   /* page times */
+};
+
+struct attrib_rt_rec;
+struct attrib_page;
+
+struct attrib {
+	uint64_t grace_ns;
+	struct attrib_route *routes;
+	uint32_t nroutes;
+	struct attrib_rt_rec *rts;
+	uint32_t nrts, cap_rts;
+	struct attrib_page *pages;
+	uint32_t npages, cap_pages;
+	/* counters */
+	uint64_t rts_seen, rts_in_pages, rts_outside, rts_mixed, dropped;
+};
+
+int attrib_init(struct attrib *a, uint64_t grace_ns);
+void attrib_free(struct attrib *a);
+
+/* The id of a route name (added on first use; past ATTRIB_ROUTES_MAX, the
+ * id of "(other routes)"). */
+uint32_t attrib_route(struct attrib *a, const char *name);
+
+/* A complete page of route id, [t0, t1], on HTTP connection conn. */
+void attrib_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uint64_t conn);
+
+/* A classified round trip of PostgreSQL connection conn. */
+void attrib_rt(struct attrib *a, uint64_t conn, const struct rt *rt);
+
+/* Nothing still open starts before watermark: settle what is older. */
+void attrib_settle(struct attrib *a, uint64_t watermark);
+
+/* End of input: settle everything. */
+void attrib_finish(struct attrib *a);
+
+#endif
