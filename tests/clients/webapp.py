@@ -22,7 +22,9 @@ import psycopg2
 import psycopg2.pool
 
 DSN, PORT, POOL = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-pool = psycopg2.pool.ThreadedConnectionPool(1, 16, DSN)
+# minconn = maxconn: psycopg2 closes a returned connection when more than
+# minconn are idle, which would add a startup to pages under concurrency
+pool = psycopg2.pool.ThreadedConnectionPool(16, 16, DSN)
 lock = threading.Lock()
 
 

@@ -23,12 +23,13 @@ PGBENCH_SCRIPT = ("\\set aid random(1, 100000)\n"
                   "UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n")
 
 
-def capture(pcap, argv, env=ENV):
+def capture(pcap, argv, env=ENV, extra_port=None):
     """Run argv while tcpdump writes pcap; return the client's stdout."""
     err = pcap + ".err"
+    filt = f"tcp port {PORT}" + (f" or tcp port {extra_port}" if extra_port else "")
     with open(err, "w") as e:
         td = subprocess.Popen(["tcpdump", "-i", "lo", "-s", "0", "-B", "65536", "-U", "--immediate-mode",
-                               "-Z", "root", "-w", pcap, f"tcp port {PORT}"],
+                               "-Z", "root", "-w", pcap, filt],
                               stdout=subprocess.DEVNULL, stderr=e)
     for _ in range(100):
         if "listening" in open(err).read():
@@ -49,8 +50,8 @@ def capture(pcap, argv, env=ENV):
     return out.stdout
 
 
-def pgrtt_json(pgrtt, pcap):
-    p = subprocess.run([pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress", pcap],
+def pgrtt_json(pgrtt, pcap, extra=()):
+    p = subprocess.run([pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress", *extra, pcap],
                        capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"FAIL pgrtt exited {p.returncode}: {p.stderr}")
@@ -141,6 +142,46 @@ def main():
         c.eq("acquire pings", t["pings"]["acquire"], want["checkouts"] + 1)
         c.eq("empty-query signature", t["pings"]["signatures"]["empty_query"], want["checkouts"] + 1)
         c.eq("driver", d["connections"][0]["driver"], "pgjdbc")
+    elif scenario.startswith("web-"):
+        # the blog app in one pool set-up; sequential pages must be attributed
+        # exactly, 8 concurrent clients on one route within 2%
+        parts = scenario.split("-")
+        pool, mode = "-".join(parts[1:-1]), parts[-1]
+        http_port = "18081"
+        app = subprocess.Popen(["/usr/bin/python3", os.path.join(src, "tests/clients/webapp.py"),
+                                CI, http_port, pool], stdout=subprocess.PIPE, text=True)
+        assert app.stdout.readline().strip() == "ready"
+        try:
+            per_page = {"noping": 3, "ping-query": 6, "ping-page": 4}[pool]
+            pings = {"noping": 0, "ping-query": 3, "ping-page": 1}[pool]
+            if mode == "seq":
+                load = ["/usr/bin/python3", os.path.join(src, "tests/clients/load.py"), http_port,
+                        "1", "40", "/articles/1", "/articles/2", "/"]
+            else:
+                load = ["/usr/bin/python3", os.path.join(src, "tests/clients/load.py"), http_port,
+                        "8", "50", "/articles/3"]
+            out = capture(pcap, load, extra_port=http_port)
+        finally:
+            app.terminate()
+            app.wait()
+        want = {k: int(v) for k, v in re.findall(r"(\S+)=(\d+)", out)}
+        d = pgrtt_json(pgrtt, pcap, ["--http-port", http_port])
+        routes = {r["route"]: r for r in d["routes"]}
+        detail = routes["GET /articles/{id}"]
+        c.eq("detail pages", detail["pages"], sum(v for k, v in want.items() if k.startswith("/articles/")))
+        if mode == "seq":
+            c.eq("attribution", detail["attribution"], "exact")
+            c.eq("round trips per detail page (min)", detail["round_trips_per_page"]["min"], per_page)
+            c.eq("round trips per detail page (max)", detail["round_trips_per_page"]["max"], per_page)
+            c.eq("acquire pings per detail page", detail["by_class_per_page"]["ping_acquire"], pings)
+            index = routes["GET /"]
+            c.eq("index pages", index["pages"], want["/"])
+            c.eq("round trips per index page", index["round_trips_per_page"]["mean"],
+                 {"noping": 1, "ping-query": 2, "ping-page": 2}[pool])
+        else:
+            got = detail["round_trips_per_page"]["mean"]
+            c.eq(f"round trips per page within 2% of {per_page} (got {got:.3f})",
+                 abs(got - per_page) <= 0.02 * per_page, True)
     elif scenario == "psql-mixed":
         capture(pcap, ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=0", "-f",
                        os.path.join(src, "tests/clients/psql-mixed.sql")])
