@@ -15,7 +15,7 @@ struct attrib_rt_rec {
 
 struct attrib_page {
 	uint32_t route;
-	bool overlapped;
+	bool overlapped, mixed;
 	uint64_t t0, t1, conn;
 	/* what was attributed to it */
 	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns;
@@ -89,8 +89,11 @@ void attrib_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uin
 	p->conn = conn;
 	for (uint32_t i = 0; i + 1 < a->npages; i++) {
 		struct attrib_page *q = &a->pages[i];
-		if (q->t0 <= p->t1 && p->t0 <= q->t1)
+		if (q->t0 <= p->t1 && p->t0 <= q->t1) {
 			q->overlapped = p->overlapped = true;
+			if (q->route != p->route)
+				q->mixed = p->mixed = true;
+		}
 	}
 }
 
@@ -153,6 +156,7 @@ static void place(struct attrib *a, const struct attrib_rt_rec *r)
 	for (uint32_t i = 1; i < n; i++) {
 		if (a->pages[c[i]].route != a->pages[c[0]].route) {
 			a->rts_mixed++; /* pages of several routes at once */
+			a->mixed_rts += 1;
 			return;
 		}
 	}
@@ -164,6 +168,12 @@ static void place(struct attrib *a, const struct attrib_rt_rec *r)
 static void close_page(struct attrib *a, const struct attrib_page *p)
 {
 	struct attrib_route *rt = &a->routes[p->route];
+	if (p->mixed) {
+		rt->pages_mixed++;
+		a->mixed_pages++;
+		a->mixed_rts += p->rt;
+		return;
+	}
 	rt->pages++;
 	if (p->overlapped) {
 		rt->pages_aggregate++;

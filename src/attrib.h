@@ -11,8 +11,9 @@
  *
  * Attribution per page is "exact" when its window overlaps no other page's.
  * Overlapping pages of one route share the round trips in their windows
- * equally ("aggregate"); round trips in windows of several routes at once
- * are counted as "mixed" and left out of the routes.
+ * equally ("aggregate").  Pages that overlap a page of another route, and
+ * round trips in their windows, are left out of the routes and reported
+ * together: round trips in those windows per page completed in them.
  */
 #ifndef PGRTT_ATTRIB_H
 #define PGRTT_ATTRIB_H
@@ -32,6 +33,7 @@
 struct attrib_route {
 	char name[ROUTE_MAX];
 	uint64_t pages, pages_exact, pages_aggregate;
+	uint64_t pages_mixed; /* overlapped pages of other routes: not in the figures */
 	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns, conns;
 	uint32_t rt_min, rt_max;                /* over exact pages */
 	uint64_t rt_dist[ATTRIB_DIST_MAX + 1]; /* exact pages with k round trips; last: more */
@@ -51,6 +53,9 @@ struct attrib {
 	uint32_t npages, cap_pages;
 	/* counters */
 	uint64_t rts_seen, rts_in_pages, rts_outside, rts_mixed, dropped;
+	/* windows where pages of several routes overlapped: the aggregate */
+	uint64_t mixed_pages;
+	double mixed_rts;
 };
 
 int attrib_init(struct attrib *a, uint64_t grace_ns);

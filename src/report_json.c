@@ -129,11 +129,12 @@ static cJSON *connection(const struct conn_summary *c)
 
 static cJSON *route_json(const struct attrib_route *r)
 {
-	double n = (double)r->pages;
+	double n = r->pages ? (double)r->pages : 1;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "route", r->name);
-	cJSON_AddNumberToObject(o, "pages", n);
+	cJSON_AddNumberToObject(o, "pages", (double)r->pages);
 	cJSON_AddNumberToObject(o, "pages_exact", (double)r->pages_exact);
+	cJSON_AddNumberToObject(o, "pages_mixed", (double)r->pages_mixed);
 	cJSON_AddStringToObject(o, "attribution", route_attribution(r));
 	cJSON *rt = cJSON_AddObjectToObject(o, "round_trips_per_page");
 	cJSON_AddNumberToObject(rt, "mean", r->rt / n);
@@ -247,11 +248,15 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		cJSON_AddNumberToObject(h, "grace_ms", (double)at->grace_ns / 1e6);
 		cJSON_AddNumberToObject(h, "round_trips_in_pages", (double)at->rts_in_pages);
 		cJSON_AddNumberToObject(h, "round_trips_outside_pages", (double)at->rts_outside);
-		cJSON_AddNumberToObject(h, "round_trips_mixed_routes", (double)at->rts_mixed);
+		cJSON *mx = cJSON_AddObjectToObject(h, "mixed_routes"); /* windows of several routes */
+		cJSON_AddNumberToObject(mx, "pages", (double)at->mixed_pages);
+		cJSON_AddNumberToObject(mx, "round_trips", at->mixed_rts);
+		cJSON_AddNumberToObject(mx, "round_trips_per_page",
+					at->mixed_pages ? at->mixed_rts / (double)at->mixed_pages : 0);
 		cJSON_AddNumberToObject(h, "dropped", (double)at->dropped);
 		cJSON *routes = cJSON_AddArrayToObject(root, "routes");
 		for (uint32_t i = 0; i < at->nroutes; i++)
-			if (at->routes[i].pages)
+			if (at->routes[i].pages || at->routes[i].pages_mixed)
 				cJSON_AddItemToArray(routes, route_json(&at->routes[i]));
 	}
 

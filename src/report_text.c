@@ -69,8 +69,12 @@ static void routes_table(FILE *out, const struct analysis *a)
 		"p99 ms", "conns", "attribution");
 	for (uint32_t i = 0; i < at->nroutes; i++) {
 		const struct attrib_route *r = &at->routes[i];
-		if (!r->pages)
+		if (!r->pages) {
+			if (r->pages_mixed)
+				fprintf(out, "  %-28s %6s  (all %" PRIu64 " pages overlapped other routes)\n",
+					r->name, "-", r->pages_mixed);
 			continue;
+		}
 		double n = (double)r->pages;
 		char ping[48];
 		snprintf(ping, sizeof ping, "%.2f (%.2f/%.2f)", r->by_class[RT_PING] / n,
@@ -81,9 +85,12 @@ static void routes_table(FILE *out, const struct analysis *a)
 			r->by_class[RT_PREPARE] / n, ms(hist_quantile(r->http_ns, 0.5)),
 			ms(hist_quantile(r->http_ns, 0.99)), r->conns / n, route_attribution(r));
 	}
-	fprintf(out, "round trips: %" PRIu64 " in pages, %" PRIu64 " outside any page, %" PRIu64
-		     " in windows of several routes at once (not attributed)\n",
-		at->rts_in_pages, at->rts_outside, at->rts_mixed);
+	fprintf(out, "round trips: %" PRIu64 " in pages, %" PRIu64 " outside any page\n",
+		at->rts_in_pages + at->rts_mixed, at->rts_outside);
+	if (at->mixed_pages)
+		fprintf(out, "pages overlapping other routes: %" PRIu64 ", with %.0f round trips in "
+			     "their windows: %.2f per page (aggregate, not per route)\n",
+			at->mixed_pages, at->mixed_rts, at->mixed_rts / (double)at->mixed_pages);
 }
 
 void report_text(FILE *out, const struct analysis *a, const struct report_input *in)

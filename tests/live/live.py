@@ -157,6 +157,9 @@ def main():
             if mode == "seq":
                 load = ["/usr/bin/python3", os.path.join(src, "tests/clients/load.py"), http_port,
                         "1", "40", "/articles/1", "/articles/2", "/"]
+            elif mode == "mixed":
+                load = ["/usr/bin/python3", os.path.join(src, "tests/clients/load.py"), http_port,
+                        "8", "50", "/articles/3", "/"]
             else:
                 load = ["/usr/bin/python3", os.path.join(src, "tests/clients/load.py"), http_port,
                         "8", "50", "/articles/3"]
@@ -167,6 +170,21 @@ def main():
         want = {k: int(v) for k, v in re.findall(r"(\S+)=(\d+)", out)}
         d = pgrtt_json(pgrtt, pcap, ["--http-port", http_port])
         routes = {r["route"]: r for r in d["routes"]}
+        if mode == "mixed":
+            # two routes at once: over routes and mixed windows together, the
+            # round trips per page must be the known weighted mean
+            index_rt = {"noping": 1, "ping-query": 2, "ping-page": 2}[pool]
+            n_detail, n_index = want["/articles/3"], want["/"]
+            known = (per_page * n_detail + index_rt * n_index) / (n_detail + n_index)
+            mixed = d["http"]["mixed_routes"]
+            rts = sum(r["round_trips_per_page"]["mean"] * r["pages"] for r in d["routes"])
+            pages = sum(r["pages"] for r in d["routes"]) + mixed["pages"]
+            got = (rts + mixed["round_trips"]) / pages
+            c.eq(f"round trips per page over all windows within 2% of {known:.3f} (got {got:.3f})",
+                 abs(got - known) <= 0.02 * known, True)
+            c.eq("pages", pages, n_detail + n_index)
+            c.eq("ready_for_query = tshark", d["totals"]["ready_for_query"], tshark_rfq(pcap))
+            return 1 if c.failed else 0
         detail = routes["GET /articles/{id}"]
         c.eq("detail pages", detail["pages"], sum(v for k, v in want.items() if k.startswith("/articles/")))
         if mode == "seq":
