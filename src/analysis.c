@@ -18,11 +18,17 @@ _Static_assert(sizeof(struct flow_key) == 40, "flow_key must have no padding");
 
 enum conn_kind { CONN_PGSQL, CONN_HTTP };
 
+/* What attribution needs of a request until its response completes. */
+struct page_req {
+	uint32_t route;
+	char target[ATTRIB_TARGET_MAX];
+};
+
 struct conn {
 	struct conn *hnext;
 	uint8_t kind;             /* enum conn_kind */
 	struct http1_conn *http;  /* CONN_HTTP only */
-	uint32_t *page_route;     /* CONN_HTTP: route id by request seq % HTTP1_PENDING_MAX */
+	struct page_req *page_req; /* CONN_HTTP: requests by seq % HTTP1_PENDING_MAX */
 	struct conn *lru_prev, *lru_next; /* most recently active first */
 	struct analysis *a;
 	struct flow_key key;
@@ -171,6 +177,8 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 	if (a->opts.nhttp_ports) {
 		if (attrib_init(&a->attrib, a->opts.grace_ns) != 0)
 			return -1;
+		a->attrib.on_page = a->opts.on_page;
+		a->attrib.ctx = a->opts.ctx;
 		a->attributing = true;
 	}
 	return 0;
@@ -195,10 +203,17 @@ static void on_http_msg(void *ctx, const struct http1_msg *m)
 	if (a->attributing && m->request) {
 		char route[ROUTE_MAX];
 		route_of(a->opts.routes, m->method, m->target, route, sizeof route);
-		c->page_route[m->seq % HTTP1_PENDING_MAX] = attrib_route(&a->attrib, route);
+		struct page_req *pr = &c->page_req[m->seq % HTTP1_PENDING_MAX];
+		pr->route = attrib_route(&a->attrib, route);
+		if (a->opts.on_page) { /* cut to ATTRIB_TARGET_MAX - 1 */
+			size_t n = strnlen(m->target, sizeof pr->target - 1);
+			memcpy(pr->target, m->target, n);
+			pr->target[n] = '\0';
+		}
 	} else if (a->attributing && !m->interim && m->seq != UINT32_MAX) {
-		attrib_page(&a->attrib, c->page_route[m->seq % HTTP1_PENDING_MAX], m->request_ts,
-			    m->ts_last, c->sum.id);
+		const struct page_req *pr = &c->page_req[m->seq % HTTP1_PENDING_MAX];
+		attrib_page(&a->attrib, pr->route, m->request_ts, m->ts_last, c->sum.id, m->method,
+			    pr->target, m->status);
 	}
 	if (c->a->opts.on_http)
 		c->a->opts.on_http(c->a->opts.ctx, &c->sum, m);
@@ -247,8 +262,8 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 			return NULL;
 		}
 		http1_conn_init(c->http);
-		c->page_route = calloc(HTTP1_PENDING_MAX, sizeof(*c->page_route));
-		if (!c->page_route) {
+		c->page_req = calloc(HTTP1_PENDING_MAX, sizeof(*c->page_req));
+		if (!c->page_req) {
 			free(c->http);
 			free(c);
 			return NULL;
@@ -314,7 +329,7 @@ static void unlink_and_free(struct analysis *a, struct conn *c)
 	for (int s = 0; s < 2; s++)
 		reasm_free(&c->tcp[s]);
 	free(c->http);
-	free(c->page_route);
+	free(c->page_req);
 	free(c);
 }
 

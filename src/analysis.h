@@ -56,6 +56,7 @@ struct analysis_opts {
 	analysis_http_fn *on_http;    /* every complete HTTP message */
 	const struct route_set *routes; /* --route patterns (may be NULL) */
 	uint64_t grace_ns;            /* --grace: release pings after a response */
+	attrib_page_fn *on_page;      /* every page with its round trips (pgrtt trace) */
 	analysis_msg_fn *on_msg;      /* every PostgreSQL message (pgrtt dump) */
 	analysis_conn_fn *on_conn;    /* a connection was first seen */
 	analysis_rt_fn *on_rt;        /* every round trip, once classified (in order per connection) */

@@ -1,15 +1,9 @@
 /* attrib.c - round trips to pages to routes (see attrib.h). */
 #include "attrib.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct attrib_rt_rec {
-	uint64_t conn, t_start, t_end;
-	uint32_t rfq;
-	uint8_t cls, role;
-	bool timed;
-};
 
 #define PAGE_CONNS 8
 
@@ -21,6 +15,12 @@ struct attrib_page {
 	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns;
 	uint64_t conns[PAGE_CONNS];
 	uint32_t nconns;
+	/* for on_page only */
+	uint16_t status;
+	char method[16];
+	char target[ATTRIB_TARGET_MAX];
+	struct attrib_rt_rec *list;
+	uint32_t nlist, caplist;
 };
 
 int attrib_init(struct attrib *a, uint64_t grace_ns)
@@ -37,6 +37,8 @@ void attrib_free(struct attrib *a)
 		free(a->routes[i].http_ns);
 	free(a->routes);
 	free(a->rts);
+	for (uint32_t i = 0; a->pages && i < a->npages; i++)
+		free(a->pages[i].list);
 	free(a->pages);
 	memset(a, 0, sizeof(*a));
 }
@@ -75,7 +77,8 @@ static bool grow(void **buf, uint32_t *cap, uint32_t n, size_t size)
 	return true;
 }
 
-void attrib_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uint64_t conn)
+void attrib_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uint64_t conn,
+		 const char *method, const char *target, uint16_t status)
 {
 	if (!grow((void **)&a->pages, &a->cap_pages, a->npages, sizeof(*a->pages))) {
 		a->dropped++;
@@ -87,6 +90,11 @@ void attrib_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uin
 	p->t0 = t0;
 	p->t1 = t1 >= t0 ? t1 : t0;
 	p->conn = conn;
+	p->status = status;
+	if (a->on_page) {
+		snprintf(p->method, sizeof p->method, "%s", method);
+		snprintf(p->target, sizeof p->target, "%s", target);
+	}
 	for (uint32_t i = 0; i + 1 < a->npages; i++) {
 		struct attrib_page *q = &a->pages[i];
 		if (q->t0 <= p->t1 && p->t0 <= q->t1) {
@@ -113,7 +121,28 @@ void attrib_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	r->rfq = rt->rfq;
 	r->cls = rt->cls;
 	r->role = rt->ping_role;
+	r->rows = rt->rows;
 	r->timed = rt->has_end && rt->t_end >= rt->t_start;
+	r->shared = false;
+	memcpy(r->flight, rt->flight, sizeof r->flight);
+}
+
+/* Keep a copy of r with the page, for on_page (growth is per page, not per
+ * round trip: lists double). */
+static void keep(struct attrib_page *p, const struct attrib_rt_rec *r, bool shared)
+{
+	if (p->nlist == p->caplist) {
+		uint32_t c = p->caplist ? p->caplist * 2 : 16;
+		if (c > 4096)
+			return; /* a pathological page: the trace shows the first 4096 */
+		struct attrib_rt_rec *l = realloc(p->list, c * sizeof(*l));
+		if (!l)
+			return;
+		p->list = l;
+		p->caplist = c;
+	}
+	p->list[p->nlist] = *r;
+	p->list[p->nlist++].shared = shared;
 }
 
 static void add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, double share)
@@ -157,16 +186,42 @@ static void place(struct attrib *a, const struct attrib_rt_rec *r)
 		if (a->pages[c[i]].route != a->pages[c[0]].route) {
 			a->rts_mixed++; /* pages of several routes at once */
 			a->mixed_rts += 1;
+			for (uint32_t j = 0; a->on_page && j < n; j++)
+				keep(&a->pages[c[j]], r, true); /* shown, not counted */
 			return;
 		}
 	}
 	a->rts_in_pages++;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		add_to_page(&a->pages[c[i]], r, 1.0 / n);
+		if (a->on_page)
+			keep(&a->pages[c[i]], r, n > 1);
+	}
 }
 
-static void close_page(struct attrib *a, const struct attrib_page *p)
+static int by_start(const void *x, const void *y)
 {
+	const struct attrib_rt_rec *a = x, *b = y;
+	return a->t_start < b->t_start ? -1 : a->t_start > b->t_start;
+}
+
+static void show_page(struct attrib *a, struct attrib_page *p)
+{
+	if (p->nlist > 1)
+		qsort(p->list, p->nlist, sizeof(*p->list), by_start);
+	struct attrib_page_view v = {
+		a->routes[p->route].name, p->method, p->target, p->status, p->t0, p->t1, p->conn,
+		!p->overlapped, p->mixed, p->list, p->nlist,
+	};
+	a->on_page(a->ctx, &v);
+	free(p->list);
+	p->list = NULL;
+}
+
+static void close_page(struct attrib *a, struct attrib_page *p)
+{
+	if (a->on_page)
+		show_page(a, p);
 	struct attrib_route *rt = &a->routes[p->route];
 	if (p->mixed) {
 		rt->pages_mixed++;
@@ -213,7 +268,7 @@ void attrib_settle(struct attrib *a, uint64_t w)
 	/* pages whose grace ended before it can get nothing more */
 	keep = 0;
 	for (uint32_t i = 0; i < a->npages; i++) {
-		const struct attrib_page *p = &a->pages[i];
+		struct attrib_page *p = &a->pages[i];
 		if (p->t1 + a->grace_ns < w)
 			close_page(a, p);
 		else

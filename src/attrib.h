@@ -40,11 +40,36 @@ struct attrib_route {
 	struct hist *http_ns;                   /* page times */
 };
 
-struct attrib_rt_rec;
+/* A round trip as attribution keeps it. */
+struct attrib_rt_rec {
+	uint64_t conn, t_start, t_end;
+	uint32_t rfq, rows;
+	uint8_t cls, role;
+	bool timed;
+	bool shared; /* split between several pages of one route */
+	char flight[RT_FLIGHT_MAX + 2];
+};
+
+#define ATTRIB_TARGET_MAX 128
+
+/* A finished page, for pgrtt trace: valid only during the callback. */
+struct attrib_page_view {
+	const char *route, *method, *target;
+	uint16_t status;
+	uint64_t t0, t1, http_conn;
+	bool exact, mixed;
+	const struct attrib_rt_rec *rts; /* in the order they started */
+	uint32_t nrts;
+};
+
+typedef void attrib_page_fn(void *ctx, const struct attrib_page_view *p);
+
 struct attrib_page;
 
 struct attrib {
 	uint64_t grace_ns;
+	attrib_page_fn *on_page; /* set: pages keep their round trips for it */
+	void *ctx;
 	struct attrib_route *routes;
 	uint32_t nroutes;
 	struct attrib_rt_rec *rts;
@@ -65,8 +90,10 @@ void attrib_free(struct attrib *a);
  * id of "(other routes)"). */
 uint32_t attrib_route(struct attrib *a, const char *name);
 
-/* A complete page of route id, [t0, t1], on HTTP connection conn. */
-void attrib_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uint64_t conn);
+/* A complete page of route id, [t0, t1], on HTTP connection conn; method,
+ * target and status are kept for on_page only. */
+void attrib_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uint64_t conn,
+		 const char *method, const char *target, uint16_t status);
 
 /* A classified round trip of PostgreSQL connection conn. */
 void attrib_rt(struct attrib *a, uint64_t conn, const struct rt *rt);

@@ -13,6 +13,7 @@ static const struct {
 } cmds[] = {
 	{"analyze", cmd_analyze, "count round trips per connection in saved captures"},
 	{"dump", cmd_dump, "print one line per PostgreSQL message in saved captures"},
+	{"trace", cmd_trace, "show each HTTP page's PostgreSQL round trips in order"},
 };
 
 static void help(FILE *out)

@@ -1,0 +1,132 @@
+/* cmd_trace.c - pgrtt trace: each page, then its PostgreSQL round trips in
+ * order, then its response: where "3 queries" became 9 round trips. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+struct trace_ctx {
+	FILE *out;
+	const char *only_route; /* --route given once: show only its pages */
+	long limit, shown;
+};
+
+static void help(FILE *out)
+{
+	fputs("Usage: pgrtt trace --http-port PORT [OPTIONS] FILE...\n"
+	      "\n"
+	      "For each HTTP page (request/response pair) in saved captures, print the\n"
+	      "request, each PostgreSQL round trip attributed to it in order - time from\n"
+	      "the request, connection, class and ping role, frontend messages, latency -\n"
+	      "then the response.\n"
+	      "\n"
+	      "Options:\n"
+	      "      --http-port PORT   HTTP/1.x server port (required; repeatable)\n"
+	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
+	      "      --route PATTERN    show only pages of this route, e.g. 'GET /articles/{id}'\n"
+	      "                         (also used as a pattern; repeat to add patterns)\n"
+	      "      --limit N          stop after N pages\n"
+	      "      --grace MS         attribution grace after a response (default 2)\n"
+	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
+	      "  -o, --output FILE      write to FILE instead of standard output\n"
+	      "      --no-progress      no progress line, even on a terminal\n"
+	      "  -h, --help             show this help\n"
+	      "\n"
+	      "Exit status: 0 ok, 2 an input could not be used, 3 an input ended early,\n"
+	      "64 usage error.\n",
+	      out);
+}
+
+static double ms(uint64_t a, uint64_t b)
+{
+	return b >= a ? (double)(b - a) / 1e6 : -(double)(a - b) / 1e6;
+}
+
+static void on_page(void *ctx, const struct attrib_page_view *p)
+{
+	struct trace_ctx *t = ctx;
+	if (t->only_route && strcmp(p->route, t->only_route) != 0)
+		return;
+	if (t->limit && t->shown >= t->limit)
+		return;
+	t->shown++;
+	fprintf(t->out, "page %ld  c%" PRIu64 " %s %s  route \"%s\"  %.3f ms  %u round trips%s\n",
+		t->shown, p->http_conn, p->method, p->target, p->route, ms(p->t0, p->t1), p->nrts,
+		p->mixed ? " (overlaps other routes: not attributed)"
+		: p->exact ? ""
+			   : " (overlaps pages of its route: round trips shared)");
+	for (uint32_t i = 0; i < p->nrts; i++) {
+		const struct attrib_rt_rec *r = &p->rts[i];
+		char cls[32];
+		if (r->cls == RT_PING)
+			snprintf(cls, sizeof cls, "ping/%s", rt_ping_role_name(r->role));
+		else
+			snprintf(cls, sizeof cls, "%s", rt_class_name(r->cls));
+		fprintf(t->out, "  %+9.3f ms  c%-4" PRIu64 " %-14s %-12s rfq %u rows %u", ms(p->t0, r->t_start),
+			r->conn, cls, r->flight[0] ? r->flight : "-", r->rfq, r->rows);
+		if (r->timed)
+			fprintf(t->out, "  %.3f ms", ms(r->t_start, r->t_end));
+		fprintf(t->out, "%s\n", r->shared ? "  (shared)" : "");
+	}
+	fprintf(t->out, "  %+9.3f ms  response %u\n", ms(p->t0, p->t1), p->status);
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace_ctx t = {stdout, NULL, 0, 0};
+	/* trace's own options; the rest are shared */
+	int n = 1;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc) {
+			char *end;
+			t.limit = strtol(argv[i + 1], &end, 10);
+			if (*end || t.limit < 1) {
+				usage_error("bad --limit \"%s\"", argv[i + 1]);
+				return EXIT_USAGE;
+			}
+			i++;
+			continue;
+		}
+		argv[n++] = argv[i];
+	}
+	argc = n;
+	struct read_opts ro = {0};
+	const char *output = NULL;
+	int p = parse_read_opts(argc, argv, &ro, NULL, &output, NULL, NULL);
+	if (p > 0) {
+		help(stdout);
+		return EXIT_OK;
+	}
+	if (p < 0)
+		return EXIT_USAGE;
+	if (ro.nhttp_ports == 0) {
+		usage_error("--http-port is required: pages are HTTP requests");
+		return EXIT_USAGE;
+	}
+	if (ro.routes->n == 1) {
+		static char only[16 + 1 + ROUTE_MAX];
+		const struct route_pattern *rp = &ro.routes->p[0];
+		if (rp->method[0])
+			snprintf(only, sizeof only, "%s %s", rp->method, rp->path);
+		t.only_route = rp->method[0] ? only : NULL;
+	}
+	if (output && !(t.out = fopen(output, "w"))) {
+		warnx_("%s: cannot write: %m", output);
+		return EXIT_ERROR;
+	}
+	struct analysis_opts ao = {0};
+	ao.on_page = on_page;
+	ao.ctx = &t;
+	static struct analysis a;
+	bool partial;
+	int rc = run_analysis(&ro, &ao, &a, &partial);
+	analysis_free(&a);
+	if (fflush(t.out) != 0 || (t.out != stdout && fclose(t.out) != 0)) {
+		warnx_("%s: write failed: %m", output ? output : "standard output");
+		rc = EXIT_ERROR;
+	}
+	return rc;
+}
