@@ -77,23 +77,29 @@ capture ipv6 lo - psql -X -qAt -h ::1 -c 'SELECT 42'
 capture any-sll any LINUX_SLL "$PGCLIENT" "$CI" pipeline 3
 capture any-sll2 any LINUX_SLL2 "$PGCLIENT" "$CI" pipeline 3
 
-# a blog app (tests/clients/webapp.py) on HTTP port 18080, 5 detail pages and
-# 2 index pages requested one after another, in each pool set-up
-web() { # POOL
-	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 "$1" >"$TMP/app.out" 2>&1 &
+# a blog app (tests/clients/webapp.py) on HTTP port 18080: 5 detail pages and 2
+# index pages requested one after another, in each pool set-up; and 8 clients
+# at once on the detail route, 5 pages each
+web() { # POOL LOAD-ARGS...
+	pool=$1
+	shift
+	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 "$pool" >"$TMP/app.out" 2>&1 &
 	app=$!
 	for _ in $(seq 50); do grep -q ready "$TMP/app.out" 2>/dev/null && break; sleep 0.1; done
-	/usr/bin/python3 "$SRC/tests/clients/load.py" 18080 1 7 /articles/1 /articles/2 /articles/3 \
-		/articles/4 /articles/5 / /
+	/usr/bin/python3 "$SRC/tests/clients/load.py" 18080 "$@"
 	kill $app
 	wait $app 2>/dev/null || true
 }
-webcap() { # NAME POOL
-	capture_filter="tcp port $PORT or tcp port 18080" capture "$1" lo - web "$2"
+webcap() { # NAME POOL LOAD-ARGS...
+	name=$1
+	shift
+	capture_filter="tcp port $PORT or tcp port 18080" capture "$name" lo - web "$@"
 }
-webcap web-noping noping
-webcap web-ping-query ping-query
-webcap web-ping-page ping-page
+seq_pages="1 7 /articles/1 /articles/2 /articles/3 /articles/4 /articles/5 / /"
+webcap web-noping noping $seq_pages
+webcap web-ping-query ping-query $seq_pages
+webcap web-ping-page ping-page $seq_pages
+webcap web-concurrent ping-query 8 5 /articles/3
 
 [ "$ONLY" != "  " ] && exit 0
 

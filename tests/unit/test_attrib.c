@@ -1,0 +1,85 @@
+/* test_attrib.c - pages and round trips meet: windows, grace, overlap,
+ * several routes, and events that arrive out of order. */
+#include <string.h>
+
+#include "attrib.h"
+#include "tinytest.h"
+
+#define MS 1000000ull
+
+static struct attrib a;
+
+static void rt(uint64_t conn, uint64_t start_ms10, uint8_t cls, uint8_t role)
+{
+	struct rt r = {0};
+	r.t_start = start_ms10 * MS / 10;
+	r.t_end = r.t_start + MS / 10;
+	r.has_start = r.has_end = true;
+	r.cls = cls;
+	r.ping_role = role;
+	r.rfq = 1;
+	attrib_rt(&a, conn, &r);
+}
+
+static void test_grace_and_windows(void)
+{
+	attrib_init(&a, 2 * MS);
+	uint32_t detail = attrib_route(&a, "GET /articles/{id}");
+	CHECK_EQ_U(attrib_route(&a, "GET /articles/{id}"), detail);
+	/* page 1: [10, 20] ms with a query, and a release ping 1 ms after it;
+	 * page 2: [30, 40] ms; a round trip at 25 ms is outside both.  The
+	 * round trips arrive before the pages, as they do. */
+	rt(7, 120, RT_QUERY, PING_NONE);
+	rt(7, 210, RT_PING, PING_RELEASE);
+	rt(7, 250, RT_QUERY, PING_NONE);
+	rt(7, 310, RT_PING, PING_ACQUIRE);
+	rt(7, 320, RT_QUERY, PING_NONE);
+	attrib_page(&a, detail, 10 * MS, 20 * MS, 1, "GET", "/articles/1", 200);
+	attrib_settle(&a, 15 * MS); /* too early for page 1: it keeps waiting */
+	CHECK_EQ_U(a.routes[detail].pages, 0);
+	attrib_page(&a, detail, 30 * MS, 40 * MS, 1, "GET", "/articles/2", 200);
+	attrib_finish(&a);
+	const struct attrib_route *r = &a.routes[detail];
+	CHECK_EQ_U(r->pages, 2);
+	CHECK_EQ_U(r->pages_exact, 2);
+	CHECK(r->rt == 4.0);
+	CHECK(r->pings[PING_RELEASE] == 1.0 && r->pings[PING_ACQUIRE] == 1.0);
+	CHECK_EQ_U(r->rt_min, 2);
+	CHECK_EQ_U(r->rt_max, 2);
+	CHECK_EQ_U(r->rt_dist[2], 2);
+	CHECK_EQ_U(a.rts_outside, 1);
+	attrib_free(&a);
+}
+
+static void test_overlap(void)
+{
+	attrib_init(&a, 0);
+	uint32_t x = attrib_route(&a, "GET /x"), y = attrib_route(&a, "GET /y");
+	/* two pages of /x overlap: the round trip in both windows is shared */
+	attrib_page(&a, x, 0, 10 * MS, 1, "GET", "/x", 200);
+	attrib_page(&a, x, 5 * MS, 15 * MS, 2, "GET", "/x", 200);
+	rt(9, 20, RT_QUERY, PING_NONE);  /* 2 ms: first page only */
+	rt(9, 70, RT_QUERY, PING_NONE);  /* 7 ms: both */
+	rt(9, 120, RT_QUERY, PING_NONE); /* 12 ms: second only */
+	/* /y overlaps a later /x page: both are mixed */
+	attrib_page(&a, x, 100 * MS, 110 * MS, 1, "GET", "/x", 200);
+	attrib_page(&a, y, 105 * MS, 120 * MS, 2, "GET", "/y", 200);
+	rt(9, 1070, RT_QUERY, PING_NONE); /* 107 ms: both routes */
+	rt(9, 1150, RT_QUERY, PING_NONE); /* 115 ms: /y only, yet a mixed page */
+	attrib_finish(&a);
+	CHECK_EQ_U(a.routes[x].pages, 2);
+	CHECK_EQ_U(a.routes[x].pages_aggregate, 2);
+	CHECK(a.routes[x].rt == 3.0);
+	CHECK_EQ_U(a.routes[x].pages_mixed, 1);
+	CHECK_EQ_U(a.routes[y].pages_mixed, 1);
+	CHECK_EQ_U(a.mixed_pages, 2);
+	CHECK(a.mixed_rts == 2.0);
+	attrib_free(&a);
+}
+
+int main(void)
+{
+	RUN(test_grace_and_windows);
+	RUN(test_overlap);
+	return TT_EXIT();
+}
