@@ -1,5 +1,6 @@
 /* report_json.c - machine-readable results (schema in docs/json.md). */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +128,12 @@ static cJSON *connection(const struct conn_summary *c)
 	return o;
 }
 
+/* Per-page means are sums of shares: keep 6 decimals, not float noise. */
+static double per_page(double total, double pages)
+{
+	return round(total / pages * 1e6) / 1e6;
+}
+
 static cJSON *route_json(const struct attrib_route *r)
 {
 	double n = r->pages ? (double)r->pages : 1;
@@ -137,7 +144,7 @@ static cJSON *route_json(const struct attrib_route *r)
 	cJSON_AddNumberToObject(o, "pages_mixed", (double)r->pages_mixed);
 	cJSON_AddStringToObject(o, "attribution", route_attribution(r));
 	cJSON *rt = cJSON_AddObjectToObject(o, "round_trips_per_page");
-	cJSON_AddNumberToObject(rt, "mean", r->rt / n);
+	cJSON_AddNumberToObject(rt, "mean", per_page(r->rt, n));
 	if (r->pages_exact) {
 		cJSON_AddNumberToObject(rt, "min", r->rt_min);
 		cJSON_AddNumberToObject(rt, "max", r->rt_max);
@@ -150,18 +157,18 @@ static cJSON *route_json(const struct attrib_route *r)
 			cJSON_AddNumberToObject(dist, key, (double)r->rt_dist[k]);
 		}
 	}
-	cJSON_AddNumberToObject(o, "ready_for_query_per_page", r->rfq / n);
+	cJSON_AddNumberToObject(o, "ready_for_query_per_page", per_page(r->rfq, n));
 	cJSON *bc = cJSON_AddObjectToObject(o, "by_class_per_page");
 	for (int c = 0; c < RT_NCLASS; c++)
-		cJSON_AddNumberToObject(bc, rt_class_name(c), r->by_class[c] / n);
-	cJSON_AddNumberToObject(bc, "ping_acquire", r->pings[PING_ACQUIRE] / n);
-	cJSON_AddNumberToObject(bc, "ping_release", r->pings[PING_RELEASE] / n);
-	cJSON_AddNumberToObject(bc, "ping_idle", r->pings[PING_IDLE] / n);
+		cJSON_AddNumberToObject(bc, rt_class_name(c), per_page(r->by_class[c], n));
+	cJSON_AddNumberToObject(bc, "ping_acquire", per_page(r->pings[PING_ACQUIRE], n));
+	cJSON_AddNumberToObject(bc, "ping_release", per_page(r->pings[PING_RELEASE], n));
+	cJSON_AddNumberToObject(bc, "ping_idle", per_page(r->pings[PING_IDLE], n));
 	cJSON *lat = cJSON_AddObjectToObject(o, "http_latency_ms");
 	cJSON_AddNumberToObject(lat, "p50", (double)hist_quantile(r->http_ns, 0.5) / 1e6);
 	cJSON_AddNumberToObject(lat, "p99", (double)hist_quantile(r->http_ns, 0.99) / 1e6);
 	cJSON_AddNumberToObject(o, "pg_time_per_page_ms", r->pg_ns / n / 1e6);
-	cJSON_AddNumberToObject(o, "connections_per_page", r->conns / n);
+	cJSON_AddNumberToObject(o, "connections_per_page", per_page(r->conns, n));
 	return o;
 }
 
