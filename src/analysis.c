@@ -345,6 +345,15 @@ static void http_close(struct analysis *a, struct conn *c, uint64_t ts)
 	a->tot.http.not_decodable += h->error == HTTP1_E_HTTP2 || h->error == HTTP1_E_TLS ||
 				     h->error == HTTP1_E_UPGRADE;
 	a->tot.http.gaps += c->tcp[0].gaps + c->tcp[1].gaps;
+	if (h->error) {
+		a->tot.http.by_error[h->error]++;
+		if (a->tot.http.nmarked < 16) {
+			uint32_t i = a->tot.http.nmarked++;
+			memcpy(a->tot.http.marked[i].client, c->sum.client, ADDR_STR_MAX);
+			memcpy(a->tot.http.marked[i].server, c->sum.server, ADDR_STR_MAX);
+			a->tot.http.marked[i].error = h->error;
+		}
+	}
 	unlink_and_free(a, c);
 }
 

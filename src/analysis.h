@@ -71,6 +71,13 @@ struct analysis_totals {
 	struct {
 		uint64_t packets, connections, requests, responses, interim, unmatched, malformed,
 			not_decodable, gaps;
+		uint64_t by_error[HTTP1_E_UPGRADE + 1];
+		/* the first connections that stopped being decodable, and why */
+		struct {
+			char client[ADDR_STR_MAX], server[ADDR_STR_MAX];
+			uint8_t error;
+		} marked[16];
+		uint32_t nmarked;
 	} http;
 	uint64_t first_ts, last_ts;
 	struct rtt_stats st; /* sums over connections (names unused) */

@@ -203,6 +203,10 @@ void warn_damage(const struct analysis *a)
 		warnx_("warning: %llu bytes followed the server's 'S' answer to SSLRequest in the "
 		       "same segment: possible man-in-the-middle injection (CVE-2021-23222)",
 		       (unsigned long long)t->enc_extra_bytes);
+	for (uint32_t i = 0; i < t->http.nmarked; i++)
+		warnx_("warning: HTTP connection %s > %s: %s: not decoded from there on",
+		       t->http.marked[i].client, t->http.marked[i].server,
+		       http1_error_name(t->http.marked[i].error));
 	if (t->tls)
 		warnx_("note: %llu connections are encrypted (TLS/GSSAPI): their traffic cannot be "
 		       "counted",

@@ -251,6 +251,18 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		cJSON_AddNumberToObject(h, "malformed", (double)t->http.malformed);
 		cJSON_AddNumberToObject(h, "not_decodable", (double)t->http.not_decodable);
 		cJSON_AddNumberToObject(h, "gaps", (double)t->http.gaps);
+		cJSON *be = cJSON_AddObjectToObject(h, "stopped_by"); /* connections per reason */
+		for (int e = 1; e <= HTTP1_E_UPGRADE; e++)
+			if (t->http.by_error[e])
+				cJSON_AddNumberToObject(be, http1_error_name(e), (double)t->http.by_error[e]);
+		cJSON *mk = cJSON_AddArrayToObject(h, "stopped_connections"); /* the first 16 */
+		for (uint32_t i = 0; i < t->http.nmarked; i++) {
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "client", t->http.marked[i].client);
+			cJSON_AddStringToObject(x, "server", t->http.marked[i].server);
+			cJSON_AddStringToObject(x, "reason", http1_error_name(t->http.marked[i].error));
+			cJSON_AddItemToArray(mk, x);
+		}
 		const struct attrib *at = &a->attrib;
 		cJSON_AddNumberToObject(h, "grace_ms", (double)at->grace_ns / 1e6);
 		cJSON_AddNumberToObject(h, "round_trips_in_pages", (double)at->rts_in_pages);

@@ -49,7 +49,7 @@ def main():
         print(f"{name}: not in EXPECTED")
         return 1
     path = os.path.join(capdir, name)
-    extra = ["--http-port", "18080"] if name.startswith("web-") else []
+    extra = ["--http-port", "18080"] if name.startswith(("web-", "http-")) else []
     proc = subprocess.run([pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress"] + extra
                           + [path], capture_output=True, text=True)
     doc = json.loads(proc.stdout) if proc.stdout.strip() else {}
