@@ -378,6 +378,21 @@ static int hexval(uint8_t ch)
 	return -1;
 }
 
+/* The chunk-size line ended: its data follows, or the trailers after the
+ * last (zero-size) chunk. */
+static void chunk_line_done(struct http1_dir *d)
+{
+	d->line_len = 0;
+	d->chunked_cr = false;
+	if (d->chunk_size == 0) {
+		d->state = H_TRAILERS;
+	} else {
+		d->body_left = d->chunk_size;
+		d->chunk_size = 0;
+		d->state = H_CHUNK_DATA;
+	}
+}
+
 void http1_feed(struct http1_conn *c, enum http1_side side, const uint8_t *data, size_t len,
 		uint64_t ts, http1_msg_fn *emit, void *ctx)
 {
@@ -461,15 +476,7 @@ void http1_feed(struct http1_conn *c, enum http1_side side, const uint8_t *data,
 			} else if (ch == '\r' && d->line_len && !d->chunked_cr) {
 				d->chunked_cr = true;
 			} else if (ch == '\n' && d->line_len) {
-				d->chunked_cr = false;
-				d->line_len = 0;
-				if (d->chunk_size == 0) {
-					d->state = H_TRAILERS;
-				} else {
-					d->body_left = d->chunk_size;
-					d->chunk_size = 0;
-					d->state = H_CHUNK_DATA;
-				}
+				chunk_line_done(d);
 			} else {
 				die(c, d, HTTP1_E_CHUNK);
 				return;
@@ -486,17 +493,8 @@ void http1_feed(struct http1_conn *c, enum http1_side side, const uint8_t *data,
 				die(c, d, HTTP1_E_CHUNK);
 				return;
 			}
-			if (ch == '\n') {
-				d->line_len = 0;
-				d->chunked_cr = false;
-				if (d->chunk_size == 0) {
-					d->state = H_TRAILERS;
-				} else {
-					d->body_left = d->chunk_size;
-					d->chunk_size = 0;
-					d->state = H_CHUNK_DATA;
-				}
-			}
+			if (ch == '\n')
+				chunk_line_done(d);
 			break;
 		case H_CHUNK_END:
 			i++;

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "version.h"
 
@@ -56,4 +57,23 @@ const char *pgrtt_version_string(void)
 {
 	return "pgrtt " PGRTT_VERSION " (git " PGRTT_GIT_HASH ", built " PGRTT_BUILD_DATE ", "
 	       PGRTT_ARCH ")";
+}
+
+FILE *output_open(const char *path)
+{
+	if (!path)
+		return stdout;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		warnx_("%s: cannot write: %s", path, strerror(errno));
+	return f;
+}
+
+int output_close(FILE *out, const char *path, int rc)
+{
+	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0)) {
+		warnx_("%s: write failed: %s", path ? path : "standard output", strerror(errno));
+		return EXIT_ERROR;
+	}
+	return rc;
 }

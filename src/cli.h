@@ -25,4 +25,13 @@ bool parse_port(const char *s, uint16_t *out);
 
 const char *pgrtt_version_string(void);
 
+#include <stdio.h>
+
+/* stdout, or path opened for writing; NULL after a one-line error. */
+FILE *output_open(const char *path);
+
+/* Flush and close what output_open gave; returns rc, or EXIT_ERROR after a
+ * one-line error when the writes failed. */
+int output_close(FILE *out, const char *path, int rc);
+
 #endif

@@ -236,9 +236,8 @@ int cmd_analyze(int argc, char **argv)
 
 	warn_damage(&a);
 
-	FILE *out = stdout;
-	if (output && !(out = fopen(output, "w"))) {
-		warnx_("%s: cannot write: %m", output);
+	FILE *out = output_open(output);
+	if (!out) {
 		analysis_free(&a);
 		return EXIT_ERROR;
 	}
@@ -251,10 +250,7 @@ int cmd_analyze(int argc, char **argv)
 	} else {
 		report_text(out, &a, &in);
 	}
-	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0)) {
-		warnx_("%s: write failed: %m", output ? output : "standard output");
-		rc = EXIT_ERROR;
-	}
+	rc = output_close(out, output, rc);
 	analysis_free(&a);
 	return rc;
 }

@@ -147,10 +147,8 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (p < 0)
 		return EXIT_USAGE;
-	if (output && !(d.out = fopen(output, "w"))) {
-		warnx_("%s: cannot write: %m", output);
+	if (!(d.out = output_open(output)))
 		return EXIT_ERROR;
-	}
 	struct analysis_opts ao = {0};
 	d.routes = ro.routes;
 	if (d.round_trips) {
@@ -165,9 +163,5 @@ int cmd_dump(int argc, char **argv)
 	bool partial;
 	int rc = run_analysis(&ro, &ao, &a, &partial);
 	analysis_free(&a);
-	if (fflush(d.out) != 0 || (d.out != stdout && fclose(d.out) != 0)) {
-		warnx_("%s: write failed: %m", output ? output : "standard output");
-		rc = EXIT_ERROR;
-	}
-	return rc;
+	return output_close(d.out, output, rc);
 }

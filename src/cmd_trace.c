@@ -113,10 +113,8 @@ int cmd_trace(int argc, char **argv)
 			snprintf(only, sizeof only, "%s %s", rp->method, rp->path);
 		t.only_route = rp->method[0] ? only : NULL;
 	}
-	if (output && !(t.out = fopen(output, "w"))) {
-		warnx_("%s: cannot write: %m", output);
+	if (!(t.out = output_open(output)))
 		return EXIT_ERROR;
-	}
 	struct analysis_opts ao = {0};
 	ao.on_page = on_page;
 	ao.ctx = &t;
@@ -124,9 +122,5 @@ int cmd_trace(int argc, char **argv)
 	bool partial;
 	int rc = run_analysis(&ro, &ao, &a, &partial);
 	analysis_free(&a);
-	if (fflush(t.out) != 0 || (t.out != stdout && fclose(t.out) != 0)) {
-		warnx_("%s: write failed: %m", output ? output : "standard output");
-		rc = EXIT_ERROR;
-	}
-	return rc;
+	return output_close(t.out, output, rc);
 }
