@@ -456,8 +456,9 @@ static void note_other_port(struct analysis *a, uint16_t port)
 #define REORDER_TOLERANCE_NS 1000000ull
 
 /* The earliest time at which anything still open - a round trip not yet
- * classified, a request not yet answered - started. */
-static uint64_t watermark(const struct analysis *a)
+ * classified, a request not yet answered - started.  Pings waiting too long
+ * for their role are settled on the way. */
+static uint64_t watermark(struct analysis *a)
 {
 	uint64_t w = a->tot.last_ts > REORDER_TOLERANCE_NS ? a->tot.last_ts - REORDER_TOLERANCE_NS : 0;
 	for (struct conn *c = a->lru_head; c; c = c->lru_next) {
@@ -466,7 +467,8 @@ static uint64_t watermark(const struct analysis *a)
 			if (http1_oldest_open(c->http, &t) && t < w)
 				w = t;
 		} else {
-			const struct rtt *r = &c->rtt;
+			struct rtt *r = &c->rtt;
+			rtt_tick(r, a->tot.last_ts);
 			if (r->npend && r->pend[0].t_start < w)
 				w = r->pend[0].t_start;
 			if (r->open && r->cur.has_start && r->cur.t_start < w)

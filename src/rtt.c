@@ -710,3 +710,9 @@ void rtt_finish(struct rtt *r)
 	if (r->npend)
 		resolve_pings(r, false, 0);
 }
+
+void rtt_tick(struct rtt *r, uint64_t now)
+{
+	if (r->npend && now > r->pend[r->npend - 1].t_end + RTT_PING_WAIT_NS && !r->open)
+		resolve_pings(r, false, 0);
+}

@@ -153,6 +153,12 @@ void rtt_gap(struct rtt *r, enum pgsql_side side);
 /* The connection ended (or the capture did): finish everything pending. */
 void rtt_finish(struct rtt *r);
 
+/* Capture time is now: pings that have waited RTT_PING_WAIT_NS for a round
+ * trip to follow them get their role without one (an acquire ping is sent
+ * right before its query, never a second later). */
+#define RTT_PING_WAIT_NS 1000000000ull
+void rtt_tick(struct rtt *r, uint64_t now);
+
 const char *rt_class_name(int cls);
 const char *rt_ping_role_name(int role);
 const char *rt_ping_sig_name(int sig);

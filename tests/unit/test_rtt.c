@@ -225,6 +225,24 @@ static void test_gap_recovery(void)
 	CHECK_EQ_U(r.st.rfq, 1 + 1 + 1 + 5);
 }
 
+static void test_ping_wait(void)
+{
+	/* a release ping on a connection that then idles: its role is settled
+	 * after a second of capture time, not when the connection next works */
+	start();
+	startup();
+	query();
+	FE0('S');
+	Z();
+	rtt_tick(&r, now);
+	CHECK_EQ_U(r.st.pings[PING_RELEASE], 0); /* a query may still follow */
+	rtt_tick(&r, now + RTT_PING_WAIT_NS + 1);
+	CHECK_EQ_U(r.st.pings[PING_RELEASE], 1);
+	CHECK_EQ_U(r.npend, 0);
+	rtt_finish(&r);
+	CHECK_EQ_U(r.st.round_trips, 3);
+}
+
 int main(void)
 {
 	RUN(test_sqlx_pattern);
@@ -232,5 +250,6 @@ int main(void)
 	RUN(test_copy_extended);
 	RUN(test_pings_and_resets);
 	RUN(test_gap_recovery);
+	RUN(test_ping_wait);
 	return TT_EXIT();
 }
