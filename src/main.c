@@ -14,6 +14,7 @@ static const struct {
 	{"analyze", cmd_analyze, "count round trips per connection in saved captures"},
 	{"dump", cmd_dump, "print one line per PostgreSQL message in saved captures"},
 	{"trace", cmd_trace, "show each HTTP page's PostgreSQL round trips in order"},
+	{"runs", cmd_runs, "list, show or delete runs stored with analyze --db"},
 };
 
 static void help(FILE *out)

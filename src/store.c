@@ -1,0 +1,508 @@
+/* store.c - SQLite storage of runs (see store.h, store_schema.h). */
+#define _DEFAULT_SOURCE
+#include "store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "report.h"
+#include "store_schema.h"
+
+struct store {
+	sqlite3 *db;
+	int64_t run_id;
+	bool in_run;
+	sqlite3_stmt *rt_insert;
+};
+
+static void set_err(char *err, const char *what, sqlite3 *db)
+{
+	snprintf(err, STORE_ERRBUF, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+static int exec(sqlite3 *db, const char *sql, char *err, const char *what)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, STORE_ERRBUF, "%s: %s", what, msg ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int user_version(sqlite3 *db, int *v)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+/* Apply the migrations past the database's version, in one transaction. */
+static int migrate(sqlite3 *db, char *err)
+{
+	if (exec(db, "BEGIN IMMEDIATE", err, "locking the database") != 0)
+		return -1;
+	int v;
+	if (user_version(db, &v) != SQLITE_OK) { /* again: another pgrtt may have migrated */
+		set_err(err, "reading the schema version", db);
+		goto fail;
+	}
+	for (int i = v; i < STORE_SCHEMA_VERSION; i++) {
+		if (exec(db, store_migrations[i], err, "migrating the schema") != 0)
+			goto fail;
+	}
+	if (v < STORE_SCHEMA_VERSION) {
+		char sql[64];
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
+		if (exec(db, sql, err, "setting the schema version") != 0)
+			goto fail;
+	}
+	if (exec(db, "COMMIT", err, "migrating the schema") != 0)
+		goto fail;
+	return 0;
+fail:
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+struct store *store_open(const char *path, bool create, char *err)
+{
+	sqlite3 *db = NULL;
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+		snprintf(err, STORE_ERRBUF, "%s", db ? sqlite3_errmsg(db) : "out of memory");
+		if (!create && db && sqlite3_errcode(db) == SQLITE_CANTOPEN)
+			snprintf(err, STORE_ERRBUF, "no such database (analyze --db creates one)");
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, 10000);
+	int v = 0;
+	int rc = user_version(db, &v);
+	if (rc == SQLITE_NOTADB) {
+		snprintf(err, STORE_ERRBUF, "not a SQLite database; nothing was changed");
+		sqlite3_close(db);
+		return NULL;
+	}
+	if (rc != SQLITE_OK) {
+		set_err(err, "reading the schema version", db);
+		sqlite3_close(db);
+		return NULL;
+	}
+	if (v > STORE_SCHEMA_VERSION) {
+		snprintf(err, STORE_ERRBUF,
+			 "schema version %d is newer than this pgrtt's (%d): upgrade pgrtt; nothing "
+			 "was changed",
+			 v, STORE_SCHEMA_VERSION);
+		sqlite3_close(db);
+		return NULL;
+	}
+	char e2[STORE_ERRBUF];
+	if (exec(db, "PRAGMA journal_mode = WAL", e2, "WAL") != 0 ||
+	    exec(db, "PRAGMA foreign_keys = ON", e2, "foreign keys") != 0 ||
+	    (v < STORE_SCHEMA_VERSION && migrate(db, e2) != 0)) {
+		snprintf(err, STORE_ERRBUF, "%s", e2);
+		sqlite3_close(db);
+		return NULL;
+	}
+	struct store *s = calloc(1, sizeof(*s));
+	if (!s) {
+		sqlite3_close(db);
+		snprintf(err, STORE_ERRBUF, "out of memory");
+		return NULL;
+	}
+	s->db = db;
+	return s;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	if (s->in_run)
+		store_abort_run(s);
+	sqlite3_finalize(s->rt_insert);
+	sqlite3_close(s->db);
+	free(s);
+}
+
+sqlite3 *store_db(struct store *s)
+{
+	return s->db;
+}
+
+static void now_utc(char *buf, size_t cap)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int store_begin_run(struct store *s, char *err)
+{
+	if (exec(s->db, "BEGIN IMMEDIATE", err, "locking the database") != 0)
+		return -1;
+	s->in_run = true;
+	char created[32];
+	now_utc(created, sizeof created);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO runs (created_at, source, pgrtt_version, ports, packets, "
+			       "postgresql_packets, connections, ready_for_query, round_trips, rows, "
+			       "errors, unanswered, gaps, gap_bytes, malformed, truncated_segments, "
+			       "mid_stream, tls) VALUES (?, '', ?, '', 0,0,0,0,0,0,0,0,0,0,0,0,0,0)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		set_err(err, "starting a run", s->db);
+		store_abort_run(s);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, created, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, pgrtt_version_string(), -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		set_err(err, "starting a run", s->db);
+		store_abort_run(s);
+		return -1;
+	}
+	s->run_id = sqlite3_last_insert_rowid(s->db);
+	if (!s->rt_insert &&
+	    sqlite3_prepare_v2(s->db,
+			       "INSERT INTO round_trips (run_id, conn_id, idx, t_start, latency_us, "
+			       "class, ping_role, flight, ready_for_query, rows, errors, "
+			       "status_before, status_after, damaged) "
+			       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &s->rt_insert, NULL) != SQLITE_OK) {
+		set_err(err, "preparing round-trip rows", s->db);
+		store_abort_run(s);
+		return -1;
+	}
+	return 0;
+}
+
+void store_abort_run(struct store *s)
+{
+	if (s->in_run)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_run = false;
+}
+
+int store_round_trip(struct store *s, uint64_t conn, const struct rt *rt)
+{
+	sqlite3_stmt *st = s->rt_insert;
+	char ts[48], sb[2] = {(char)rt->status_before, 0}, sa[2] = {(char)rt->status_after, 0};
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, s->run_id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)conn);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)rt->index);
+	if (rt->has_start) {
+		ts_format(ts, sizeof ts, rt->t_start);
+		sqlite3_bind_text(st, 4, ts, -1, SQLITE_TRANSIENT);
+	} else {
+		sqlite3_bind_null(st, 4);
+	}
+	if (rt->has_start && rt->has_end && rt->t_end >= rt->t_start)
+		sqlite3_bind_double(st, 5, (double)(rt->t_end - rt->t_start) / 1e3);
+	else
+		sqlite3_bind_null(st, 5);
+	sqlite3_bind_text(st, 6, rt_class_name(rt->cls), -1, SQLITE_STATIC);
+	if (rt->cls == RT_PING)
+		sqlite3_bind_text(st, 7, rt_ping_role_name(rt->ping_role), -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 7);
+	sqlite3_bind_text(st, 8, rt->flight, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 9, (int)rt->rfq);
+	sqlite3_bind_int(st, 10, (int)rt->rows);
+	sqlite3_bind_int(st, 11, (int)rt->errors);
+	sqlite3_bind_text(st, 12, sb, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 13, sa, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 14, rt->damaged);
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void bind_ts(sqlite3_stmt *st, int i, uint64_t ts, bool have)
+{
+	char b[48];
+	if (!have) {
+		sqlite3_bind_null(st, i);
+		return;
+	}
+	ts_format(b, sizeof b, ts);
+	sqlite3_bind_text(st, i, b, -1, SQLITE_TRANSIENT);
+}
+
+static void ports_text(char *buf, size_t cap, const uint16_t *ports, int n)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < n && o + 8 < cap; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "%s%u", i ? "," : "", ports[i]);
+}
+
+static int step_done(sqlite3_stmt *st, sqlite3 *db, char *err, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		set_err(err, what, db);
+		return -1;
+	}
+	return 0;
+}
+
+static int put_totals(struct store *s, const struct analysis *a, const struct store_run_info *in,
+		      char *err)
+{
+	const struct analysis_totals *t = &a->tot;
+	sqlite3_stmt *st;
+	const char *sql =
+		"UPDATE runs SET app=?1, source=?2, ports=?3, http_ports=?4, first_ts=?5, last_ts=?6,"
+		" duration_s=?7, partial=?8, packets=?9, postgresql_packets=?10, connections=?11,"
+		" ready_for_query=?12, round_trips=?13, rows=?14, errors=?15, unanswered=?16,"
+		" latency_p50_us=?17, latency_p99_us=?18, latency_max_us=?19, gaps=?20,"
+		" gap_bytes=?21, malformed=?22, truncated_segments=?23, mid_stream=?24, tls=?25,"
+		" http_requests=?26, http_responses=?27, http_malformed=?28, http_not_decodable=?29,"
+		" round_trips_outside_pages=?30, mixed_pages=?31, mixed_round_trips=?32 WHERE id=?33";
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		set_err(err, "storing the run", s->db);
+		return -1;
+	}
+	char ports[256], hports[256];
+	ports_text(ports, sizeof ports, a->opts.ports, a->opts.nports);
+	ports_text(hports, sizeof hports, a->opts.http_ports, a->opts.nhttp_ports);
+	const struct rtt_stats *x = &t->st;
+	if (in->app)
+		sqlite3_bind_text(st, 1, in->app, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, in->source, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, ports, -1, SQLITE_TRANSIENT);
+	if (a->opts.nhttp_ports)
+		sqlite3_bind_text(st, 4, hports, -1, SQLITE_TRANSIENT);
+	bind_ts(st, 5, t->first_ts, t->packets > 0);
+	bind_ts(st, 6, t->last_ts, t->packets > 0);
+	sqlite3_bind_double(st, 7, t->last_ts > t->first_ts ? (double)(t->last_ts - t->first_ts) / 1e9 : 0);
+	sqlite3_bind_int(st, 8, in->partial);
+	sqlite3_bind_int64(st, 9, (sqlite3_int64)t->packets);
+	sqlite3_bind_int64(st, 10, (sqlite3_int64)t->pg_packets);
+	sqlite3_bind_int64(st, 11, (sqlite3_int64)t->connections);
+	sqlite3_bind_int64(st, 12, (sqlite3_int64)x->rfq);
+	sqlite3_bind_int64(st, 13, (sqlite3_int64)x->round_trips);
+	sqlite3_bind_int64(st, 14, (sqlite3_int64)x->rows);
+	sqlite3_bind_int64(st, 15, (sqlite3_int64)x->errors);
+	sqlite3_bind_int64(st, 16, (sqlite3_int64)x->unanswered);
+	if (a->lat.count) {
+		sqlite3_bind_double(st, 17, (double)hist_quantile(&a->lat, 0.5) / 1e3);
+		sqlite3_bind_double(st, 18, (double)hist_quantile(&a->lat, 0.99) / 1e3);
+		sqlite3_bind_double(st, 19, (double)a->lat.max / 1e3);
+	}
+	sqlite3_bind_int64(st, 20, (sqlite3_int64)t->gaps);
+	sqlite3_bind_int64(st, 21, (sqlite3_int64)t->gap_bytes);
+	sqlite3_bind_int64(st, 22, (sqlite3_int64)t->malformed);
+	sqlite3_bind_int64(st, 23, (sqlite3_int64)t->truncated_segs);
+	sqlite3_bind_int64(st, 24, (sqlite3_int64)t->mid_stream);
+	sqlite3_bind_int64(st, 25, (sqlite3_int64)t->tls);
+	if (a->attributing) {
+		sqlite3_bind_int64(st, 26, (sqlite3_int64)t->http.requests);
+		sqlite3_bind_int64(st, 27, (sqlite3_int64)t->http.responses);
+		sqlite3_bind_int64(st, 28, (sqlite3_int64)t->http.malformed);
+		sqlite3_bind_int64(st, 29, (sqlite3_int64)t->http.not_decodable);
+		sqlite3_bind_int64(st, 30, (sqlite3_int64)a->attrib.rts_outside);
+		sqlite3_bind_int64(st, 31, (sqlite3_int64)a->attrib.mixed_pages);
+		sqlite3_bind_double(st, 32, a->attrib.mixed_rts);
+	}
+	sqlite3_bind_int64(st, 33, s->run_id);
+	int rc = step_done(st, s->db, err, "storing the run");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_labels(struct store *s, const struct store_run_info *in, char *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO run_labels VALUES (?,?,?)", -1, &st,
+			       NULL) != SQLITE_OK) {
+		set_err(err, "storing labels", s->db);
+		return -1;
+	}
+	int rc = 0;
+	for (int i = 0; i < in->nlabels && rc == 0; i++) {
+		const char *eq = strchr(in->labels[i], '=');
+		sqlite3_bind_int64(st, 1, s->run_id);
+		sqlite3_bind_text(st, 2, in->labels[i], (int)(eq - in->labels[i]), SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, eq + 1, -1, SQLITE_STATIC);
+		rc = step_done(st, s->db, err, "storing labels");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_classes(struct store *s, const struct analysis *a, char *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO run_classes VALUES (?,?,?,?,?)", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		set_err(err, "storing classes", s->db);
+		return -1;
+	}
+	int rc = 0;
+	const struct rtt_stats *x = &a->tot.st;
+	for (int c = 0; c < RT_NCLASS + 3 && rc == 0; c++) {
+		/* the classes, then the ping roles as ping_acquire, ping_release, ping_idle */
+		static const char *roles[] = {"ping_acquire", "ping_release", "ping_idle"};
+		uint64_t n = c < RT_NCLASS ? x->by_class[c] : x->pings[c - RT_NCLASS + 1];
+		sqlite3_bind_int64(st, 1, s->run_id);
+		sqlite3_bind_text(st, 2, c < RT_NCLASS ? rt_class_name(c) : roles[c - RT_NCLASS], -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)n);
+		if (c < RT_NCLASS && a->lat_class[c].count) {
+			sqlite3_bind_double(st, 4, (double)hist_quantile(&a->lat_class[c], 0.5) / 1e3);
+			sqlite3_bind_double(st, 5, (double)hist_quantile(&a->lat_class[c], 0.99) / 1e3);
+		} else {
+			sqlite3_bind_null(st, 4);
+			sqlite3_bind_null(st, 5);
+		}
+		rc = step_done(st, s->db, err, "storing classes");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v && v[0])
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int put_connections(struct store *s, const struct analysis *a, char *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO connections VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+			       "?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		set_err(err, "storing connections", s->db);
+		return -1;
+	}
+	int rc = 0;
+	for (uint32_t i = 0; i < a->nlisted && rc == 0; i++) {
+		const struct conn_summary *c = &a->listed[i];
+		const struct rtt_stats *x = &c->st;
+		int k = 1;
+		sqlite3_bind_int64(st, k++, s->run_id);
+		sqlite3_bind_int64(st, k++, (sqlite3_int64)c->id);
+		sqlite3_bind_text(st, k++, c->client, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, k++, c->server, -1, SQLITE_STATIC);
+		bind_ts(st, k++, c->first_ts, true);
+		bind_ts(st, k++, c->last_ts, true);
+		sqlite3_bind_int64(st, k++, (sqlite3_int64)x->rfq);
+		sqlite3_bind_int64(st, k++, (sqlite3_int64)x->round_trips);
+		static const int cls[] = {RT_QUERY, RT_PING};
+		for (int j = 0; j < 2; j++)
+			sqlite3_bind_int64(st, k++, (sqlite3_int64)x->by_class[cls[j]]);
+		for (int j = PING_ACQUIRE; j <= PING_IDLE; j++)
+			sqlite3_bind_int64(st, k++, (sqlite3_int64)x->pings[j]);
+		static const int rest[] = {RT_RESET, RT_TRANSACTION, RT_PREPARE, RT_CLOSE, RT_COPY,
+					   RT_STARTUP, RT_FUNCTION, RT_OTHER, RT_UNKNOWN};
+		for (size_t j = 0; j < sizeof rest / sizeof rest[0]; j++)
+			sqlite3_bind_int64(st, k++, (sqlite3_int64)x->by_class[rest[j]]);
+		if (c->lat_count) {
+			sqlite3_bind_double(st, k++, (double)c->lat_p50 / 1e3);
+			sqlite3_bind_double(st, k++, (double)c->lat_p99 / 1e3);
+		} else {
+			sqlite3_bind_null(st, k++);
+			sqlite3_bind_null(st, k++);
+		}
+		sqlite3_bind_int64(st, k++, (sqlite3_int64)c->gaps);
+		sqlite3_bind_int64(st, k++, (sqlite3_int64)c->malformed);
+		sqlite3_bind_int(st, k++, c->mid_stream);
+		bind_text_or_null(st, k++, tls_name(c->tls));
+		bind_text_or_null(st, k++, x->driver);
+		bind_text_or_null(st, k++, x->application_name);
+		bind_text_or_null(st, k++, x->user);
+		bind_text_or_null(st, k++, x->database);
+		rc = step_done(st, s->db, err, "storing connections");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_routes(struct store *s, const struct analysis *a, char *err)
+{
+	if (!a->attributing)
+		return 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO routes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		set_err(err, "storing routes", s->db);
+		return -1;
+	}
+	int rc = 0;
+	const struct attrib *at = &a->attrib;
+	for (uint32_t i = 0; i < at->nroutes && rc == 0; i++) {
+		const struct attrib_route *r = &at->routes[i];
+		if (!r->pages && !r->pages_mixed)
+			continue;
+		double n = r->pages ? (double)r->pages : 1;
+		const double *b = r->by_class;
+		double other = r->rt - b[RT_QUERY] - b[RT_PING] - b[RT_RESET] - b[RT_TRANSACTION] -
+			       b[RT_PREPARE];
+		int k = 1;
+		sqlite3_bind_int64(st, k++, s->run_id);
+		sqlite3_bind_text(st, k++, r->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, k++, (sqlite3_int64)r->pages);
+		sqlite3_bind_int64(st, k++, (sqlite3_int64)r->pages_exact);
+		sqlite3_bind_int64(st, k++, (sqlite3_int64)r->pages_mixed);
+		sqlite3_bind_text(st, k++, route_attribution(r), -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, k++, r->rt / n);
+		if (r->pages_exact) {
+			sqlite3_bind_int64(st, k++, r->rt_min);
+			sqlite3_bind_int64(st, k++, r->rt_max);
+		} else {
+			sqlite3_bind_null(st, k++);
+			sqlite3_bind_null(st, k++);
+		}
+		double per[] = {r->rfq, b[RT_QUERY], b[RT_PING], r->pings[PING_ACQUIRE],
+				r->pings[PING_RELEASE], b[RT_RESET], b[RT_TRANSACTION], b[RT_PREPARE],
+				other};
+		for (size_t j = 0; j < sizeof per / sizeof per[0]; j++)
+			sqlite3_bind_double(st, k++, per[j] / n);
+		sqlite3_bind_double(st, k++, (double)hist_quantile(r->http_ns, 0.5) / 1e6);
+		sqlite3_bind_double(st, k++, (double)hist_quantile(r->http_ns, 0.99) / 1e6);
+		sqlite3_bind_double(st, k++, r->pg_ns / n / 1e6);
+		sqlite3_bind_double(st, k++, r->conns / n);
+		rc = step_done(st, s->db, err, "storing routes");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_finish_run(struct store *s, const struct analysis *a, const struct store_run_info *info,
+		     int64_t *run_id, char *err)
+{
+	if (!s->in_run && store_begin_run(s, err) != 0)
+		return -1;
+	if (put_totals(s, a, info, err) != 0 || put_labels(s, info, err) != 0 ||
+	    put_classes(s, a, err) != 0 || put_connections(s, a, err) != 0 ||
+	    put_routes(s, a, err) != 0 || exec(s->db, "COMMIT", err, "committing the run") != 0) {
+		store_abort_run(s);
+		return -1;
+	}
+	s->in_run = false;
+	*run_id = s->run_id;
+	return 0;
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/python3
+"""test_store.py PGRTT SRCDIR CASE - pgrtt's SQLite store, checked through
+the real sqlite3 CLI: values equal analyze's JSON, migrations from schema 1,
+two concurrent writers, a writer killed mid-run, and bad databases."""
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+PGRTT, SRC, CASE = sys.argv[1:4]
+CAP = os.path.join(SRC, "captures")
+failed = 0
+
+
+def check(what, got, want):
+    global failed
+    ok = got == want
+    failed += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} {CASE}: {what}: got {got!r}, want {want!r}")
+
+
+def sql(db, query):
+    out = subprocess.run(["sqlite3", "-batch", "-noheader", db, query], capture_output=True,
+                         text=True)
+    if out.returncode:
+        raise SystemExit(f"FAIL sqlite3: {out.stderr}")
+    return [line.split("|") for line in out.stdout.splitlines()]
+
+
+def pgrtt(*args, **kw):
+    return subprocess.run([PGRTT, *args], capture_output=True, text=True, **kw)
+
+
+def digest(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+tmp = tempfile.mkdtemp(prefix="pgrtt-store-")
+db = os.path.join(tmp, "bench.db")
+
+if CASE == "roundtrip":
+    web = os.path.join(CAP, "web-ping-query.pcap")
+    args = ["analyze", "-p", "55432", "--http-port", "18080", "--no-progress"]
+    p = pgrtt(*args, "--db", db, "--app", "blog", "--label", "ping=on", "--label", "pool=psycopg2",
+              "--store-round-trips", "-F", "json", web)
+    check("exit status", p.returncode, 0)
+    d = json.loads(p.stdout)
+    t = d["totals"]
+    run = sql(db, "SELECT id, app, connections, ready_for_query, round_trips, rows, errors, "
+                  "http_requests, gaps, malformed FROM runs")
+    check("one run", len(run), 1)
+    check("run totals", run[0], ["1", "blog", str(t["connections"]), str(t["ready_for_query"]),
+                                 str(t["round_trips"]), str(t["rows"]), str(t["errors"]),
+                                 str(d["http"]["requests"]), str(t["gaps"]), str(t["malformed"])])
+    check("labels", sql(db, "SELECT key, value FROM run_labels ORDER BY key"),
+          [["ping", "on"], ["pool", "psycopg2"]])
+    classes = dict((k, int(v)) for k, v in sql(db, "SELECT class, round_trips FROM run_classes"))
+    for k, v in t["by_class"].items():
+        check(f"class {k}", classes[k], v)
+    check("acquire pings", classes["ping_acquire"], t["pings"]["acquire"])
+    check("round-trip rows", int(sql(db, "SELECT count(*) FROM round_trips")[0][0]),
+          t["round_trips"])
+    check("ping rows", int(sql(db, "SELECT count(*) FROM round_trips WHERE class='ping'")[0][0]),
+          t["by_class"]["ping"])
+    routes = {r[1]: r for r in sql(db, "SELECT app, route, pages, round_trips_per_page, "
+                                       "ping_acquire_per_page, attribution FROM route_stats")}
+    for r in d["routes"]:
+        row = routes[r["route"]]
+        check(f"route {r['route']}", (row[0], int(row[2]), float(row[3]), float(row[4]), row[5]),
+              ("blog", r["pages"], r["round_trips_per_page"]["mean"],
+               r["by_class_per_page"]["ping_acquire"], r["attribution"]))
+    conns = sql(db, "SELECT conn_id, client, server, ready_for_query, round_trips, ping "
+                    "FROM connections ORDER BY conn_id")
+    check("connection rows", [[int(c[0]), c[1], c[2], int(c[3]), int(c[4]), int(c[5])]
+                              for c in conns],
+          [[c["id"], c["client"], c["server"], c["ready_for_query"], c["round_trips"],
+            c["by_class"]["ping"]] for c in d["connections"]])
+    # a second run of another app; the documented query answers both
+    p = pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, "--app", "sqlx",
+              os.path.join(CAP, "sqlx-like.pcap"))
+    check("second run stored", p.returncode, 0)
+    check("stored-run message", "stored run 2" in p.stderr, True)
+    check("runs", sql(db, "SELECT id, app, round_trips FROM runs ORDER BY id"),
+          [["1", "blog", str(t["round_trips"])], ["2", "sqlx", "31"]])
+    check("runs list", pgrtt("runs", "--db", db).stdout.count("\n"), 3)
+    check("runs show", "round_trips_per_page=6.0" in pgrtt("runs", "--db", db, "show", "1").stdout,
+          True)
+    check("runs delete", pgrtt("runs", "--db", db, "delete", "1").returncode, 0)
+    check("cascade", sql(db, "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM routes),"
+                             " (SELECT count(*) FROM round_trips)"), [["1", "0", "0"]])
+
+elif CASE == "migration":
+    # a database made by a pgrtt with schema 1: its run must survive the upgrade
+    v1 = open(os.path.join(SRC, "tests/store/schema-v1.sql")).read()
+    subprocess.run(["sqlite3", db], input=v1 + "\nPRAGMA user_version = 1;\n"
+                   "INSERT INTO runs (created_at, app, source, pgrtt_version, ports, packets, "
+                   "postgresql_packets, connections, ready_for_query, round_trips, rows, errors,"
+                   " unanswered, gaps, gap_bytes, malformed, truncated_segments, mid_stream, tls)"
+                   " VALUES ('2026-01-01T00:00:00Z', 'old', 'x.pcap', 'pgrtt 0.0.9', '5432',"
+                   " 1,1,1,9,9,0,0,0,0,0,0,0,0,0);", text=True, check=True)
+    p = pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, "--store-round-trips",
+              os.path.join(CAP, "flush.pcap"))
+    check("exit status", p.returncode, 0)
+    check("schema version", sql(db, "PRAGMA user_version"), [["2"]])
+    check("old run kept", sql(db, "SELECT id, app, round_trips FROM runs ORDER BY id"),
+          [["1", "old", "9"], ["2", "", "11"]])
+    check("new table filled", sql(db, "SELECT count(*) FROM round_trips"), [["11"]])
+
+elif CASE == "concurrent":
+    # two writers at once, three runs each: all six stored, database intact
+    caps = [os.path.join(CAP, f) for f in ("pgbench-simple.pcap", "web-concurrent.pcap")]
+    procs = []
+    for k in range(2):
+        script = " && ".join(
+            f"{PGRTT} analyze -p 55432 --http-port 18080 --no-progress --db {db} --app w{k} "
+            f"--store-round-trips {caps[k]} >/dev/null" for _ in range(3))
+        procs.append(subprocess.Popen(["sh", "-c", script], stderr=subprocess.PIPE, text=True))
+    rcs = [(p.wait(), p.stderr.read()) for p in procs]
+    check("both writers succeeded", [r[0] for r in rcs], [0, 0])
+    check("runs", sql(db, "SELECT app, count(*) FROM runs GROUP BY app ORDER BY app"),
+          [["w0", "3"], ["w1", "3"]])
+    check("integrity", sql(db, "PRAGMA integrity_check"), [["ok"]])
+
+elif CASE == "killed":
+    # a writer killed mid-run (reading a pipe that stalls) leaves no half run
+    pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, os.path.join(CAP, "flush.pcap"))
+    feed = subprocess.Popen(["sh", "-c", f"cat {os.path.join(CAP, 'pgbench-simple.pcap')}; exec sleep 30"],
+                            stdout=subprocess.PIPE)
+    w = subprocess.Popen([PGRTT, "analyze", "-p", "55432", "--no-progress", "--db", db,
+                          "--store-round-trips", "-"], stdin=feed.stdout,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.5)
+    w.send_signal(signal.SIGKILL)
+    w.wait()
+    feed.kill()
+    feed.wait()
+    check("integrity", sql(db, "PRAGMA integrity_check"), [["ok"]])
+    check("only the finished run", sql(db, "SELECT count(*), (SELECT count(*) FROM round_trips)"
+                                           " FROM runs"), [["1", "0"]])
+    p = pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, os.path.join(CAP, "flush.pcap"))
+    check("usable afterwards", (p.returncode, "stored run 2" in p.stderr), (0, True))
+
+elif CASE == "bad":
+    text = os.path.join(tmp, "notes.txt")
+    open(text, "w").write("not a database\n" * 100)
+    before = digest(text)
+    p = pgrtt("analyze", "-p", "55432", "--no-progress", "--db", text, os.path.join(CAP, "flush.pcap"))
+    check("not SQLite: exit", p.returncode, 2)
+    check("not SQLite: message", "not a SQLite database" in p.stderr, True)
+    check("not SQLite: file untouched", digest(text), before)
+    check("not SQLite: no report printed", p.stdout, "")
+    subprocess.run(["sqlite3", db, "PRAGMA user_version = 99; CREATE TABLE t(x);"], check=True)
+    before = digest(db)
+    p = pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, os.path.join(CAP, "flush.pcap"))
+    check("newer schema: exit", p.returncode, 2)
+    check("newer schema: message", "newer than this pgrtt" in p.stderr, True)
+    check("newer schema: untouched", digest(db), before)
+    check("runs on it", pgrtt("runs", "--db", db).returncode, 2)
+    empty = os.path.join(tmp, "empty.db")
+    pgrtt("analyze", "-p", "55432", "--no-progress", "--db", empty, os.path.join(CAP, "flush.pcap"))
+    pgrtt("runs", "--db", empty, "delete", "1")
+    p = pgrtt("runs", "--db", empty)
+    check("no runs", (p.returncode, "no runs" in p.stdout), (0, True))
+    p = pgrtt("runs", "--db", empty, "show", "7")
+    check("missing run", (p.returncode, "no run 7" in p.stderr), (2, True))
+    missing = os.path.join(tmp, "missing.db")
+    p = pgrtt("runs", "--db", missing)
+    check("missing database", (p.returncode, os.path.exists(missing)), (2, False))
+    p = pgrtt("analyze", "--app", "x", os.path.join(CAP, "flush.pcap"))
+    check("--app without --db", p.returncode, 64)
+    p = pgrtt("analyze", "--db", db, "--label", "novalue", os.path.join(CAP, "flush.pcap"))
+    check("bad label", p.returncode, 64)
+else:
+    print(f"unknown case {CASE}")
+    failed = 1
+
+shutil.rmtree(tmp, ignore_errors=True)
+sys.exit(1 if failed else 0)
