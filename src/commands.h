@@ -12,6 +12,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Options common to commands that read captures. */
 struct read_opts {

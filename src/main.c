@@ -15,6 +15,7 @@ static const struct {
 	{"dump", cmd_dump, "print one line per PostgreSQL message in saved captures"},
 	{"trace", cmd_trace, "show each HTTP page's PostgreSQL round trips in order"},
 	{"runs", cmd_runs, "list, show or delete runs stored with analyze --db"},
+	{"report", cmd_report, "stored runs as Markdown, HTML with charts, JSON or CSV"},
 };
 
 static void help(FILE *out)

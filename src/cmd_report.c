@@ -1,0 +1,463 @@
+/* cmd_report.c - pgrtt report: stored runs as Markdown, HTML (inline SVG
+ * charts), JSON or CSV; --compare shows the change between two runs. */
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "store.h"
+
+#define MAX_FILTERS 32
+
+struct row {
+	long long run;
+	char app[64], labels[160], route[ROUTE_MAX], attribution[24];
+	long long pages;
+	double rt, rfq, query, ping, acq, rel, other, p50, p99;
+};
+
+struct rows {
+	struct row *r;
+	int n, cap;
+};
+
+static void help(FILE *out)
+{
+	fputs("Usage: pgrtt report --db FILE [OPTIONS]\n"
+	      "\n"
+	      "Round trips per page, app by route, from runs stored with 'pgrtt analyze --db'.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -F, --format FMT       md (default), html, json or csv\n"
+	      "  -o, --output FILE      write to FILE instead of standard output\n"
+	      "      --app NAME         only runs of this app (repeatable)\n"
+	      "      --label KEY=VALUE  only runs with this label (repeatable: all must match)\n"
+	      "      --run N            only this run (repeatable)\n"
+	      "      --compare A B      route by route, run B against run A\n"
+	      "  -h, --help             show this help\n"
+	      "\n"
+	      "The HTML report is one self-contained file: a bar chart of round trips per page\n"
+	      "per run for each route, split into queries, pings and the rest, then the table.\n"
+	      "\n"
+	      "Exit status: 0 ok, 2 no such database or run, 64 usage error.\n",
+	      out);
+}
+
+static void copy_col(char *dst, size_t cap, sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	snprintf(dst, cap, "%s", t ? (const char *)t : "");
+}
+
+static int add_row(struct rows *rs, sqlite3_stmt *st)
+{
+	if (rs->n == rs->cap) {
+		int c = rs->cap ? rs->cap * 2 : 64;
+		struct row *r = realloc(rs->r, (size_t)c * sizeof(*r));
+		if (!r)
+			return -1;
+		rs->r = r;
+		rs->cap = c;
+	}
+	struct row *r = &rs->r[rs->n++];
+	memset(r, 0, sizeof(*r));
+	r->run = sqlite3_column_int64(st, 0);
+	copy_col(r->app, sizeof r->app, st, 1);
+	copy_col(r->labels, sizeof r->labels, st, 2);
+	copy_col(r->route, sizeof r->route, st, 3);
+	r->pages = sqlite3_column_int64(st, 4);
+	double *v[] = {&r->rt, &r->rfq, &r->query, &r->ping, &r->acq, &r->rel, &r->other, &r->p50, &r->p99};
+	for (int i = 0; i < 9; i++)
+		*v[i] = sqlite3_column_double(st, 5 + i);
+	copy_col(r->attribution, sizeof r->attribution, st, 14);
+	return 0;
+}
+
+/* The rows of the runs that pass the filters, by route then run. */
+static int load(sqlite3 *db, char **apps, int napps, char **labels, int nlabels, long long *runs,
+		int nruns, struct rows *rs)
+{
+	char sql[4096];
+	size_t o = (size_t)snprintf(
+		sql, sizeof sql,
+		"SELECT r.run_id, coalesce(x.app, ''),"
+		" (SELECT group_concat(key || '=' || value, ' ') FROM run_labels WHERE run_id = r.run_id),"
+		" r.route, r.pages, r.round_trips_per_page, r.ready_for_query_per_page, r.query_per_page,"
+		" r.ping_per_page, r.ping_acquire_per_page, r.ping_release_per_page,"
+		" r.round_trips_per_page - r.query_per_page - r.ping_per_page, r.http_p50_ms,"
+		" r.http_p99_ms, r.attribution"
+		" FROM routes r JOIN runs x ON x.id = r.run_id WHERE r.pages > 0");
+	if (napps) {
+		o += (size_t)snprintf(sql + o, sizeof sql - o, " AND x.app IN (");
+		for (int i = 0; i < napps; i++)
+			o += (size_t)snprintf(sql + o, sizeof sql - o, "%s?", i ? "," : "");
+		o += (size_t)snprintf(sql + o, sizeof sql - o, ")");
+	}
+	for (int i = 0; i < nlabels; i++)
+		o += (size_t)snprintf(sql + o, sizeof sql - o,
+				      " AND EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = x.id"
+				      " AND l.key || '=' || l.value = ?)");
+	if (nruns) {
+		o += (size_t)snprintf(sql + o, sizeof sql - o, " AND x.id IN (");
+		for (int i = 0; i < nruns; i++)
+			o += (size_t)snprintf(sql + o, sizeof sql - o, "%s?", i ? "," : "");
+		o += (size_t)snprintf(sql + o, sizeof sql - o, ")");
+	}
+	snprintf(sql + o, sizeof sql - o, " ORDER BY r.route, x.app, x.id");
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		warnx_("%s", sqlite3_errmsg(db));
+		return -1;
+	}
+	int k = 1;
+	for (int i = 0; i < napps; i++)
+		sqlite3_bind_text(st, k++, apps[i], -1, SQLITE_STATIC);
+	for (int i = 0; i < nlabels; i++)
+		sqlite3_bind_text(st, k++, labels[i], -1, SQLITE_STATIC);
+	for (int i = 0; i < nruns; i++)
+		sqlite3_bind_int64(st, k++, runs[i]);
+	int rc = 0;
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
+		rc = add_row(rs, st);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static void run_name(const struct row *r, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s%s%s%s#%lld", r->app[0] ? r->app : "(no app)", r->labels[0] ? " (" : "",
+		 r->labels, r->labels[0] ? ") " : " ", r->run);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void md(FILE *out, const struct rows *rs)
+{
+	fprintf(out, "| route | run | pages | round trips / page | RFQ / page | queries | pings (acquire/release) | other | p50 ms | p99 ms | attribution |\n");
+	fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+	for (int i = 0; i < rs->n; i++) {
+		const struct row *r = &rs->r[i];
+		char name[300];
+		run_name(r, name, sizeof name);
+		fprintf(out, "| `%s` | %s | %lld | **%.2f** | %.2f | %.2f | %.2f (%.2f/%.2f) | %.2f | %.2f | %.2f | %s |\n",
+			r->route, name, r->pages, r->rt, r->rfq, r->query, r->ping, r->acq, r->rel,
+			r->other, r->p50, r->p99, r->attribution);
+	}
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void csv(FILE *out, const struct rows *rs)
+{
+	fprintf(out, "run,app,labels,route,pages,round_trips_per_page,ready_for_query_per_page,"
+		     "query_per_page,ping_per_page,ping_acquire_per_page,ping_release_per_page,"
+		     "other_per_page,http_p50_ms,http_p99_ms,attribution\n");
+	for (int i = 0; i < rs->n; i++) {
+		const struct row *r = &rs->r[i];
+		fprintf(out, "%lld,", r->run);
+		csv_field(out, r->app);
+		fputc(',', out);
+		csv_field(out, r->labels);
+		fputc(',', out);
+		csv_field(out, r->route);
+		fprintf(out, ",%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", r->pages, r->rt,
+			r->rfq, r->query, r->ping, r->acq, r->rel, r->other, r->p50, r->p99,
+			r->attribution);
+	}
+}
+
+static int json(FILE *out, const struct rows *rs)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "pgrtt", pgrtt_version_string());
+	cJSON *arr = cJSON_AddArrayToObject(root, "rows");
+	for (int i = 0; i < rs->n; i++) {
+		const struct row *r = &rs->r[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "run", (double)r->run);
+		cJSON_AddStringToObject(o, "app", r->app);
+		cJSON_AddStringToObject(o, "labels", r->labels);
+		cJSON_AddStringToObject(o, "route", r->route);
+		cJSON_AddNumberToObject(o, "pages", (double)r->pages);
+		cJSON_AddNumberToObject(o, "round_trips_per_page", r->rt);
+		cJSON_AddNumberToObject(o, "ready_for_query_per_page", r->rfq);
+		cJSON_AddNumberToObject(o, "query_per_page", r->query);
+		cJSON_AddNumberToObject(o, "ping_per_page", r->ping);
+		cJSON_AddNumberToObject(o, "ping_acquire_per_page", r->acq);
+		cJSON_AddNumberToObject(o, "ping_release_per_page", r->rel);
+		cJSON_AddNumberToObject(o, "other_per_page", r->other);
+		cJSON_AddNumberToObject(o, "http_p50_ms", r->p50);
+		cJSON_AddNumberToObject(o, "http_p99_ms", r->p99);
+		cJSON_AddStringToObject(o, "attribution", r->attribution);
+		cJSON_AddItemToArray(arr, o);
+	}
+	char *t = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!t)
+		return -1;
+	fprintf(out, "%s\n", t);
+	free(t);
+	return 0;
+}
+
+static void html_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+/* One horizontal bar chart per route: a bar per run, split by class. */
+static void svg_chart(FILE *out, const struct rows *rs, int from, int to)
+{
+	double max = 1;
+	for (int i = from; i < to; i++)
+		if (rs->r[i].rt > max)
+			max = rs->r[i].rt;
+	const int label_w = 300, bar_w = 420, row_h = 28, top = 8;
+	int h = top + (to - from) * row_h + 26;
+	fprintf(out, "<svg class=\"chart\" role=\"img\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+		label_w + bar_w + 70, h, label_w + bar_w + 70, h);
+	for (int i = from; i < to; i++) {
+		const struct row *r = &rs->r[i];
+		int y = top + (i - from) * row_h;
+		char name[300];
+		run_name(r, name, sizeof name);
+		fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", label_w - 8, y + 17);
+		html_text(out, name);
+		fputs("</text>\n", out);
+		double segs[3] = {r->query, r->ping, r->other < 0 ? 0 : r->other};
+		static const char *cls[3] = {"query", "ping", "other"};
+		double x = label_w;
+		for (int k = 0; k < 3; k++) {
+			double w = segs[k] / max * bar_w;
+			if (w <= 0)
+				continue;
+			fprintf(out, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"20\">"
+				     "<title>%s: %.2f per page</title></rect>\n",
+				cls[k], x, y + 3, w, cls[k], segs[k]);
+			x += w;
+		}
+		fprintf(out, "<text class=\"value\" x=\"%.1f\" y=\"%d\">%.2f</text>\n", x + 6, y + 17, r->rt);
+	}
+	int ly = top + (to - from) * row_h + 14;
+	fprintf(out, "<rect class=\"bar query\" x=\"%d\" y=\"%d\" width=\"12\" height=\"12\"/>"
+		     "<text class=\"legend\" x=\"%d\" y=\"%d\">queries</text>\n",
+		label_w, ly - 10, label_w + 16, ly);
+	fprintf(out, "<rect class=\"bar ping\" x=\"%d\" y=\"%d\" width=\"12\" height=\"12\"/>"
+		     "<text class=\"legend\" x=\"%d\" y=\"%d\">pings</text>\n",
+		label_w + 90, ly - 10, label_w + 106, ly);
+	fprintf(out, "<rect class=\"bar other\" x=\"%d\" y=\"%d\" width=\"12\" height=\"12\"/>"
+		     "<text class=\"legend\" x=\"%d\" y=\"%d\">other</text>\n",
+		label_w + 170, ly - 10, label_w + 186, ly);
+	fputs("</svg>\n", out);
+}
+
+static void html(FILE *out, const struct rows *rs)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>pgrtt: PostgreSQL round trips per page</title>\n<style>\n"
+	      ":root { color-scheme: light dark; --fg: #1d2329; --bg: #ffffff; --muted: #5b6670;"
+	      " --query: #2f6fb3; --ping: #d9822b; --other: #8a949e; --grid: #d8dde2; }\n"
+	      "@media (prefers-color-scheme: dark) { :root { --fg: #e6e9ec; --bg: #14181c;"
+	      " --muted: #9aa5ae; --query: #6ea8e8; --ping: #f0a45c; --other: #9aa5ae; --grid: #2c343b; } }\n"
+	      "body { font: 15px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg);"
+	      " margin: 2rem auto; max-width: 72rem; padding: 0 1rem; }\n"
+	      "h2 { font-size: 1.05rem; margin: 2rem 0 .5rem; font-family: ui-monospace, monospace; }\n"
+	      ".chart text { fill: var(--fg); font-size: 13px; } .chart .value { font-weight: 600; }\n"
+	      ".bar.query { fill: var(--query); } .bar.ping { fill: var(--ping); } .bar.other { fill: var(--other); }\n"
+	      "table { border-collapse: collapse; margin: 1rem 0; font-size: 13px; }\n"
+	      "th, td { padding: .3rem .6rem; border-bottom: 1px solid var(--grid); text-align: right; }\n"
+	      "th:first-child, td:first-child, th:nth-child(2), td:nth-child(2) { text-align: left; }\n"
+	      "p.note { color: var(--muted); }\n"
+	      "</style></head><body>\n<h1>PostgreSQL round trips per page</h1>\n"
+	      "<p class=\"note\">Each bar is one stored run: round trips per page of the route, split into"
+	      " queries, pool pings and the rest (resets, transactions, prepares, ...).</p>\n",
+	      out);
+	for (int i = 0; i < rs->n;) {
+		int j = i;
+		while (j < rs->n && strcmp(rs->r[j].route, rs->r[i].route) == 0)
+			j++;
+		fputs("<h2>", out);
+		html_text(out, rs->r[i].route);
+		fputs("</h2>\n", out);
+		svg_chart(out, rs, i, j);
+		i = j;
+	}
+	fputs("<table>\n<tr><th>route</th><th>run</th><th>pages</th><th>round trips / page</th>"
+	      "<th>RFQ / page</th><th>queries</th><th>pings</th><th>acquire</th><th>release</th>"
+	      "<th>other</th><th>p50 ms</th><th>p99 ms</th><th>attribution</th></tr>\n",
+	      out);
+	for (int i = 0; i < rs->n; i++) {
+		const struct row *r = &rs->r[i];
+		char name[300];
+		run_name(r, name, sizeof name);
+		fputs("<tr><td>", out);
+		html_text(out, r->route);
+		fputs("</td><td>", out);
+		html_text(out, name);
+		fprintf(out, "</td><td>%lld</td><td class=\"rt\">%.2f</td><td>%.2f</td><td>%.2f</td>"
+			     "<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td>"
+			     "<td>%s</td></tr>\n",
+			r->pages, r->rt, r->rfq, r->query, r->ping, r->acq, r->rel, r->other, r->p50,
+			r->p99, r->attribution);
+	}
+	fprintf(out, "</table>\n<p class=\"note\">%s</p>\n</body></html>\n", pgrtt_version_string());
+}
+
+/* Route by route: run b against run a. */
+static void compare(FILE *out, const struct rows *rs, long long a, long long b, const char *fmt)
+{
+	bool md_ = strcmp(fmt, "md") == 0;
+	if (md_) {
+		fprintf(out, "| route | run %lld | run %lld | change | queries | pings | other |\n", a, b);
+		fprintf(out, "|---|---:|---:|---:|---:|---:|---:|\n");
+	} else {
+		fprintf(out, "route,run_a,run_b,round_trips_per_page_a,round_trips_per_page_b,change,"
+			     "query_change,ping_change,other_change\n");
+	}
+	for (int i = 0; i < rs->n; i++) {
+		const struct row *x = &rs->r[i];
+		if (x->run != a)
+			continue;
+		const struct row *y = NULL;
+		for (int j = 0; j < rs->n; j++)
+			if (rs->r[j].run == b && strcmp(rs->r[j].route, x->route) == 0)
+				y = &rs->r[j];
+		if (!y)
+			continue;
+		if (md_)
+			fprintf(out, "| `%s` | %.2f | %.2f | **%+.2f** | %+.2f | %+.2f | %+.2f |\n", x->route,
+				x->rt, y->rt, y->rt - x->rt, y->query - x->query, y->ping - x->ping,
+				y->other - x->other);
+		else
+			fprintf(out, "\"%s\",%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", x->route, a, b,
+				x->rt, y->rt, y->rt - x->rt, y->query - x->query, y->ping - x->ping,
+				y->other - x->other);
+	}
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *dbpath = NULL, *format = "md", *output = NULL;
+	char *apps[MAX_FILTERS], *labels[MAX_FILTERS];
+	long long runs[MAX_FILTERS], cmp[2] = {0, 0};
+	int napps = 0, nlabels = 0, nruns = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+		bool v = i + 1 < argc;
+		if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
+			help(stdout);
+			return EXIT_OK;
+		} else if (strcmp(o, "--db") == 0 && v) {
+			dbpath = argv[++i];
+		} else if ((strcmp(o, "-F") == 0 || strcmp(o, "--format") == 0) && v) {
+			format = argv[++i];
+		} else if ((strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) && v) {
+			output = argv[++i];
+		} else if (strcmp(o, "--app") == 0 && v && napps < MAX_FILTERS) {
+			apps[napps++] = argv[++i];
+		} else if (strcmp(o, "--label") == 0 && v && nlabels < MAX_FILTERS) {
+			labels[nlabels++] = argv[++i];
+		} else if (strcmp(o, "--run") == 0 && v && nruns < MAX_FILTERS) {
+			runs[nruns++] = atoll(argv[++i]);
+		} else if (strcmp(o, "--compare") == 0 && i + 2 < argc) {
+			cmp[0] = atoll(argv[++i]);
+			cmp[1] = atoll(argv[++i]);
+		} else {
+			usage_error("unknown or incomplete option %s", o);
+			return EXIT_USAGE;
+		}
+	}
+	if (!dbpath) {
+		usage_error("--db FILE is required");
+		return EXIT_USAGE;
+	}
+	if (strcmp(format, "md") && strcmp(format, "html") && strcmp(format, "json") &&
+	    strcmp(format, "csv")) {
+		usage_error("bad format \"%s\": md, html, json or csv", format);
+		return EXIT_USAGE;
+	}
+	if ((cmp[0] || cmp[1]) && (cmp[0] < 1 || cmp[1] < 1 || (strcmp(format, "md") && strcmp(format, "csv")))) {
+		usage_error("--compare takes two run numbers, with --format md or csv");
+		return EXIT_USAGE;
+	}
+	char err[STORE_ERRBUF];
+	struct store *s = store_open(dbpath, false, err);
+	if (!s) {
+		warnx_("%s: %s", dbpath, err);
+		return EXIT_ERROR;
+	}
+	if (cmp[0]) {
+		runs[0] = cmp[0];
+		runs[1] = cmp[1];
+		nruns = 2;
+	}
+	struct rows rs = {0};
+	int rc = EXIT_OK;
+	if (load(store_db(s), apps, napps, labels, nlabels, runs, nruns, &rs) != 0) {
+		rc = EXIT_ERROR;
+		goto done;
+	}
+	for (int k = 0; cmp[0] && k < 2; k++) {
+		bool found = false;
+		for (int i = 0; i < rs.n; i++)
+			found |= rs.r[i].run == cmp[k];
+		if (!found) {
+			warnx_("%s: run %lld has no routes (stored without --http-port, or missing)",
+			       dbpath, cmp[k]);
+			rc = EXIT_ERROR;
+			goto done;
+		}
+	}
+	if (rs.n == 0 && !cmp[0])
+		warnx_("%s: no routes match: store runs with analyze --db --http-port", dbpath);
+	FILE *out = output_open(output);
+	if (!out) {
+		rc = EXIT_ERROR;
+		goto done;
+	}
+	if (cmp[0])
+		compare(out, &rs, cmp[0], cmp[1], format);
+	else if (strcmp(format, "md") == 0)
+		md(out, &rs);
+	else if (strcmp(format, "csv") == 0)
+		csv(out, &rs);
+	else if (strcmp(format, "json") == 0)
+		rc = json(out, &rs) == 0 ? EXIT_OK : EXIT_ERROR;
+	else
+		html(out, &rs);
+	rc = output_close(out, output, rc);
+done:
+	free(rs.r);
+	store_close(s);
+	return rc;
+}
