@@ -17,7 +17,8 @@ apt-get install -y -qq --no-install-recommends \
 	libpcap-dev libcjson-dev libpq-dev libsqlite3-dev \
 	tcpdump tshark postgresql postgresql-client \
 	python3 python3-psycopg2 python3-sqlalchemy sqlite3 \
-	default-jdk-headless libhikaricp-java libpostgresql-jdbc-java libslf4j-java >/dev/null
+	default-jdk-headless libhikaricp-java libpostgresql-jdbc-java libslf4j-java \
+	chromium >/dev/null
 
 jobs=$(nproc)
 cmake -S . -B build -DPGRTT_WERROR=ON >/dev/null

@@ -175,6 +175,61 @@ elif CASE == "bad":
     check("--app without --db", p.returncode, 64)
     p = pgrtt("analyze", "--db", db, "--label", "novalue", os.path.join(CAP, "flush.pcap"))
     check("bad label", p.returncode, 64)
+elif CASE in ("report", "report-chromium"):
+    # three pool set-ups of the blog app: the report shows 3, 6 and 4 round
+    # trips per detail page, as the app was built to make
+    for pool in ("noping", "ping-query", "ping-page"):
+        p = pgrtt("analyze", "-p", "55432", "--http-port", "18080", "--no-progress", "--db", db,
+                  "--app", "blog", "--label", f"pool={pool}",
+                  os.path.join(CAP, f"web-{pool}.pcap"))
+        check(f"stored {pool}", p.returncode, 0)
+    rows = [l.split(",") for l in pgrtt("report", "--db", db, "-F", "csv").stdout.splitlines()]
+    head = rows[0]
+    got = {(r[head.index("labels")].strip('"'), r[head.index("route")].strip('"')):
+           float(r[head.index("round_trips_per_page")]) for r in rows[1:]}
+    want = {("pool=noping", "GET /articles/{id}"): 3.0, ("pool=ping-query", "GET /articles/{id}"): 6.0,
+            ("pool=ping-page", "GET /articles/{id}"): 4.0, ("pool=noping", "GET /"): 1.0,
+            ("pool=ping-query", "GET /"): 2.0, ("pool=ping-page", "GET /"): 2.0}
+    check("csv round trips per page", got, want)
+    db_rows = sql(db, "SELECT route, round_trips_per_page FROM route_stats ORDER BY run_id, route")
+    rep = json.loads(pgrtt("report", "--db", db, "-F", "json").stdout)["rows"]
+    check("json equals the database", sorted((r["route"], r["round_trips_per_page"]) for r in rep),
+          sorted((r[0], float(r[1])) for r in db_rows))
+    md = pgrtt("report", "--db", db, "--label", "pool=ping-query").stdout
+    check("md filtered by label", (md.count("\n"), "**6.00**" in md), (4, True))
+    cmp = pgrtt("report", "--db", db, "--compare", "1", "2").stdout
+    check("compare: +3 round trips per detail page, all pings",
+          "| `GET /articles/{id}` | 3.00 | 6.00 | **+3.00** | +0.00 | +3.00 | +0.00 |" in cmp, True)
+    check("compare a missing run", pgrtt("report", "--db", db, "--compare", "1", "9").returncode, 2)
+    check("bad format", pgrtt("report", "--db", db, "-F", "pdf").returncode, 64)
+    html = os.path.join(tmp, "report.html")
+    check("html written", pgrtt("report", "--db", db, "-F", "html", "-o", html).returncode, 0)
+    page = open(html).read()
+    check("self-contained (no fetches)", any(k in page for k in ("http://", "https://", "src=")), False)
+    # per route: noping a query bar, the two ping set-ups a query and a ping
+    # bar each; and three legend swatches per chart
+    bars = 2 * (1 + 2 + 2) + 2 * 3
+    check("bars in the file", page.count('<rect class="bar'), bars)
+    if CASE == "report-chromium":
+        chromium = shutil.which("chromium")
+        if not chromium:
+            print("chromium not installed")
+            sys.exit(1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77)
+        prof = os.path.join(tmp, "profile")
+        base = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--disable-quic", f"--user-data-dir={prof}"]
+        dom = subprocess.run(base + ["--dump-dom", "file://" + html], capture_output=True,
+                             text=True, timeout=120).stdout
+        # the DOM as Chromium built it: both charts, every bar, the numbers
+        check("rendered: two charts", dom.count("<svg"), 2)
+        check("rendered: bars", dom.count('class="bar '), bars)
+        for v in ("3.00", "6.00", "4.00"):
+            check(f"rendered: value {v}", f'class="value"' in dom and f">{v}<" in dom, True)
+        png = os.path.join(tmp, "report.png")
+        subprocess.run(base + [f"--screenshot={png}", "--window-size=1200,900",
+                               "file://" + html], capture_output=True, timeout=120)
+        check("screenshot taken", os.path.exists(png) and os.path.getsize(png) > 10000, True)
 else:
     print(f"unknown case {CASE}")
     failed = 1
