@@ -234,14 +234,11 @@ static void html_text(FILE *out, const char *s)
 	}
 }
 
-/* One horizontal bar chart per route: a bar per run, split by class. */
-static void svg_chart(FILE *out, const struct rows *rs, int from, int to)
+/* One horizontal bar chart per route: a bar per run, split by class.  All
+ * charts share one scale (max) and one label width, so they compare. */
+static void svg_chart(FILE *out, const struct rows *rs, int from, int to, double max, int label_w)
 {
-	double max = 1;
-	for (int i = from; i < to; i++)
-		if (rs->r[i].rt > max)
-			max = rs->r[i].rt;
-	const int label_w = 300, bar_w = 420, row_h = 28, top = 8;
+	const int bar_w = 420, row_h = 28, top = 8;
 	int h = top + (to - from) * row_h + 26;
 	fprintf(out, "<svg class=\"chart\" role=\"img\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
 		label_w + bar_w + 70, h, label_w + bar_w + 70, h);
@@ -302,6 +299,17 @@ static void html(FILE *out, const struct rows *rs)
 	      "<p class=\"note\">Each bar is one stored run: round trips per page of the route, split into"
 	      " queries, pool pings and the rest (resets, transactions, prepares, ...).</p>\n",
 	      out);
+	double max = 1;
+	size_t longest = 0;
+	for (int i = 0; i < rs->n; i++) {
+		char name[300];
+		run_name(&rs->r[i], name, sizeof name);
+		if (strlen(name) > longest)
+			longest = strlen(name);
+		if (rs->r[i].rt > max)
+			max = rs->r[i].rt;
+	}
+	int label_w = 24 + (int)(longest * 15 / 2); /* about 7.5 px per character at 13 px */
 	for (int i = 0; i < rs->n;) {
 		int j = i;
 		while (j < rs->n && strcmp(rs->r[j].route, rs->r[i].route) == 0)
@@ -309,7 +317,7 @@ static void html(FILE *out, const struct rows *rs)
 		fputs("<h2>", out);
 		html_text(out, rs->r[i].route);
 		fputs("</h2>\n", out);
-		svg_chart(out, rs, i, j);
+		svg_chart(out, rs, i, j, max, label_w);
 		i = j;
 	}
 	fputs("<table>\n<tr><th>route</th><th>run</th><th>pages</th><th>round trips / page</th>"
