@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "report.h"
+#include "results.h"
 #include "store.h"
 
 static void help(FILE *out)
@@ -219,58 +220,6 @@ void warn_damage(const struct analysis *a)
 		       (unsigned long long)t->tls);
 }
 
-struct db_opts {
-	const char *db, *app;
-	char *labels[64];
-	int nlabels;
-	bool round_trips;
-};
-
-/* analyze's own options, taken out of argv; the rest are shared. */
-static int take_db_opts(int *argc, char **argv, struct db_opts *d)
-{
-	int n = 1;
-	for (int i = 1; i < *argc; i++) {
-		const char *a = argv[i];
-		bool has_val = i + 1 < *argc;
-		if (strcmp(a, "--store-round-trips") == 0) {
-			d->round_trips = true;
-		} else if ((strcmp(a, "--db") == 0 || strcmp(a, "--app") == 0 ||
-			    strcmp(a, "--label") == 0)) {
-			if (!has_val) {
-				usage_error("option %s needs a value", a);
-				return -1;
-			}
-			const char *v = argv[++i];
-			if (strcmp(a, "--db") == 0) {
-				d->db = v;
-			} else if (strcmp(a, "--app") == 0) {
-				d->app = v;
-			} else {
-				const char *eq = strchr(v, '=');
-				if (!eq || eq == v || d->nlabels == 64) {
-					usage_error("bad --label \"%s\": expected KEY=VALUE (at most 64)", v);
-					return -1;
-				}
-				d->labels[d->nlabels++] = argv[i];
-			}
-		} else {
-			argv[n++] = argv[i];
-		}
-	}
-	*argc = n;
-	if (!d->db && (d->app || d->nlabels || d->round_trips)) {
-		usage_error("--app, --label and --store-round-trips need --db");
-		return -1;
-	}
-	return 0;
-}
-
-static void store_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)
-{
-	store_round_trip(ctx, c->id, rt);
-}
-
 int cmd_analyze(int argc, char **argv)
 {
 	struct read_opts ro = {0};
@@ -286,23 +235,10 @@ int cmd_analyze(int argc, char **argv)
 	if (p < 0)
 		return EXIT_USAGE;
 
-	/* open the database first: a bad one stops us before any work */
 	struct store *st = NULL;
-	char err[STORE_ERRBUF];
-	if (dbo.db && !(st = store_open(dbo.db, true, err))) {
-		warnx_("%s: %s", dbo.db, err);
-		return EXIT_ERROR;
-	}
 	struct analysis_opts ao = {0};
-	if (st && dbo.round_trips) {
-		if (store_begin_run(st, err) != 0) {
-			warnx_("%s: %s", dbo.db, err);
-			store_close(st);
-			return EXIT_ERROR;
-		}
-		ao.on_rt = store_rt;
-		ao.ctx = st;
-	}
+	if (results_begin(&dbo, &st, &ao) != 0)
+		return EXIT_ERROR;
 	static struct analysis a;
 	bool partial;
 	int rc = run_analysis(&ro, &ao, &a, &partial);
@@ -311,41 +247,12 @@ int cmd_analyze(int argc, char **argv)
 		analysis_free(&a);
 		return EXIT_ERROR;
 	}
-	if (st) {
-		char source[1024] = "";
-		size_t o = 0;
-		for (int i = 0; i < ro.nfiles && o + 2 < sizeof source; i++)
-			o += (size_t)snprintf(source + o, sizeof source - o, "%s%s", i ? ", " : "",
-					      ro.files[i]);
-		struct store_run_info info = {dbo.app, source, dbo.labels, dbo.nlabels,
-					      partial || rc != EXIT_OK};
-		int64_t id;
-		if (store_finish_run(st, &a, &info, &id, err) != 0) {
-			warnx_("%s: %s", dbo.db, err);
-			rc = EXIT_ERROR;
-		} else {
-			warnx_("stored run %lld in %s", (long long)id, dbo.db);
-		}
-		store_close(st);
-	}
-
-	warn_damage(&a);
-
-	FILE *out = output_open(output);
-	if (!out) {
-		analysis_free(&a);
-		return EXIT_ERROR;
-	}
-	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK};
-	if (strcmp(format, "json") == 0) {
-		if (report_json(out, &a, &in) != 0) {
-			warnx_("out of memory writing JSON");
-			rc = EXIT_ERROR;
-		}
-	} else {
-		report_text(out, &a, &in);
-	}
-	rc = output_close(out, output, rc);
+	char source[1024] = "";
+	size_t o = 0;
+	for (int i = 0; i < ro.nfiles && o + 2 < sizeof source; i++)
+		o += (size_t)snprintf(source + o, sizeof source - o, "%s%s", i ? ", " : "", ro.files[i]);
+	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};
+	rc = results_finish(&a, st, &dbo, source, &in, format, output, rc);
 	analysis_free(&a);
 	return rc;
 }

@@ -7,10 +7,16 @@
 
 #include "analysis.h"
 
+/* Packet counts of a live capture (pcap_stats). */
+struct capture_drops {
+	uint64_t recv, drop, ifdrop;
+};
+
 struct report_input {
-	char *const *files;
+	char *const *files; /* or the interface, for a live capture */
 	int nfiles;
 	bool partial; /* some input could not be read to its end */
+	const struct capture_drops *drops; /* live capture only */
 };
 
 void report_text(FILE *out, const struct analysis *a, const struct report_input *in);

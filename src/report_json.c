@@ -193,6 +193,12 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		add_ts(inp, "first_ts", t->first_ts);
 		add_ts(inp, "last_ts", t->last_ts);
 	}
+	if (in->drops) { /* a live capture: what the kernel and interface lost */
+		cJSON *d = cJSON_AddObjectToObject(root, "drops");
+		cJSON_AddNumberToObject(d, "received", (double)in->drops->recv);
+		cJSON_AddNumberToObject(d, "dropped", (double)in->drops->drop);
+		cJSON_AddNumberToObject(d, "interface_dropped", (double)in->drops->ifdrop);
+	}
 	cJSON *pk = cJSON_AddObjectToObject(inp, "packets");
 	cJSON_AddNumberToObject(pk, "total", (double)t->packets);
 	cJSON_AddNumberToObject(pk, "postgresql", (double)t->pg_packets);

@@ -108,6 +108,11 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 		fprintf(out, " %u", a->opts.ports[i]);
 	fputc('\n', out);
 
+	if (in->drops)
+		fprintf(out, "capture: %" PRIu64 " received by filter, %" PRIu64
+			     " dropped by kernel, %" PRIu64 " dropped by interface%s\n",
+			in->drops->recv, in->drops->drop, in->drops->ifdrop,
+			in->drops->drop + in->drops->ifdrop ? " (counts below are lower bounds)" : "");
 	const struct rtt_stats *s = &t->st;
 	fprintf(out, "connections: %" PRIu64 "  ready_for_query: %" PRIu64 "  round_trips: %" PRIu64
 		     "\n",

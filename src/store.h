@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "report.h"
 
 #define STORE_ERRBUF 256
 
@@ -22,6 +23,7 @@ struct store_run_info {
 	char *const *labels; /* "key=value" */
 	int nlabels;
 	bool partial;
+	const struct capture_drops *drops; /* live capture, or NULL */
 };
 
 /* Open (create: also create) the database at path and bring its schema up

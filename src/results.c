@@ -1,0 +1,115 @@
+/* results.c - what analyze and capture do with a finished analysis: store
+ * it (--db), warn about damage, print the report. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "results.h"
+
+
+/* The --db options, taken out of argv; the rest are left for the shared parser. */
+int take_db_opts(int *argc, char **argv, struct db_opts *d)
+{
+	int n = 1;
+	for (int i = 1; i < *argc; i++) {
+		const char *a = argv[i];
+		bool has_val = i + 1 < *argc;
+		if (strcmp(a, "--store-round-trips") == 0) {
+			d->round_trips = true;
+		} else if ((strcmp(a, "--db") == 0 || strcmp(a, "--app") == 0 ||
+			    strcmp(a, "--label") == 0)) {
+			if (!has_val) {
+				usage_error("option %s needs a value", a);
+				return -1;
+			}
+			const char *v = argv[++i];
+			if (strcmp(a, "--db") == 0) {
+				d->db = v;
+			} else if (strcmp(a, "--app") == 0) {
+				d->app = v;
+			} else {
+				const char *eq = strchr(v, '=');
+				if (!eq || eq == v || d->nlabels == 64) {
+					usage_error("bad --label \"%s\": expected KEY=VALUE (at most 64)", v);
+					return -1;
+				}
+				d->labels[d->nlabels++] = argv[i];
+			}
+		} else {
+			argv[n++] = argv[i];
+		}
+	}
+	*argc = n;
+	if (!d->db && (d->app || d->nlabels || d->round_trips)) {
+		usage_error("--app, --label and --store-round-trips need --db");
+		return -1;
+	}
+	return 0;
+}
+
+static void store_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)
+{
+	store_round_trip(ctx, c->id, rt);
+}
+
+
+int results_begin(const struct db_opts *dbo, struct store **st, struct analysis_opts *ao)
+{
+	char err[STORE_ERRBUF];
+	*st = NULL;
+	if (!dbo->db)
+		return 0;
+	/* open the database first: a bad one stops us before any work */
+	if (!(*st = store_open(dbo->db, true, err))) {
+		warnx_("%s: %s", dbo->db, err);
+		return -1;
+	}
+	if (dbo->round_trips) {
+		if (store_begin_run(*st, err) != 0) {
+			warnx_("%s: %s", dbo->db, err);
+			store_close(*st);
+			*st = NULL;
+			return -1;
+		}
+		ao->on_rt = store_rt;
+		ao->ctx = *st;
+	}
+	return 0;
+}
+
+int results_finish(struct analysis *a, struct store *st, const struct db_opts *dbo,
+		   const char *source, const struct report_input *in, const char *format,
+		   const char *output, int rc)
+{
+	if (st) {
+		char err[STORE_ERRBUF];
+		struct store_run_info info = {dbo->app, source, dbo->labels, dbo->nlabels, in->partial,
+					      in->drops};
+		int64_t id;
+		if (store_finish_run(st, a, &info, &id, err) != 0) {
+			warnx_("%s: %s", dbo->db, err);
+			rc = EXIT_ERROR;
+		} else {
+			warnx_("stored run %lld in %s", (long long)id, dbo->db);
+		}
+		store_close(st);
+	}
+	warn_damage(a);
+	if (in->drops && in->drops->drop + in->drops->ifdrop > 0)
+		warnx_("warning: %llu packets dropped by the kernel, %llu by the interface: counts "
+		       "are lower bounds (try a larger -B)",
+		       (unsigned long long)in->drops->drop, (unsigned long long)in->drops->ifdrop);
+	FILE *out = output_open(output);
+	if (!out)
+		return EXIT_ERROR;
+	if (strcmp(format, "json") == 0) {
+		if (report_json(out, a, in) != 0) {
+			warnx_("out of memory writing JSON");
+			rc = EXIT_ERROR;
+		}
+	} else {
+		report_text(out, a, in);
+	}
+	return output_close(out, output, rc);
+}

@@ -1,0 +1,32 @@
+/* results.h - storing and reporting a finished analysis (analyze, capture). */
+#ifndef PGRTT_RESULTS_H
+#define PGRTT_RESULTS_H
+
+#include <stdbool.h>
+
+#include "analysis.h"
+#include "report.h"
+#include "store.h"
+
+struct db_opts {
+	const char *db, *app;
+	char *labels[64];
+	int nlabels;
+	bool round_trips;
+};
+
+/* Take --db, --app, --label and --store-round-trips out of argv.  Returns 0,
+ * or -1 after a usage error. */
+int take_db_opts(int *argc, char **argv, struct db_opts *d);
+
+/* Open the database (and start the run when round trips are stored as they
+ * come; ao gets the callback).  Returns 0, or -1 after printing why. */
+int results_begin(const struct db_opts *dbo, struct store **st, struct analysis_opts *ao);
+
+/* Store the run (if st), warn about damage and drops, print the report in
+ * format to output.  Returns rc, or EXIT_ERROR when something failed. */
+int results_finish(struct analysis *a, struct store *st, const struct db_opts *dbo,
+		   const char *source, const struct report_input *in, const char *format,
+		   const char *output, int rc);
+
+#endif
