@@ -657,3 +657,19 @@ void analysis_free(struct analysis *a)
 	free(a->listed);
 	memset(a, 0, sizeof(*a));
 }
+
+void analysis_live(const struct analysis *a, struct analysis_live *o)
+{
+	o->rfq = a->tot.st.rfq;
+	o->round_trips = a->tot.st.round_trips;
+	o->pages = a->tot.http.responses;
+	o->open = a->nopen;
+	for (const struct conn *c = a->lru_head; c; c = c->lru_next) {
+		if (c->kind == CONN_HTTP) {
+			o->pages += c->http->responses;
+		} else {
+			o->rfq += c->rtt.st.rfq;
+			o->round_trips += c->rtt.st.round_trips;
+		}
+	}
+}

@@ -120,6 +120,13 @@ void analysis_finish(struct analysis *a);
 
 void analysis_free(struct analysis *a);
 
+/* Running counts while packets still arrive (closed and open connections):
+ * for a live status line.  Walks the open connections. */
+struct analysis_live {
+	uint64_t rfq, round_trips, open, pages;
+};
+void analysis_live(const struct analysis *a, struct analysis_live *out);
+
 /* "ip:port", IPv6 as "[addr]:port". */
 void addr_format(char *buf, size_t cap, uint8_t af, const uint8_t *addr, uint16_t port);
 

@@ -13,6 +13,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
 
 /* Options common to commands that read captures. */
 struct read_opts {

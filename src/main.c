@@ -12,6 +12,7 @@ static const struct {
 	const char *summary;
 } cmds[] = {
 	{"analyze", cmd_analyze, "count round trips per connection in saved captures"},
+	{"capture", cmd_capture, "the same, live from a network interface (libpcap)"},
 	{"dump", cmd_dump, "print one line per PostgreSQL message in saved captures"},
 	{"trace", cmd_trace, "show each HTTP page's PostgreSQL round trips in order"},
 	{"runs", cmd_runs, "list, show or delete runs stored with analyze --db"},

@@ -9,6 +9,7 @@ Exit 0 pass, 1 fail, 77 skip (no cluster; a failure when PGRTT_REQUIRE_LIVE=1).
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -200,6 +201,57 @@ def main():
             got = detail["round_trips_per_page"]["mean"]
             c.eq(f"round trips per page within 2% of {per_page} (got {got:.3f})",
                  abs(got - per_page) <= 0.02 * per_page, True)
+    elif scenario.startswith("capture-"):
+        # pgrtt capture itself on lo while pgbench runs a fixed number of
+        # transactions: its counts must equal pgbench's and analyze's on -w
+        kind = scenario.split("-", 1)[1]
+        subprocess.run(["pgbench", "-i", "-s", "1", "-q"], env=ENV, capture_output=True)
+        script = os.path.join(tmp, "pb.sql")
+        open(script, "w").write(PGBENCH_SCRIPT)
+        wfile, db, out = (os.path.join(tmp, n) for n in ("w.pcap", "c.db", "c.json"))
+        if kind == "errors":
+            p = subprocess.run([pgrtt, "capture", "-i", "nosuch0", "-p", PORT, "--duration", "1"],
+                               capture_output=True, text=True)
+            c.eq("bad interface", (p.returncode, "no such interface" in p.stderr), (2, True))
+            p = subprocess.run([pgrtt, "capture", "-i", "lo", "-p", PORT, "-f", "tcp prot 1",
+                                "--duration", "1"], capture_output=True, text=True)
+            c.eq("bad filter", (p.returncode, "bad filter" in p.stderr), (2, True))
+            return 1 if c.failed else 0
+        argv = [pgrtt, "capture", "-i", "lo", "-p", PORT, "-w", wfile, "-F", "json", "-o", out,
+                "--db", db, "--app", "pgbench", "--no-status"]
+        if kind == "duration":
+            argv += ["--duration", "5"]
+        if kind == "count":
+            argv += ["--count", "300"]
+        t0 = time.time()
+        cap = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+        time.sleep(1)  # listening
+        pb = subprocess.run(["pgbench", "-n", "-c", "4", "-j", "2", "-t", "100", "-f", script],
+                            env=ENV, capture_output=True, text=True)
+        tx = int(re.search(r"actually processed: (\d+)", pb.stdout).group(1))
+        if kind in ("sigint", "sigterm"):
+            time.sleep(0.5)
+            cap.send_signal(signal.SIGINT if kind == "sigint" else signal.SIGTERM)
+        rc = cap.wait(timeout=60)
+        elapsed = time.time() - t0
+        c.eq("exit status", rc, 0)
+        d = json.load(open(out))
+        if kind == "count":
+            c.eq("packets", d["input"]["packets"]["total"], 300)
+            c.eq("the -w file holds them", subprocess.run(
+                ["capinfos", "-c", "-M", wfile], capture_output=True, text=True).stdout.count(" 300"), 1)
+        else:
+            c.eq("query round trips = pgbench transactions x 2", d["totals"]["by_class"]["query"], 2 * tx)
+            c.eq("drops", d["drops"]["dropped"] + d["drops"]["interface_dropped"], 0)
+        if kind == "duration":
+            c.eq(f"stopped on time ({elapsed:.1f} s)", 5 <= elapsed < 8, True)
+        f = pgrtt_json(pgrtt, wfile)
+        for k in ("ready_for_query", "round_trips"):
+            c.eq(f"{k}: live = analyze on the -w file", d["totals"][k], f["totals"][k])
+        got = subprocess.run(["sqlite3", db, "SELECT count(*), max(round_trips), max(drops) FROM runs"],
+                             capture_output=True, text=True).stdout.strip()
+        c.eq("stored run", got, f"1|{d['totals']['round_trips']}|0")
+        return 1 if c.failed else 0
     elif scenario == "psql-mixed":
         capture(pcap, ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=0", "-f",
                        os.path.join(src, "tests/clients/psql-mixed.sql")])
