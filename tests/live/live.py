@@ -9,6 +9,7 @@ Exit 0 pass, 1 fail, 77 skip (no cluster; a failure when PGRTT_REQUIRE_LIVE=1).
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -216,6 +217,21 @@ def main():
             p = subprocess.run([pgrtt, "capture", "-i", "lo", "-p", PORT, "-f", "tcp prot 1",
                                 "--duration", "1"], capture_output=True, text=True)
             c.eq("bad filter", (p.returncode, "bad filter" in p.stderr), (2, True))
+            # a copy nobody can reach, wherever the build tree is
+            os.chmod(tmp, 0o755)
+            mine = os.path.join(tmp, "pgrtt")
+            shutil.copy(pgrtt, mine)
+            os.chmod(mine, 0o755)
+            p = subprocess.run(["su", "nobody", "-s", "/bin/sh", "-c",
+                                f"{mine} capture -i lo -p {PORT} --duration 1"],
+                               capture_output=True, text=True)
+            c.eq("without permission", (p.returncode, "needs root or CAP_NET_RAW" in p.stderr),
+                 (2, True))
+            # -Z: the handle and -w file are opened as root, the rest runs as nobody
+            p = subprocess.run([pgrtt, "capture", "-i", "lo", "-p", PORT, "-Z", "nobody",
+                                "--duration", "1", "--no-status", "-w", wfile],
+                               capture_output=True, text=True)
+            c.eq("-Z nobody", (p.returncode, os.path.getsize(wfile) >= 24), (0, True))
             return 1 if c.failed else 0
         argv = [pgrtt, "capture", "-i", "lo", "-p", PORT, "-w", wfile, "-F", "json", "-o", out,
                 "--db", db, "--app", "pgbench", "--no-status"]
