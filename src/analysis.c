@@ -314,6 +314,7 @@ static void add_stats(struct rtt_stats *t, const struct rtt_stats *s)
 	t->unanswered += s->unanswered;
 	t->cancel_requests += s->cancel_requests;
 	t->notifications += s->notifications;
+	t->returned_in_tx += s->returned_in_tx;
 	for (int d = 0; d < 2; d++)
 		for (int i = 0; i < RTT_MSG_SLOTS; i++)
 			t->msgs[d][i] += s->msgs[d][i];

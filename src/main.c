@@ -16,6 +16,7 @@ static const struct {
 	{"dump", cmd_dump, "print one line per PostgreSQL message in saved captures"},
 	{"trace", cmd_trace, "show each HTTP page's PostgreSQL round trips in order"},
 	{"runs", cmd_runs, "list, show or delete runs stored with analyze --db"},
+	{"audit", cmd_audit, "CI gate: exit 1 when pages cost too many round trips or pools ping"},
 	{"report", cmd_report, "stored runs as Markdown, HTML with charts, JSON or CSV"},
 };
 

@@ -226,6 +226,7 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 	cJSON_AddNumberToObject(tot, "unanswered", (double)s->unanswered);
 	cJSON_AddNumberToObject(tot, "cancel_requests", (double)s->cancel_requests);
 	cJSON_AddNumberToObject(tot, "notifications", (double)s->notifications);
+	cJSON_AddNumberToObject(tot, "returned_in_transaction", (double)s->returned_in_tx);
 	cJSON_AddItemToObject(tot, "frontend", msg_counts(s, PGSQL_FE));
 	cJSON_AddItemToObject(tot, "backend", msg_counts(s, PGSQL_BE));
 	cJSON_AddNumberToObject(tot, "gaps", (double)t->gaps);

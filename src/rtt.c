@@ -267,6 +267,8 @@ static void emit(struct rtt *r, struct rt *c)
 	r->st.by_class[c->cls]++;
 	if (c->cls == RT_PING) {
 		r->st.pings[c->ping_role]++;
+		if (c->ping_role == PING_RELEASE && (c->status_before == 'T' || c->status_before == 'E'))
+			r->st.returned_in_tx++;
 		r->st.ping_sigs[c->ping_sig]++;
 		if (c->ping_sig == PSIG_LONE_SYNC)
 			set_driver(r, "sqlx", 1); /* or Npgsql's keepalive */

@@ -80,6 +80,7 @@ struct rtt_stats {
 	uint64_t pings[PING_NROLE];
 	uint64_t ping_sigs[4];
 	uint64_t rows, errors, unanswered, cancel_requests, notifications;
+	uint64_t returned_in_tx; /* release pings on a connection still in a transaction */
 	uint64_t msgs[2][RTT_MSG_SLOTS];
 	bool terminated;
 	uint8_t last_status;

@@ -275,8 +275,8 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 		" latency_p50_us=?17, latency_p99_us=?18, latency_max_us=?19, gaps=?20,"
 		" gap_bytes=?21, malformed=?22, truncated_segments=?23, mid_stream=?24, tls=?25,"
 		" http_requests=?26, http_responses=?27, http_malformed=?28, http_not_decodable=?29,"
-		" round_trips_outside_pages=?30, mixed_pages=?31, mixed_round_trips=?32, drops=?34"
-		" WHERE id=?33";
+		" round_trips_outside_pages=?30, mixed_pages=?31, mixed_round_trips=?32, drops=?34,"
+		" returned_in_transaction=?35 WHERE id=?33";
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
 		set_err(err, "storing the run", s->db);
 		return -1;
@@ -326,6 +326,7 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 	sqlite3_bind_int64(st, 33, s->run_id);
 	if (in->drops)
 		sqlite3_bind_int64(st, 34, (sqlite3_int64)(in->drops->drop + in->drops->ifdrop));
+	sqlite3_bind_int64(st, 35, (sqlite3_int64)x->returned_in_tx);
 	int rc = step_done(st, s->db, err, "storing the run");
 	sqlite3_finalize(st);
 	return rc;

@@ -84,6 +84,9 @@ static const char *const store_migrations[] = {
 	"  status_before TEXT, status_after TEXT, damaged INTEGER,"
 	"  PRIMARY KEY (run_id, conn_id, idx)"
 	");",
+
+	/* 3: connections handed back to the pool inside a transaction (pgrtt audit) */
+	"ALTER TABLE runs ADD COLUMN returned_in_transaction INTEGER;",
 };
 
 #define STORE_SCHEMA_VERSION ((int)(sizeof store_migrations / sizeof store_migrations[0]))

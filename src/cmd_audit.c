@@ -1,0 +1,686 @@
+#define _DEFAULT_SOURCE
+/* cmd_audit.c - pgrtt audit: a CI gate on round trips per page and pings.
+ * Exit 0 when every rule passes, 1 when one fails, 2 for bad usage or input. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "route.h"
+#include "store.h"
+
+#define AUDIT_USAGE 2 /* audit's contract: usage and input errors are 2 */
+#define MAX_BUDGETS 64
+
+struct aroute {
+	char name[ROUTE_MAX];
+	double pages, rt, rfq, pings, acq, rel, conns;
+};
+
+struct adata {
+	struct aroute *r;
+	int n;
+	double pages;
+	uint64_t acq, rel, idle, returned_in_tx;
+};
+
+struct policy {
+	double max_rt, max_rfq, max_pings, max_conns, min_pages, max_increase;
+	bool forbid_ping, forbid_acq, forbid_rel, forbid_returned;
+	int nbudgets;
+	char budget_route[MAX_BUDGETS][ROUTE_MAX];
+	double budget[MAX_BUDGETS];
+	const char *baseline;
+};
+
+struct check {
+	char cls[ROUTE_MAX], name[64], msg[512];
+	bool ok;
+};
+
+struct checks {
+	struct check *c;
+	int n, cap;
+};
+
+static void help(FILE *out)
+{
+	fputs("Usage: pgrtt audit [RULES] [--http-port PORT] [-p PORT] FILE...\n"
+	      "       pgrtt audit [RULES] --db FILE [--run N|latest]\n"
+	      "\n"
+	      "Fail (exit 1) when pages cost more round trips than allowed or a pool pings;\n"
+	      "exit 0 when every rule holds, 2 on a usage or input error.\n"
+	      "\n"
+	      "Rules (flags, or the same keys in --policy FILE, docs/ci.md):\n"
+	      "      --max-rt-per-page N        round trips per page, every route\n"
+	      "      --max-rfq-per-page N       ReadyForQuery per page\n"
+	      "      --max-pings-per-page N     pings per page\n"
+	      "      --max-connections-per-page N  distinct PostgreSQL connections per page\n"
+	      "      --route 'PATTERN=N'        round trips per page for one route\n"
+	      "      --forbid WHAT              ping, acquire-ping, release-ping or\n"
+	      "                                 returned-in-transaction (repeatable)\n"
+	      "      --min-pages N              fail when fewer pages were seen\n"
+	      "      --baseline FILE            fail when a route grew past its baseline ...\n"
+	      "      --max-increase N           ... by more than N round trips per page (0)\n"
+	      "      --policy FILE              rules from a JSON file (flags add to it)\n"
+	      "Input: capture files with -p, --http-port, -f, --grace as 'analyze'; or --db FILE\n"
+	      "with --run N or latest (the default).\n"
+	      "Output: --junit FILE (JUnit XML), --github (::error:: annotations),\n"
+	      "-F json, --write-baseline FILE (write the measured routes as a baseline).\n",
+	      out);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int add_check(struct checks *cs, const char *cls, const char *name, bool ok,
+		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+
+static int add_check(struct checks *cs, const char *cls, const char *name, bool ok,
+		     const char *fmt, ...)
+{
+	if (cs->n == cs->cap) {
+		int c = cs->cap ? cs->cap * 2 : 32;
+		struct check *x = realloc(cs->c, (size_t)c * sizeof(*x));
+		if (!x)
+			return -1;
+		cs->c = x;
+		cs->cap = c;
+	}
+	struct check *k = &cs->c[cs->n++];
+	snprintf(k->cls, sizeof k->cls, "%s", cls);
+	snprintf(k->name, sizeof k->name, "%s", name);
+	k->ok = ok;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(k->msg, sizeof k->msg, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static const char *PINGS_DOC = "see docs/pools.md for what each pool sends and the setting";
+
+static void per_page(struct checks *cs, const struct adata *d, const struct policy *p)
+{
+	bool any = p->max_rt >= 0 || p->max_rfq >= 0 || p->max_pings >= 0 || p->max_conns >= 0 ||
+		   p->nbudgets;
+	if (any && d->n == 0) {
+		add_check(cs, "pages", "pages-seen", false,
+			  "no pages: per-page rules need HTTP pages (analyze with --http-port)");
+		return;
+	}
+	for (int i = 0; i < d->n; i++) {
+		const struct aroute *r = &d->r[i];
+		double rt = r->rt / r->pages, pings = r->pings / r->pages;
+		double acq = r->acq / r->pages, rel = r->rel / r->pages;
+		double limit = p->max_rt;
+		for (int b = 0; b < p->nbudgets; b++) {
+			const char *bn = p->budget_route[b];
+			const char *sp = strchr(r->name, ' ');
+			if (strcmp(bn, r->name) == 0 || (bn[0] == '/' && sp && strcmp(bn, sp + 1) == 0))
+				limit = p->budget[b];
+		}
+		if (limit >= 0) {
+			bool ok = rt <= limit + 1e-9;
+			if (ok)
+				add_check(cs, r->name, "round-trips-per-page", true, "%.2f <= %g", rt, limit);
+			else
+				add_check(cs, r->name, "round-trips-per-page", false,
+					  "%.2f round trips per page > budget %g (%.2f pings per page: "
+					  "acquire %.2f, release %.2f)%s%s",
+					  rt, limit, pings, acq, rel, pings > 0 ? "; " : "",
+					  pings > 0 ? PINGS_DOC : "");
+		}
+		if (p->max_rfq >= 0) {
+			double v = r->rfq / r->pages;
+			add_check(cs, r->name, "ready-for-query-per-page", v <= p->max_rfq + 1e-9,
+				  "%.2f ReadyForQuery per page %s %g", v, v <= p->max_rfq + 1e-9 ? "<=" : ">",
+				  p->max_rfq);
+		}
+		if (p->max_pings >= 0)
+			add_check(cs, r->name, "pings-per-page", pings <= p->max_pings + 1e-9,
+				  "%.2f pings per page (acquire %.2f, release %.2f) %s %g%s%s", pings, acq,
+				  rel, pings <= p->max_pings + 1e-9 ? "<=" : ">", p->max_pings,
+				  pings > p->max_pings + 1e-9 ? "; " : "",
+				  pings > p->max_pings + 1e-9 ? PINGS_DOC : "");
+		if (p->max_conns >= 0) {
+			double v = r->conns / r->pages;
+			bool ok = v <= p->max_conns + 1e-9;
+			add_check(cs, r->name, "connections-per-page", ok,
+				  "%.2f PostgreSQL connections per page %s %g%s", v, ok ? "<=" : ">",
+				  p->max_conns,
+				  ok ? "" : ": a checkout per query, not per request (pass one connection "
+					    "through the request)");
+		}
+	}
+}
+
+static void forbids(struct checks *cs, const struct adata *d, const struct policy *p)
+{
+	if (p->forbid_ping || p->forbid_acq)
+		add_check(cs, "pings", "no-acquire-pings", d->acq == 0,
+			  d->acq ? "acquire pings present (%llu): the pool pings on every checkout "
+				   "(sqlx test_before_acquire, SQLAlchemy pool_pre_ping, bb8 "
+				   "test_on_check_out, HikariCP aliveBypassWindowMs); see docs/pools.md"
+				 : "no acquire pings (%llu)",
+			  (unsigned long long)d->acq);
+	if (p->forbid_ping || p->forbid_rel)
+		add_check(cs, "pings", "no-release-pings", d->rel == 0,
+			  d->rel ? "release pings present (%llu): the pool pings connections given "
+				   "back (sqlx always does, in PoolConnection's drop); see docs/pools.md"
+				 : "no release pings (%llu)",
+			  (unsigned long long)d->rel);
+	if (p->forbid_ping)
+		add_check(cs, "pings", "no-idle-pings", d->idle == 0,
+			  d->idle ? "idle pings present (%llu): keepalive or idle checks; see "
+				    "docs/pools.md"
+				  : "no idle pings (%llu)",
+			  (unsigned long long)d->idle);
+	if (p->forbid_returned)
+		add_check(cs, "connections", "not-returned-in-transaction", d->returned_in_tx == 0,
+			  d->returned_in_tx
+				  ? "%llu connections went back to the pool inside a transaction: a "
+				    "transaction neither committed nor rolled back (a dropped sqlx "
+				    "Transaction, a missing commit)"
+				  : "no connection returned inside a transaction (%llu)",
+			  (unsigned long long)d->returned_in_tx);
+	if (p->min_pages >= 0)
+		add_check(cs, "pages", "min-pages", d->pages >= p->min_pages,
+			  "%.0f pages %s %g%s", d->pages, d->pages >= p->min_pages ? ">=" : "<",
+			  p->min_pages,
+			  d->pages >= p->min_pages ? "" : " (a per-page gate on too few pages proves nothing)");
+}
+
+static int baseline(struct checks *cs, const struct adata *d, const struct policy *p)
+{
+	if (!p->baseline)
+		return 0;
+	FILE *f = fopen(p->baseline, "rb");
+	if (!f) {
+		warnx_("%s: cannot read the baseline", p->baseline);
+		return -1;
+	}
+	static char buf[1 << 20];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	cJSON *root = cJSON_Parse(buf);
+	cJSON *routes = cJSON_GetObjectItemCaseSensitive(root, "routes");
+	if (!cJSON_IsObject(routes)) {
+		warnx_("%s: not a pgrtt baseline (no \"routes\" object)", p->baseline);
+		cJSON_Delete(root);
+		return -1;
+	}
+	for (int i = 0; i < d->n; i++) {
+		const struct aroute *r = &d->r[i];
+		cJSON *b = cJSON_GetObjectItemCaseSensitive(routes, r->name);
+		if (!cJSON_IsNumber(b))
+			continue; /* a new route: nothing to compare with */
+		double was = b->valuedouble, now = r->rt / r->pages;
+		bool ok = now <= was + p->max_increase + 1e-9;
+		add_check(cs, r->name, "baseline", ok,
+			  "%.2f round trips per page, baseline %.2f (%+.2f, allowed +%g)%s", now, was,
+			  now - was, p->max_increase,
+			  ok ? "" : ": a new query, a lost statement cache or a pool setting; compare "
+				    "with pgrtt trace");
+	}
+	cJSON_Delete(root);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int load_policy(const char *path, struct policy *p)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		warnx_("%s: cannot read the policy", path);
+		return -1;
+	}
+	static char buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	cJSON *root = cJSON_Parse(buf);
+	if (!cJSON_IsObject(root)) {
+		warnx_("%s: not a JSON object", path);
+		cJSON_Delete(root);
+		return -1;
+	}
+	static const struct {
+		const char *key;
+		size_t off;
+	} nums[] = {
+		{"max_rt_per_page", offsetof(struct policy, max_rt)},
+		{"max_rfq_per_page", offsetof(struct policy, max_rfq)},
+		{"max_pings_per_page", offsetof(struct policy, max_pings)},
+		{"max_connections_per_page", offsetof(struct policy, max_conns)},
+		{"min_pages", offsetof(struct policy, min_pages)},
+		{"max_increase", offsetof(struct policy, max_increase)},
+	};
+	int rc = 0;
+	for (cJSON *it = root->child; it && rc == 0; it = it->next) {
+		bool known = false;
+		for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+			if (strcmp(it->string, nums[i].key) == 0) {
+				known = true;
+				if (!cJSON_IsNumber(it) || it->valuedouble < 0) {
+					warnx_("%s: rule \"%s\": expected a number >= 0", path, it->string);
+					rc = -1;
+				} else {
+					*(double *)((char *)p + nums[i].off) = it->valuedouble;
+				}
+			}
+		}
+		if (known)
+			continue;
+		if (strcmp(it->string, "forbid") == 0) {
+			if (!cJSON_IsArray(it)) {
+				warnx_("%s: rule \"forbid\": expected an array of strings", path);
+				rc = -1;
+			}
+			for (cJSON *x = it->child; x && rc == 0; x = x->next) {
+				const char *v = cJSON_IsString(x) ? x->valuestring : "";
+				if (strcmp(v, "ping") == 0)
+					p->forbid_ping = true;
+				else if (strcmp(v, "acquire-ping") == 0)
+					p->forbid_acq = true;
+				else if (strcmp(v, "release-ping") == 0)
+					p->forbid_rel = true;
+				else if (strcmp(v, "returned-in-transaction") == 0)
+					p->forbid_returned = true;
+				else {
+					warnx_("%s: forbid: unknown \"%s\" (ping, acquire-ping, release-ping, "
+					       "returned-in-transaction)",
+					       path, v);
+					rc = -1;
+				}
+			}
+		} else if (strcmp(it->string, "routes") == 0) {
+			if (!cJSON_IsObject(it)) {
+				warnx_("%s: rule \"routes\": expected an object of route: number", path);
+				rc = -1;
+			}
+			for (cJSON *x = it->child; x && rc == 0; x = x->next) {
+				if (!cJSON_IsNumber(x) || p->nbudgets == MAX_BUDGETS) {
+					warnx_("%s: routes: \"%s\": expected a number", path, x->string);
+					rc = -1;
+					break;
+				}
+				snprintf(p->budget_route[p->nbudgets], ROUTE_MAX, "%s", x->string);
+				p->budget[p->nbudgets++] = x->valuedouble;
+			}
+		} else if (strcmp(it->string, "baseline") == 0) {
+			if (!cJSON_IsString(it)) {
+				warnx_("%s: rule \"baseline\": expected a file name", path);
+				rc = -1;
+			} else {
+				p->baseline = strdup(it->valuestring);
+			}
+		} else {
+			warnx_("%s: unknown rule \"%s\" (docs/ci.md lists them)", path, it->string);
+			rc = -1;
+		}
+	}
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int from_analysis(const struct analysis *a, struct adata *d)
+{
+	const struct attrib *at = &a->attrib;
+	d->r = calloc(at->nroutes ? at->nroutes : 1, sizeof(*d->r));
+	if (!d->r)
+		return -1;
+	for (uint32_t i = 0; a->attributing && i < at->nroutes; i++) {
+		const struct attrib_route *r = &at->routes[i];
+		if (!r->pages)
+			continue;
+		struct aroute *x = &d->r[d->n++];
+		snprintf(x->name, sizeof x->name, "%s", r->name);
+		x->pages = (double)r->pages;
+		x->rt = r->rt;
+		x->rfq = r->rfq;
+		x->pings = r->by_class[RT_PING];
+		x->acq = r->pings[PING_ACQUIRE];
+		x->rel = r->pings[PING_RELEASE];
+		x->conns = r->conns;
+		d->pages += x->pages;
+	}
+	d->acq = a->tot.st.pings[PING_ACQUIRE];
+	d->rel = a->tot.st.pings[PING_RELEASE];
+	d->idle = a->tot.st.pings[PING_IDLE];
+	d->returned_in_tx = a->tot.st.returned_in_tx;
+	return 0;
+}
+
+static int from_db(const char *path, const char *run, struct adata *d)
+{
+	char err[STORE_ERRBUF];
+	struct store *s = store_open(path, false, err);
+	if (!s) {
+		warnx_("%s: %s", path, err);
+		return -1;
+	}
+	sqlite3 *db = store_db(s);
+	sqlite3_int64 id = 0;
+	sqlite3_stmt *st;
+	const char *q = strcmp(run, "latest") == 0 ? "SELECT max(id) FROM runs" : "SELECT id FROM runs WHERE id = ?";
+	int rc = -1;
+	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK) {
+		if (strcmp(run, "latest") != 0)
+			sqlite3_bind_int64(st, 1, atoll(run));
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+			id = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (!id) {
+		warnx_("%s: no run %s", path, run);
+		store_close(s);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(db,
+			       "SELECT route, pages, round_trips_per_page, ready_for_query_per_page,"
+			       " ping_per_page, ping_acquire_per_page, ping_release_per_page,"
+			       " connections_per_page FROM routes WHERE run_id = ? AND pages > 0",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		d->r = calloc(256, sizeof(*d->r));
+		while (d->r && d->n < 256 && sqlite3_step(st) == SQLITE_ROW) {
+			struct aroute *x = &d->r[d->n++];
+			snprintf(x->name, sizeof x->name, "%s", (const char *)sqlite3_column_text(st, 0));
+			x->pages = sqlite3_column_double(st, 1);
+			double *v[] = {&x->rt, &x->rfq, &x->pings, &x->acq, &x->rel, &x->conns};
+			for (int i = 0; i < 6; i++)
+				*v[i] = sqlite3_column_double(st, 2 + i) * x->pages;
+			d->pages += x->pages;
+		}
+		sqlite3_finalize(st);
+		rc = d->r ? 0 : -1;
+	}
+	if (rc == 0 && sqlite3_prepare_v2(db,
+					  "SELECT class, round_trips FROM run_classes WHERE run_id = ?",
+					  -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *c = (const char *)sqlite3_column_text(st, 0);
+			uint64_t n = (uint64_t)sqlite3_column_int64(st, 1);
+			if (strcmp(c, "ping_acquire") == 0)
+				d->acq = n;
+			else if (strcmp(c, "ping_release") == 0)
+				d->rel = n;
+			else if (strcmp(c, "ping_idle") == 0)
+				d->idle = n;
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc == 0 && sqlite3_prepare_v2(db, "SELECT returned_in_transaction FROM runs WHERE id = ?",
+					  -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			d->returned_in_tx = (uint64_t)sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	store_close(s);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void xml(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static int junit(const char *path, const struct checks *cs)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		warnx_("%s: cannot write", path);
+		return -1;
+	}
+	int failures = 0;
+	for (int i = 0; i < cs->n; i++)
+		failures += !cs->c[i].ok;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pgrtt audit\" "
+		   "tests=\"%d\" failures=\"%d\">\n<testsuite name=\"pgrtt audit\" tests=\"%d\" "
+		   "failures=\"%d\" errors=\"0\">\n",
+		cs->n, failures, cs->n, failures);
+	for (int i = 0; i < cs->n; i++) {
+		const struct check *k = &cs->c[i];
+		fputs("  <testcase classname=\"", f);
+		xml(f, k->cls);
+		fputs("\" name=\"", f);
+		xml(f, k->name);
+		fputs("\"", f);
+		if (k->ok) {
+			fputs("/>\n", f);
+			continue;
+		}
+		fputs("><failure message=\"", f);
+		xml(f, k->msg);
+		fputs("\">", f);
+		xml(f, k->msg);
+		fputs("</failure></testcase>\n", f);
+	}
+	fputs("</testsuite>\n</testsuites>\n", f);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+static int write_baseline(const char *path, const struct adata *d)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddNumberToObject(root, "pgrtt_baseline", 1);
+	cJSON *r = cJSON_AddObjectToObject(root, "routes");
+	for (int i = 0; i < d->n; i++)
+		cJSON_AddNumberToObject(r, d->r[i].name, round(d->r[i].rt / d->r[i].pages * 1e6) / 1e6);
+	char *t = cJSON_Print(root);
+	cJSON_Delete(root);
+	FILE *f = t ? fopen(path, "w") : NULL;
+	if (!f) {
+		warnx_("%s: cannot write the baseline", path);
+		free(t);
+		return -1;
+	}
+	fprintf(f, "%s\n", t);
+	free(t);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+int cmd_audit(int argc, char **argv)
+{
+	struct policy p = {-1, -1, -1, -1, -1, 0, false, false, false, false, 0, {{0}}, {0}, NULL};
+	const char *policy = NULL, *dbpath = NULL, *run = "latest", *junit_path = NULL,
+		   *write_path = NULL, *format = "text";
+	bool github = false;
+	/* audit's own options come out first; the rest go to the shared parser */
+	int n = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+		bool v = i + 1 < argc;
+#define NUM(flag, field)                                                                  \
+	if (strcmp(o, flag) == 0 && v) {                                                      \
+		char *end;                                                                    \
+		p.field = strtod(argv[++i], &end);                                            \
+		if (*end || p.field < 0) {                                                    \
+			usage_error("bad %s \"%s\": a number >= 0", flag, argv[i]);           \
+			return AUDIT_USAGE;                                                   \
+		}                                                                             \
+		continue;                                                                     \
+	}
+		NUM("--max-rt-per-page", max_rt)
+		NUM("--max-rfq-per-page", max_rfq)
+		NUM("--max-pings-per-page", max_pings)
+		NUM("--max-connections-per-page", max_conns)
+		NUM("--min-pages", min_pages)
+		NUM("--max-increase", max_increase)
+#undef NUM
+		if (strcmp(o, "--forbid") == 0 && v) {
+			const char *w = argv[++i];
+			if (strcmp(w, "ping") == 0)
+				p.forbid_ping = true;
+			else if (strcmp(w, "acquire-ping") == 0)
+				p.forbid_acq = true;
+			else if (strcmp(w, "release-ping") == 0)
+				p.forbid_rel = true;
+			else if (strcmp(w, "returned-in-transaction") == 0)
+				p.forbid_returned = true;
+			else {
+				usage_error("bad --forbid \"%s\": ping, acquire-ping, release-ping or "
+					    "returned-in-transaction",
+					    w);
+				return AUDIT_USAGE;
+			}
+		} else if (strcmp(o, "--route") == 0 && v && strchr(argv[i + 1], '=')) {
+			const char *arg = argv[++i], *eq = strrchr(arg, '=');
+			char *end;
+			double b = strtod(eq + 1, &end);
+			if (*end || b < 0 || eq == arg || p.nbudgets == MAX_BUDGETS) {
+				usage_error("bad --route \"%s\": expected 'PATTERN=N'", arg);
+				return AUDIT_USAGE;
+			}
+			snprintf(p.budget_route[p.nbudgets], ROUTE_MAX, "%.*s", (int)(eq - arg), arg);
+			p.budget[p.nbudgets++] = b;
+		} else if (strcmp(o, "--policy") == 0 && v) {
+			policy = argv[++i];
+		} else if (strcmp(o, "--baseline") == 0 && v) {
+			p.baseline = argv[++i];
+		} else if (strcmp(o, "--db") == 0 && v) {
+			dbpath = argv[++i];
+		} else if (strcmp(o, "--run") == 0 && v) {
+			run = argv[++i];
+		} else if (strcmp(o, "--junit") == 0 && v) {
+			junit_path = argv[++i];
+		} else if (strcmp(o, "--write-baseline") == 0 && v) {
+			write_path = argv[++i];
+		} else if (strcmp(o, "--github") == 0) {
+			github = true;
+		} else if ((strcmp(o, "-F") == 0 || strcmp(o, "--format") == 0) && v) {
+			format = argv[++i];
+		} else if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
+			help(stdout);
+			return EXIT_OK;
+		} else {
+			argv[n++] = argv[i];
+		}
+	}
+	argc = n;
+	if (strcmp(format, "text") && strcmp(format, "json")) {
+		usage_error("bad format \"%s\": text or json", format);
+		return AUDIT_USAGE;
+	}
+	if (policy && load_policy(policy, &p) != 0)
+		return AUDIT_USAGE;
+
+	struct adata d = {0};
+	static struct analysis a;
+	bool analysed = false;
+	if (dbpath) {
+		if (argc > 1) {
+			usage_error("give capture files or --db, not both");
+			return AUDIT_USAGE;
+		}
+		if (from_db(dbpath, run, &d) != 0)
+			return AUDIT_USAGE;
+	} else {
+		struct read_opts ro = {0};
+		const char *output = NULL;
+		int pr = parse_read_opts(argc, argv, &ro, NULL, &output, NULL, NULL);
+		if (pr != 0)
+			return pr > 0 ? EXIT_OK : AUDIT_USAGE;
+		/* budgets' patterns also name the routes */
+		for (int b = 0; b < p.nbudgets; b++) {
+			char e[160];
+			route_add_pattern(ro.routes, p.budget_route[b], e, sizeof e);
+		}
+		struct analysis_opts ao = {0};
+		bool partial;
+		int rc = run_analysis(&ro, &ao, &a, &partial);
+		analysed = true;
+		if (rc == EXIT_ERROR || (rc != EXIT_OK && a.tot.packets == 0)) {
+			analysis_free(&a);
+			return AUDIT_USAGE;
+		}
+		if (from_analysis(&a, &d) != 0) {
+			analysis_free(&a);
+			return AUDIT_USAGE;
+		}
+	}
+
+	int rc = EXIT_OK;
+	if (write_path) {
+		rc = write_baseline(write_path, &d) == 0 ? EXIT_OK : AUDIT_USAGE;
+		if (rc == EXIT_OK)
+			warnx_("wrote a baseline of %d routes to %s", d.n, write_path);
+		goto done;
+	}
+	struct checks cs = {0};
+	per_page(&cs, &d, &p);
+	forbids(&cs, &d, &p);
+	if (baseline(&cs, &d, &p) != 0) {
+		rc = AUDIT_USAGE;
+		free(cs.c);
+		goto done;
+	}
+	if (cs.n == 0) {
+		usage_error("no rules: give --max-rt-per-page, --forbid, --policy ... (pgrtt audit --help)");
+		rc = AUDIT_USAGE;
+		goto done;
+	}
+	int failed = 0;
+	for (int i = 0; i < cs.n; i++)
+		failed += !cs.c[i].ok;
+	if (strcmp(format, "json") == 0) {
+		cJSON *root = cJSON_CreateObject();
+		cJSON_AddBoolToObject(root, "passed", failed == 0);
+		cJSON_AddNumberToObject(root, "failures", failed);
+		cJSON *arr = cJSON_AddArrayToObject(root, "checks");
+		for (int i = 0; i < cs.n; i++) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "subject", cs.c[i].cls);
+			cJSON_AddStringToObject(o, "rule", cs.c[i].name);
+			cJSON_AddBoolToObject(o, "ok", cs.c[i].ok);
+			cJSON_AddStringToObject(o, "message", cs.c[i].msg);
+			cJSON_AddItemToArray(arr, o);
+		}
+		char *t = cJSON_Print(root);
+		cJSON_Delete(root);
+		if (t)
+			printf("%s\n", t);
+		free(t);
+	} else {
+		for (int i = 0; i < cs.n; i++)
+			printf("%-4s %s: %s\n", cs.c[i].ok ? "ok" : "FAIL", cs.c[i].cls, cs.c[i].msg);
+	}
+	if (github)
+		for (int i = 0; i < cs.n; i++)
+			if (!cs.c[i].ok)
+				printf("::error title=pgrtt audit %s::%s: %s\n", cs.c[i].name, cs.c[i].cls,
+				       cs.c[i].msg);
+	if (junit_path && junit(junit_path, &cs) != 0)
+		rc = AUDIT_USAGE;
+	else
+		rc = failed ? EXIT_FAILED : EXIT_OK;
+	free(cs.c);
+done:
+	free(d.r);
+	if (analysed)
+		analysis_free(&a);
+	return rc;
+}

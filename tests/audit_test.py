@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""audit_test.py PGRTT SRCDIR - pgrtt audit on committed captures whose pools
+are known: exit codes, messages, JUnit (xmllint), baselines, policies."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+PGRTT, SRC = sys.argv[1:3]
+CAP = os.path.join(SRC, "captures")
+WEB = ["-p", "55432", "--http-port", "18080", "--no-progress"]
+failed = 0
+tmp = tempfile.mkdtemp(prefix="pgrtt-audit-")
+
+
+def check(what, got, want):
+    global failed
+    ok = got == want
+    failed += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} {what}: got {got!r}, want {want!r}")
+
+
+def audit(*args):
+    return subprocess.run([PGRTT, "audit", *args], capture_output=True, text=True)
+
+
+cap = lambda name: os.path.join(CAP, name)
+
+# acquire pings: present with a ping per checkout, absent without
+p = audit(*WEB, "--forbid", "acquire-ping", cap("web-ping-query.pcap"))
+check("acquire pings fail", (p.returncode, "acquire pings present (17)" in p.stdout), (1, True))
+check("with the cause and the docs", "test_before_acquire" in p.stdout and "docs/pools.md" in p.stdout, True)
+p = audit(*WEB, "--forbid", "ping", cap("web-noping.pcap"))
+check("no pings pass", (p.returncode, p.stdout.count("ok ")), (0, 3))
+# a budget: 6 round trips per detail page (checkout per query, pinged) vs 4 (per page)
+p = audit(*WEB, "--route", "GET /articles/{id}=4", cap("web-ping-query.pcap"))
+check("budget exceeded", (p.returncode, "6.00 round trips per page > budget 4" in p.stdout), (1, True))
+p = audit(*WEB, "--route", "GET /articles/{id}=4", cap("web-ping-page.pcap"))
+check("budget met", (p.returncode, "ok   GET /articles/{id}: 4.00 <= 4" in p.stdout), (0, True))
+p = audit(*WEB, "--max-pings-per-page", "1", cap("web-ping-query.pcap"))
+check("pings per page", (p.returncode, "3.00 pings per page" in p.stdout), (1, True))
+# sqlx-like traffic without HTTP: connection-level rules work, per-page ones fail loudly
+p = audit("-p", "55432", "--forbid", "release-ping", cap("sqlx-like.pcap"))
+check("release pings fail", (p.returncode, "release pings present (10)" in p.stdout), (1, True))
+p = audit("-p", "55432", "--max-rt-per-page", "9", cap("sqlx-like.pcap"))
+check("per-page rule without pages fails", (p.returncode, "no pages" in p.stdout), (1, True))
+p = audit(*WEB, "--min-pages", "10", cap("web-noping.pcap"))
+check("min pages", (p.returncode, "7 pages < 10" in p.stdout), (1, True))
+# baseline: one more round trip per page than the committed baseline fails
+base = os.path.join(tmp, "baseline.json")
+p = audit(*WEB, "--write-baseline", base, cap("web-noping.pcap"))
+check("baseline written", (p.returncode, json.load(open(base))["routes"]["GET /articles/{id}"]), (0, 3))
+junit = os.path.join(tmp, "audit.xml")
+p = audit(*WEB, "--baseline", base, "--max-increase", "0", "--junit", junit, "--github",
+          cap("web-ping-page.pcap"))
+check("regression by one round trip", (p.returncode, "(+1.00, allowed +0)" in p.stdout), (1, True))
+check("GitHub annotations", len(re.findall(r"^::error title=pgrtt audit baseline::", p.stdout, re.M)), 2)
+x = subprocess.run(["xmllint", "--noout", junit], capture_output=True, text=True)
+check("JUnit is well-formed XML", (x.returncode, x.stderr), (0, ""))
+xml = open(junit).read()
+check("JUnit counts", ('tests="2"' in xml, 'failures="2"' in xml, xml.count("<failure ")), (True, True, 2))
+p = audit(*WEB, "--baseline", base, "--max-increase", "1", cap("web-ping-page.pcap"))
+check("within the allowed increase", p.returncode, 0)
+# a policy file; bad policies are input errors (2)
+pol = os.path.join(tmp, "policy.json")
+json.dump({"max_rt_per_page": 4, "forbid": ["acquire-ping"], "routes": {"GET /": 2},
+           "min_pages": 1}, open(pol, "w"))
+p = audit(*WEB, "--policy", pol, cap("web-ping-page.pcap"))
+check("policy", (p.returncode, p.stdout.count("FAIL"), p.stdout.count("ok ")), (1, 1, 3))
+for bad, msg in (({"max_rt_per_pag": 4}, "unknown rule"), ({"max_rt_per_page": "4"}, "expected a number"),
+                 ({"forbid": "ping"}, "expected an array"), ({"forbid": ["pings"]}, "unknown \"pings\""),
+                 ({"routes": {"GET /": "x"}}, "expected a number")):
+    json.dump(bad, open(pol, "w"))
+    p = audit(*WEB, "--policy", pol, cap("web-ping-page.pcap"))
+    check(f"bad policy {bad}", (p.returncode, msg in p.stderr), (2, True))
+open(pol, "w").write("{not json")
+check("policy not JSON", audit(*WEB, "--policy", pol, cap("web-noping.pcap")).returncode, 2)
+check("no rules", audit(*WEB, cap("web-noping.pcap")).returncode, 2)
+check("bad forbid flag", audit(*WEB, "--forbid", "x", cap("web-noping.pcap")).returncode, 2)
+check("missing capture", audit(*WEB, "--forbid", "ping", cap("nope.pcap")).returncode, 2)
+# a stored run
+db = os.path.join(tmp, "runs.db")
+subprocess.run([PGRTT, "analyze", *WEB, "--db", db, cap("web-ping-query.pcap")], capture_output=True)
+p = audit("--db", db, "--run", "latest", "--forbid", "acquire-ping", "--max-rt-per-page", "6", "-F", "json")
+d = json.loads(p.stdout)
+check("stored run", (p.returncode, d["failures"], len(d["checks"])), (1, 1, 3))
+check("missing stored run", audit("--db", db, "--run", "9", "--forbid", "ping").returncode, 2)
+sys.exit(1 if failed else 0)
