@@ -225,6 +225,25 @@ static void test_gap_recovery(void)
 	CHECK_EQ_U(r.st.rfq, 1 + 1 + 1 + 5);
 }
 
+static void test_returned_in_transaction(void)
+{
+	/* a query inside a transaction, then the pool's release ping while the
+	 * transaction is still open: a connection handed back mid-transaction */
+	start();
+	startup();
+	FE('Q', "BEGIN");
+	BE('C', "BEGIN\0");
+	BE('Z', "T");
+	FE('Q', "UPDATE t SET a = 1");
+	BE('C', "UPDATE 1\0");
+	BE('Z', "T");
+	FE0('S');
+	BE('Z', "T");
+	rtt_finish(&r);
+	CHECK_EQ_U(r.st.pings[PING_RELEASE], 1);
+	CHECK_EQ_U(r.st.returned_in_tx, 1);
+}
+
 static void test_ping_wait(void)
 {
 	/* a release ping on a connection that then idles: its role is settled
@@ -251,5 +270,6 @@ int main(void)
 	RUN(test_pings_and_resets);
 	RUN(test_gap_recovery);
 	RUN(test_ping_wait);
+	RUN(test_returned_in_transaction);
 	return TT_EXIT();
 }
