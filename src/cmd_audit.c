@@ -321,7 +321,9 @@ static int load_policy(const char *path, struct policy *p)
 				warnx_("%s: rule \"baseline\": expected a file name", path);
 				rc = -1;
 			} else {
-				p->baseline = strdup(it->valuestring);
+				static char path_buf[4096]; /* one policy per run */
+				snprintf(path_buf, sizeof path_buf, "%s", it->valuestring);
+				p->baseline = path_buf;
 			}
 		} else {
 			warnx_("%s: unknown rule \"%s\" (docs/ci.md lists them)", path, it->string);
