@@ -18,7 +18,7 @@ apt-get install -y -qq --no-install-recommends \
 	tcpdump tshark postgresql postgresql-client \
 	python3 python3-psycopg2 python3-sqlalchemy sqlite3 libxml2-utils \
 	default-jdk-headless libhikaricp-java libpostgresql-jdbc-java libslf4j-java \
-	chromium >/dev/null
+	chromium fonts-liberation >/dev/null
 
 jobs=$(nproc)
 cmake -S . -B build -DPGRTT_WERROR=ON >/dev/null

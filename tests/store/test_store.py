@@ -229,7 +229,8 @@ elif CASE in ("report", "report-chromium"):
         png = os.path.join(tmp, "report.png")
         subprocess.run(base + [f"--screenshot={png}", "--window-size=1200,900",
                                "file://" + html], capture_output=True, timeout=120)
-        check("screenshot taken", os.path.exists(png) and os.path.getsize(png) > 10000, True)
+        # a page of bars and text; a blank 1200x900 PNG is about 4 KB
+        check("screenshot taken", os.path.exists(png) and os.path.getsize(png) > 6000, True)
 else:
     print(f"unknown case {CASE}")
     failed = 1
