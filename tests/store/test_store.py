@@ -226,11 +226,17 @@ elif CASE in ("report", "report-chromium"):
         check("rendered: bars", dom.count('class="bar '), bars)
         for v in ("3.00", "6.00", "4.00"):
             check(f"rendered: value {v}", f'class="value"' in dom and f">{v}<" in dom, True)
-        png = os.path.join(tmp, "report.png")
-        subprocess.run(base + [f"--screenshot={png}", "--window-size=1200,900",
-                               "file://" + html], capture_output=True, timeout=120)
-        # a page of bars and text; a blank 1200x900 PNG is about 4 KB
-        check("screenshot taken", os.path.exists(png) and os.path.getsize(png) > 6000, True)
+        # the screenshot must hold more than an empty page of the same size does
+        sizes = []
+        blank = os.path.join(tmp, "blank.html")
+        open(blank, "w").write("<html><body></body></html>")
+        for page_path in (html, blank):
+            png = page_path + ".png"
+            subprocess.run(base + [f"--screenshot={png}", "--window-size=1200,900",
+                                   "file://" + page_path], capture_output=True, timeout=120)
+            sizes.append(os.path.getsize(png) if os.path.exists(png) else 0)
+        check(f"screenshot drawn (report {sizes[0]} bytes, blank {sizes[1]})",
+              sizes[1] > 0 and sizes[0] > 1.5 * sizes[1], True)
 else:
     print(f"unknown case {CASE}")
     failed = 1
