@@ -21,26 +21,31 @@ tps() { pgbench -S -c 8 -j 2 -T "$T" postgres 2>/dev/null | sed -n 's/^tps = \([
 printf '%-16s %10s %12s %10s %10s %12s\n' capture tps packets dropped cpu_s cpu_us/pkt
 printf '%-16s %10s\n' none "$(tps)"
 
-tcpdump -i lo -s 0 -B 65536 -w "$W/td.pcap" "tcp port $PORT" 2>"$W/td.err" &
-pid=$!
-sleep 1
-t=$(tps)
-sleep 1.5
-cpu=$(awk '{print ($14 + $15) / 100}' /proc/$pid/stat)
-kill -INT $pid
-wait $pid || true
-pk=$(sed -n 's/^\([0-9]*\) packets captured/\1/p' "$W/td.err")
-dr=$(sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' "$W/td.err")
-printf '%-16s %10s %12s %10s %10s %12.3f\n' "tcpdump -w" "$t" "$pk" "$dr" "$cpu" "$(echo "$cpu * 1000000 / $pk" | bc -l)"
+# run CAPTURE-CMD in the background during a pgbench run; print a row
+measure() { # NAME PACKETS-CMD DROPS-CMD CAPTURE-CMD...
+	name=$1 packets=$2 drops=$3
+	shift 3
+	"$@" &
+	pid=$!
+	sleep 1
+	t=$(tps)
+	sleep 1.5 # let the capture drain its ring
+	cpu=$(awk '{print ($14 + $15) / 100}' /proc/$pid/stat)
+	kill -INT $pid
+	wait $pid || true
+	pk=$(eval "$packets")
+	dr=$(eval "$drops")
+	printf '%-16s %10s %12s %10s %10s %12.3f\n' "$name" "$t" "$pk" "$dr" "$cpu" \
+		"$(echo "$cpu * 1000000 / $pk" | bc -l)"
+}
 
-build/pgrtt capture -i lo -p $PORT --no-status -F json -o "$W/pgrtt.json" 2>/dev/null &
-pid=$!
-sleep 1
-t=$(tps)
-sleep 1.5
-cpu=$(awk '{print ($14 + $15) / 100}' /proc/$pid/stat)
-kill -INT $pid
-wait $pid || true
-pk=$(python3 -c "import json; print(json.load(open('$W/pgrtt.json'))['input']['packets']['total'])")
-dr=$(python3 -c "import json; d=json.load(open('$W/pgrtt.json'))['drops']; print(d['dropped'] + d['interface_dropped'])")
-printf '%-16s %10s %12s %10s %10s %12.3f\n' "pgrtt capture" "$t" "$pk" "$dr" "$cpu" "$(echo "$cpu * 1000000 / $pk" | bc -l)"
+td_err="$W/td.err"
+measure "tcpdump -w" \
+	"sed -n 's/^\([0-9]*\) packets captured/\1/p' $td_err" \
+	"sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' $td_err" \
+	sh -c "exec tcpdump -i lo -s 0 -B 65536 -w $W/td.pcap 'tcp port $PORT' 2>$td_err"
+pj="$W/pgrtt.json"
+measure "pgrtt capture" \
+	"python3 -c \"import json; print(json.load(open('$pj'))['input']['packets']['total'])\"" \
+	"python3 -c \"import json; d=json.load(open('$pj'))['drops']; print(d['dropped'] + d['interface_dropped'])\"" \
+	sh -c "exec build/pgrtt capture -i lo -p $PORT --no-status -F json -o $pj 2>/dev/null"
