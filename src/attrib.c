@@ -107,7 +107,6 @@ void attrib_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uin
 
 void attrib_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 {
-	a->rts_seen++;
 	if (!rt->has_start)
 		return; /* its flight was not captured: no time to place it by */
 	if (!grow((void **)&a->rts, &a->cap_rts, a->nrts, sizeof(*a->rts))) {

@@ -77,7 +77,7 @@ struct attrib {
 	struct attrib_page *pages;
 	uint32_t npages, cap_pages;
 	/* counters */
-	uint64_t rts_seen, rts_in_pages, rts_outside, rts_mixed, dropped;
+	uint64_t rts_in_pages, rts_outside, rts_mixed, dropped;
 	/* windows where pages of several routes overlapped: the aggregate */
 	uint64_t mixed_pages;
 	double mixed_rts;

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "route.h"
+#include "results.h"
 #include "store.h"
 
 #define AUDIT_USAGE 2 /* audit's contract: usage and input errors are 2 */
@@ -366,12 +367,9 @@ static int from_analysis(const struct analysis *a, struct adata *d)
 
 static int from_db(const char *path, const char *run, struct adata *d)
 {
-	char err[STORE_ERRBUF];
-	struct store *s = store_open(path, false, err);
-	if (!s) {
-		warnx_("%s: %s", path, err);
+	struct store *s = open_db(path, false);
+	if (!s)
 		return -1;
-	}
 	sqlite3 *db = store_db(s);
 	sqlite3_int64 id = 0;
 	sqlite3_stmt *st;

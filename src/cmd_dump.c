@@ -109,13 +109,9 @@ static void on_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)
 	if (d->conn && (uint64_t)d->conn != c->id)
 		return;
 	print_time(d, rt->t_start);
-	char cls[32];
-	if (rt->cls == RT_PING)
-		snprintf(cls, sizeof cls, "ping/%s", rt_ping_role_name(rt->ping_role));
-	else
-		snprintf(cls, sizeof cls, "%s", rt_class_name(rt->cls));
+	char buf[32];
 	fprintf(d->out, " c%" PRIu64 " rt %" PRIu64 " %-16s %-12s rfq %u rows %u %c>%c", c->id,
-		rt->index + 1, cls, rt->flight[0] ? rt->flight : "-", rt->rfq, rt->rows,
+		rt->index + 1, rt_label(rt->cls, rt->ping_role, buf, sizeof buf), rt->flight[0] ? rt->flight : "-", rt->rfq, rt->rows,
 		rt->status_before, rt->status_after);
 	if (rt->has_start && rt->has_end && rt->t_end >= rt->t_start)
 		fprintf(d->out, " %.3f ms", (double)(rt->t_end - rt->t_start) / 1e6);

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "results.h"
 #include "store.h"
 
 #define MAX_FILTERS 32
@@ -418,12 +419,9 @@ int cmd_report(int argc, char **argv)
 		usage_error("--compare takes two run numbers, with --format md or csv");
 		return EXIT_USAGE;
 	}
-	char err[STORE_ERRBUF];
-	struct store *s = store_open(dbpath, false, err);
-	if (!s) {
-		warnx_("%s: %s", dbpath, err);
+	struct store *s = open_db(dbpath, false);
+	if (!s)
 		return EXIT_ERROR;
-	}
 	if (cmp[0]) {
 		runs[0] = cmp[0];
 		runs[1] = cmp[1];

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "results.h"
 #include "store.h"
 
 static void help(FILE *out)
@@ -149,12 +150,9 @@ int cmd_runs(int argc, char **argv)
 		usage_error("unexpected \"%s\"", argv[i]);
 		return EXIT_USAGE;
 	}
-	char err[STORE_ERRBUF];
-	struct store *s = store_open(dbpath, false, err);
-	if (!s) {
-		warnx_("%s: %s", dbpath, err);
+	struct store *s = open_db(dbpath, false);
+	if (!s)
 		return EXIT_ERROR;
-	}
 	sqlite3 *db = store_db(s);
 	int rc;
 	if (needs_id && !run_exists(db, id)) {

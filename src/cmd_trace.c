@@ -60,13 +60,9 @@ static void on_page(void *ctx, const struct attrib_page_view *p)
 			   : " (overlaps pages of its route: round trips shared)");
 	for (uint32_t i = 0; i < p->nrts; i++) {
 		const struct attrib_rt_rec *r = &p->rts[i];
-		char cls[32];
-		if (r->cls == RT_PING)
-			snprintf(cls, sizeof cls, "ping/%s", rt_ping_role_name(r->role));
-		else
-			snprintf(cls, sizeof cls, "%s", rt_class_name(r->cls));
+		char buf[32];
 		fprintf(t->out, "  %+9.3f ms  c%-4" PRIu64 " %-14s %-12s rfq %u rows %u", ms(p->t0, r->t_start),
-			r->conn, cls, r->flight[0] ? r->flight : "-", r->rfq, r->rows);
+			r->conn, rt_label(r->cls, r->role, buf, sizeof buf), r->flight[0] ? r->flight : "-", r->rfq, r->rows);
 		if (r->timed)
 			fprintf(t->out, "  %.3f ms", ms(r->t_start, r->t_end));
 		fprintf(t->out, "%s\n", r->shared ? "  (shared)" : "");

@@ -54,6 +54,15 @@ static void store_rt(void *ctx, const struct conn_summary *c, const struct rt *r
 }
 
 
+struct store *open_db(const char *path, bool create)
+{
+	char err[STORE_ERRBUF];
+	struct store *s = store_open(path, create, err);
+	if (!s)
+		warnx_("%s: %s", path, err);
+	return s;
+}
+
 int results_begin(const struct db_opts *dbo, struct store **st, struct analysis_opts *ao)
 {
 	char err[STORE_ERRBUF];
@@ -61,10 +70,8 @@ int results_begin(const struct db_opts *dbo, struct store **st, struct analysis_
 	if (!dbo->db)
 		return 0;
 	/* open the database first: a bad one stops us before any work */
-	if (!(*st = store_open(dbo->db, true, err))) {
-		warnx_("%s: %s", dbo->db, err);
+	if (!(*st = open_db(dbo->db, true)))
 		return -1;
-	}
 	if (dbo->round_trips) {
 		if (store_begin_run(*st, err) != 0) {
 			warnx_("%s: %s", dbo->db, err);

@@ -19,6 +19,9 @@ struct db_opts {
  * or -1 after a usage error. */
 int take_db_opts(int *argc, char **argv, struct db_opts *d);
 
+/* store_open for a command: NULL after printing "pgrtt: CMD: PATH: why". */
+struct store *open_db(const char *path, bool create);
+
 /* Open the database (and start the run when round trips are stored as they
  * come; ao gets the callback).  Returns 0, or -1 after printing why. */
 int results_begin(const struct db_opts *dbo, struct store **st, struct analysis_opts *ao);

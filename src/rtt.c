@@ -6,6 +6,7 @@
  */
 #include "rtt.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "rd.h"
@@ -37,6 +38,14 @@ const char *rt_ping_sig_name(int sig)
 {
 	static const char *names[] = {"none", "lone_sync", "empty_query", "select1"};
 	return sig >= 0 && sig < 4 ? names[sig] : "?";
+}
+
+const char *rt_label(int cls, int role, char *buf, size_t cap)
+{
+	if (cls != RT_PING)
+		return rt_class_name(cls);
+	snprintf(buf, cap, "ping/%s", rt_ping_role_name(role));
+	return buf;
 }
 
 static const char fe_slots[] = "\x01\x02\x03\x04" "BCdcfDEHFpPQSX";

@@ -12,6 +12,7 @@
 #define PGRTT_RTT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hist.h"
@@ -163,5 +164,8 @@ void rtt_tick(struct rtt *r, uint64_t now);
 const char *rt_class_name(int cls);
 const char *rt_ping_role_name(int role);
 const char *rt_ping_sig_name(int sig);
+
+/* "query", or "ping/acquire" for a ping: class and role in one word. */
+const char *rt_label(int cls, int role, char *buf, size_t cap);
 
 #endif

@@ -37,13 +37,6 @@ static void log_add(void *ctx, const struct pgsql_msg *m)
 	e->first = m->body_len ? m->body[0] : 0;
 }
 
-static bool log_eq(const struct log *a, const struct log *b)
-{
-	if (a->n != b->n)
-		return false;
-	return memcmp(a->ev, b->ev, sizeof(a->ev[0]) * (size_t)a->n) == 0;
-}
-
 /* ---- building wire bytes ---- */
 
 struct buf {
@@ -156,7 +149,11 @@ static void test_frontend_every_split(void)
 	pgsql_feed(&c, PGSQL_BE, (const uint8_t *)"N", 1, 0, log_add, &bytes);
 	for (size_t i = 0; i < rest.n; i++)
 		pgsql_feed(&c, PGSQL_FE, rest.b + i, 1, 0, log_add, &bytes);
-	CHECK(log_eq(&bytes, &whole) || bytes.n == whole.n);
+	/* byte by byte every body is a copy, so compare what does not depend on that */
+	CHECK(bytes.n == whole.n);
+	for (int i = 0; i < bytes.n && i < whole.n; i++)
+		CHECK(bytes.ev[i].type == whole.ev[i].type && bytes.ev[i].len == whole.ev[i].len &&
+		      bytes.ev[i].first == whole.ev[i].first);
 }
 
 static void backend_stream(struct buf *be)
