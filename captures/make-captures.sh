@@ -47,6 +47,29 @@ capture() {
 	echo "$name: $(cat "$HERE/$name.client" | tail -n 1)"
 }
 
+# late_capture NAME DELAY SECONDS CMD...: start CMD, and only DELAY seconds
+# later record SECONDS of it: every connection is picked up mid-stream, as
+# when pgrtt is started next to a pool that is already connected
+late_capture() {
+	name=$1 delay=$2 secs=$3
+	shift 3
+	if [ "$ONLY" != "  " ] && ! echo "$ONLY" | grep -q " $name "; then
+		return 0
+	fi
+	"$@" >"$HERE/$name.client" 2>&1 &
+	cmd=$!
+	sleep "$delay"
+	rm -f "$TMP/td.err"
+	tcpdump -i lo -s 0 -B 65536 -U --immediate-mode -Z root -w "$TMP/$name.pcap" "tcp port $PORT" 2>"$TMP/td.err" &
+	td=$!
+	sleep "$secs"
+	kill -INT $td
+	wait $td || true
+	wait $cmd || true
+	cp "$TMP/$name.pcap" "$HERE/$name.pcap"
+	echo "$name: $(grep -E '^number of transactions actually' "$HERE/$name.client")"
+}
+
 pgbench_run() { # MODE
 	printf '\\set aid random(1, 100000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n' >"$TMP/pb.sql"
 	pgbench -n -M "$1" -c 2 -t 20 -f "$TMP/pb.sql" 2>&1 | grep -E '^number of (clients|transactions actually)'
@@ -72,6 +95,8 @@ capture hikaricp lo - java -Dcom.zaxxer.hikari.aliveBypassWindowMs=0 \
 	-cp "$TMP:/usr/share/java/HikariCP.jar:/usr/share/java/postgresql.jar:/usr/share/java/slf4j-api.jar:/usr/share/java/slf4j-nop.jar" \
 	HikariPing "jdbc:postgresql://127.0.0.1:$PORT/postgres?user=postgres&sslmode=disable" 10
 capture ssl lo - env PGSSLMODE=require psql -X -qAt -c 'SELECT 1'
+# a TLS pool already connected when the capture starts: 4 connections, 200 tx/s
+late_capture tls-midstream 2 1.5 env PGSSLMODE=require pgbench -n -S -c 4 -j 2 -R 200 -T 5
 capture scram lo - env PGUSER=pgrtt_scram PGPASSWORD=s3cret-pw psql -X -qAt -c 'SELECT current_user'
 capture ipv6 lo - psql -X -qAt -h ::1 -c 'SELECT 42'
 capture any-sll any LINUX_SLL "$PGCLIENT" "$CI" pipeline 3

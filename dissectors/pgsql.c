@@ -17,6 +17,8 @@
  */
 #include "pgsql.h"
 
+#include "encstream.h"
+
 #include <string.h>
 
 #include "rd.h"
@@ -402,6 +404,20 @@ void pgsql_feed(struct pgsql_conn *c, enum pgsql_side side, const uint8_t *data,
 			d->tls_bytes += n;
 			return;
 		case PGSQL_PH_RESYNC: {
+			if (off == 0 && c->mid_stream && c->dir[0].msgs + c->dir[1].msgs == 0) {
+				/* nothing framed yet: is it encrypted? (encstream.h) */
+				bool whole;
+				enum enc_kind e = enc_kind_of(p, n, &whole);
+				if (e != ENC_NONE && (whole || ++c->enc_votes >= 2)) {
+					go_tls(c, e == ENC_GSS ? 'G' : 'T');
+					d->tls_bytes += n;
+					return;
+				}
+				if (e != ENC_NONE) { /* one more piece must agree */
+					d->skipped_bytes += n;
+					return;
+				}
+			}
 			size_t k = find_boundary(c, side, p, n);
 			d->skipped_bytes += k;
 			off += k;

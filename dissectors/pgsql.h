@@ -65,7 +65,9 @@ struct pgsql_dir {
 struct pgsql_conn {
 	struct pgsql_dir dir[2];
 	uint8_t enc_pending;   /* 'S' or 'G' while an encryption request waits */
-	uint8_t tls;           /* 0, or 'S' SSL, 'G' GSSAPI, 'D' direct TLS */
+	uint8_t tls;           /* 0, or 'S' SSL, 'G' GSSAPI, 'D' direct TLS, 'T' TLS
+				  recognised mid-stream (its negotiation unseen) */
+	uint8_t enc_votes;     /* mid-stream pieces that began like encrypted records */
 	bool mid_stream;       /* picked up without its start */
 	uint32_t proto;        /* StartupMessage protocol, 0 if unseen */
 	uint32_t enc_extra_bytes; /* plaintext after the 'S' answer (CVE-2021-23222) */

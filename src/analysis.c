@@ -374,6 +374,8 @@ static void conn_close(struct analysis *a, struct conn *c, uint64_t ts)
 	m->mid_stream = c->pg.mid_stream;
 	m->tls = c->pg.tls;
 	m->enc_extra_bytes = c->pg.enc_extra_bytes;
+	m->undecodable = !m->tls && c->pg.dir[0].msgs + c->pg.dir[1].msgs == 0 &&
+			 c->tcp[0].bytes + c->tcp[1].bytes > 0;
 	for (int s = 0; s < 2; s++) {
 		const struct reasm_dir *t = &c->tcp[s];
 		const struct pgsql_dir *d = &c->pg.dir[s];
@@ -406,6 +408,8 @@ static void conn_close(struct analysis *a, struct conn *c, uint64_t ts)
 	t->enc_extra_bytes += m->enc_extra_bytes;
 	t->mid_stream += m->mid_stream;
 	t->tls += m->tls != 0;
+	t->tls_mid_stream += m->tls != 0 && m->mid_stream;
+	t->undecodable += m->undecodable;
 	if (m->evicted)
 		t->evicted++;
 
@@ -441,12 +445,30 @@ static void evict_one(struct analysis *a, uint64_t ts)
  * Packets
  * ---------------------------------------------------------------------- */
 
-static void note_other_port(struct analysis *a, uint16_t port)
+/* A packet on no port we watch: remember where connections go and which
+ * ports carry what parses as PostgreSQL, for the hint when --port is wrong.
+ * The table keeps the first ANALYSIS_OTHER_PORTS ports seen. */
+static void note_other_port(struct analysis *a, const struct seg *s)
 {
-	for (int i = 0; i < 8; i++) {
-		if (a->tot.other_syn_ports[i].port == port || a->tot.other_syn_ports[i].syns == 0) {
-			a->tot.other_syn_ports[i].port = port;
-			a->tot.other_syn_ports[i].syns++;
+	uint16_t port = 0;
+	bool syn = (s->flags & (TCP_SYN | TCP_ACK)) == TCP_SYN, pg = false;
+	if (syn) {
+		port = s->dport;
+	} else if (s->caplen > 0) {
+		int g = pgsql_guess_side(s->payload, s->caplen);
+		if (g < 0)
+			return;
+		pg = true;
+		port = g == PGSQL_FE ? s->dport : s->sport;
+	} else {
+		return;
+	}
+	for (int i = 0; i < ANALYSIS_OTHER_PORTS; i++) {
+		struct analysis_other_port *o = &a->tot.other_ports[i];
+		if (o->port == port || (o->syns == 0 && o->pg_like == 0)) {
+			o->port = port;
+			o->syns += syn;
+			o->pg_like += pg;
 			return;
 		}
 	}
@@ -513,8 +535,7 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 	bool dst_srv = dst_kind != 0, src_srv = src_kind != 0;
 	if (!dst_srv && !src_srv) {
 		a->tot.other_packets++;
-		if ((s.flags & (TCP_SYN | TCP_ACK)) == TCP_SYN)
-			note_other_port(a, s.dport);
+		note_other_port(a, &s);
 		return;
 	}
 	if (dst_kind == 1 || src_kind == 1)

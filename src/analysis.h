@@ -25,6 +25,7 @@
 #endif
 #define ANALYSIS_MAX_LISTED 10000   /* closed connections kept for the listing */
 #define ADDR_STR_MAX 56
+#define ANALYSIS_OTHER_PORTS 8
 
 struct conn;
 
@@ -34,6 +35,7 @@ struct conn_summary {
 	uint64_t first_ts, last_ts, packets, bytes[2];
 	struct rtt_stats st;
 	bool mid_stream, syn_seen, fin_seen, rst_seen, evicted;
+	bool undecodable; /* bytes on a PostgreSQL port, not one message framed */
 	uint8_t tls; /* 0, 'S' SSL, 'G' GSSAPI, 'D' direct TLS */
 	const char *server_from; /* "syn", "port" or "traffic": how the server side was told */
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
@@ -82,12 +84,13 @@ struct analysis_totals {
 	uint64_t first_ts, last_ts;
 	struct rtt_stats st; /* sums over connections (names unused) */
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
-		truncated_segs, mid_stream, tls, enc_extra_bytes, nomem;
-	/* ports that connections were opened to but that are not --port: a hint */
-	struct {
+		truncated_segs, mid_stream, tls, tls_mid_stream, undecodable, enc_extra_bytes, nomem;
+	/* ports that are not --port but that connections were opened to, or whose
+	 * payload frames as PostgreSQL: a hint when --port is wrong */
+	struct analysis_other_port {
 		uint16_t port;
-		uint32_t syns;
-	} other_syn_ports[8];
+		uint64_t syns, pg_like; /* SYNs to it; packets that parse as PostgreSQL */
+	} other_ports[ANALYSIS_OTHER_PORTS];
 };
 
 struct analysis {

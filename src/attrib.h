@@ -78,6 +78,8 @@ struct attrib {
 	uint32_t npages, cap_pages;
 	/* counters */
 	uint64_t rts_in_pages, rts_outside, rts_mixed, dropped;
+	uint64_t long_pages; /* open longer than hold_ns: counted, not attributed */
+	uint64_t hold_ns;
 	/* windows where pages of several routes overlapped: the aggregate */
 	uint64_t mixed_pages;
 	double mixed_rts;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "evidence.h"
 #include "commands.h"
 #include "report.h"
 #include "results.h"
@@ -181,43 +182,19 @@ int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **fo
 	return 0;
 }
 
-/* Say on stderr when counts are lower bounds, and why. */
-void warn_damage(const struct analysis *a)
+/* Say on stderr what the figures cannot vouch for (evidence.h). */
+void warn_evidence(const struct analysis *a, const struct report_input *in)
 {
+	struct evidence ev;
+	evidence_of(a, in, &ev);
+	for (int i = 0; i < ev.n; i++)
+		warnx_("%s: %s [%s]", ev.f[i].severity == EV_NOTE ? "note" : "warning",
+		       ev.f[i].message, ev_code_name(ev.f[i].code));
 	const struct analysis_totals *t = &a->tot;
-	if (t->pg_packets == 0 && t->other_syn_ports[0].syns) {
-		char ports[80] = "";
-		size_t n = 0;
-		for (int i = 0; i < 8 && t->other_syn_ports[i].syns && n < sizeof ports - 8; i++)
-			n += (size_t)snprintf(ports + n, sizeof ports - n, "%s%u", i ? ", " : "",
-					      t->other_syn_ports[i].port);
-		warnx_("no packets on the PostgreSQL port(s) given; connections were opened to "
-		       "port(s) %s: try -p",
-		       ports);
-	}
-	if (t->truncated_segs)
-		warnx_("warning: %llu TCP segments were cut by the capture's snaplen: counts are "
-		       "lower bounds (capture with -s 0)",
-		       (unsigned long long)t->truncated_segs);
-	if (t->gaps)
-		warnx_("warning: %llu gaps (%llu bytes never captured): round trips on those "
-		       "connections are lower bounds",
-		       (unsigned long long)t->gaps, (unsigned long long)t->gap_bytes);
-	if (t->malformed)
-		warnx_("warning: %llu malformed PostgreSQL messages skipped (resynchronised)",
-		       (unsigned long long)t->malformed);
-	if (t->enc_extra_bytes)
-		warnx_("warning: %llu bytes followed the server's 'S' answer to SSLRequest in the "
-		       "same segment: possible man-in-the-middle injection (CVE-2021-23222)",
-		       (unsigned long long)t->enc_extra_bytes);
 	for (uint32_t i = 0; i < t->http.nmarked; i++)
 		warnx_("warning: HTTP connection %s > %s: %s: not decoded from there on",
 		       t->http.marked[i].client, t->http.marked[i].server,
 		       http1_error_name(t->http.marked[i].error));
-	if (t->tls)
-		warnx_("note: %llu connections are encrypted (TLS/GSSAPI): their traffic cannot be "
-		       "counted",
-		       (unsigned long long)t->tls);
 }
 
 int cmd_analyze(int argc, char **argv)

@@ -11,12 +11,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "evidence.h"
 #include "commands.h"
 #include "route.h"
 #include "results.h"
 #include "store.h"
 
-#define AUDIT_USAGE 2 /* audit's contract: usage and input errors are 2 */
+#define AUDIT_INPUT EXIT_ERROR /* input unusable: capture, run, policy, baseline */
 #define MAX_BUDGETS 64
 
 struct aroute {
@@ -29,11 +30,15 @@ struct adata {
 	int n;
 	double pages;
 	uint64_t acq, rel, idle, returned_in_tx;
+	bool http;                 /* HTTP ports were given: pages could be seen */
+	uint64_t pages_mixed_only; /* pages of routes that had only mixed pages */
+	struct evidence ev;
 };
 
 struct policy {
 	double max_rt, max_rfq, max_pings, max_conns, min_pages, max_increase;
 	bool forbid_ping, forbid_acq, forbid_rel, forbid_returned;
+	bool allow[EV_NCODES]; /* findings that do not fail the gate */
 	int nbudgets;
 	char budget_route[MAX_BUDGETS][ROUTE_MAX];
 	double budget[MAX_BUDGETS];
@@ -52,7 +57,7 @@ struct checks {
 
 static void help(FILE *out)
 {
-	fputs("Usage: pgrtt audit [RULES] [--http-port PORT] [-p PORT] FILE...\n"
+	fprintf(out, "Usage: pgrtt audit [RULES] [--http-port PORT] [-p PORT] FILE...\n"
 	      "       pgrtt audit [RULES] --db FILE [--run N|latest]\n"
 	      "\n"
 	      "Fail (exit 1) when pages cost more round trips than allowed or a pool pings;\n"
@@ -70,11 +75,19 @@ static void help(FILE *out)
 	      "      --baseline FILE            fail when a route grew past its baseline ...\n"
 	      "      --max-increase N           ... by more than N round trips per page (0)\n"
 	      "      --policy FILE              rules from a JSON file (flags add to it)\n"
+	      "Evidence: every finding that makes the figures incomplete fails the gate\n"
+	      "(no PostgreSQL packets on the port, encryption, gaps, drops, no pages...;\n"
+	      "docs/ci.md); nothing usable at all exits 2.\n"
+	      "      --allow CODE[,CODE]        do not fail on these findings (repeatable):\n"
+	      "                                 %s\n"
 	      "Input: capture files with -p, --http-port, -f, --grace as 'analyze'; or --db FILE\n"
 	      "with --run N or latest (the default).\n"
-	      "Output: --junit FILE (JUnit XML), --github (::error:: annotations),\n"
-	      "-F json, --write-baseline FILE (write the measured routes as a baseline).\n",
-	      out);
+	      "Output: -F json, -o FILE (the report to FILE), --junit FILE (JUnit XML),\n"
+	      "--github (::error:: annotations; on standard error when JSON is on standard\n"
+	      "output), --write-baseline FILE (also write the measured routes as a baseline).\n"
+	      "Exit status: 0 every rule and the evidence hold, 1 one failed, 2 the input\n"
+	      "could not be used (or nothing usable was measured), 64 usage error.\n",
+	      ev_code_list());
 }
 
 /* ---------------------------------------------------------------------- */
@@ -112,8 +125,17 @@ static void per_page(struct checks *cs, const struct adata *d, const struct poli
 	bool any = p->max_rt >= 0 || p->max_rfq >= 0 || p->max_pings >= 0 || p->max_conns >= 0 ||
 		   p->nbudgets;
 	if (any && d->n == 0) {
-		add_check(cs, "pages", "pages-seen", false,
-			  "no pages: per-page rules need HTTP pages (analyze with --http-port)");
+		if (!d->http)
+			add_check(cs, "pages", "pages-seen", false,
+				  "no pages: per-page rules need HTTP pages (give --http-port)");
+		else if (d->pages_mixed_only)
+			add_check(cs, "pages", "pages-seen", false,
+				  "no per-route figure: every page (%llu) overlapped pages of other "
+				  "routes; load one route at a time to measure each",
+				  (unsigned long long)d->pages_mixed_only);
+		else
+			add_check(cs, "pages", "pages-seen", false,
+				  "no pages: no complete HTTP request and response on the HTTP port");
 		return;
 	}
 	for (int i = 0; i < d->n; i++) {
@@ -196,6 +218,38 @@ static void forbids(struct checks *cs, const struct adata *d, const struct polic
 			  "%.0f pages %s %g%s", d->pages, d->pages >= p->min_pages ? ">=" : "<",
 			  p->min_pages,
 			  d->pages >= p->min_pages ? "" : " (a per-page gate on too few pages proves nothing)");
+}
+
+/* One check per finding; notes only inform.  Returns true when a fatal
+ * finding was not allowed: nothing usable was measured. */
+static bool evidence_checks(struct checks *cs, const struct adata *d, const struct policy *p)
+{
+	bool fatal = false;
+	for (int i = 0; i < d->ev.n; i++) {
+		const struct ev_finding *f = &d->ev.f[i];
+		if (f->severity == EV_NOTE)
+			continue;
+		bool allowed = p->allow[f->code];
+		fatal |= f->severity == EV_FATAL && !allowed;
+		add_check(cs, "evidence", ev_code_name(f->code), allowed, "%s%s", f->message,
+			  allowed ? " (allowed)" : "");
+	}
+	return fatal;
+}
+
+static int parse_allow(const char *list, struct policy *p, const char *where)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int c = ev_code_parse(t);
+		if (c < 0) {
+			warnx_("%s: unknown finding \"%s\" (%s)", where, t, ev_code_list());
+			return -1;
+		}
+		p->allow[c] = true;
+	}
+	return 0;
 }
 
 static int baseline(struct checks *cs, const struct adata *d, const struct policy *p)
@@ -317,6 +371,13 @@ static int load_policy(const char *path, struct policy *p)
 				snprintf(p->budget_route[p->nbudgets], ROUTE_MAX, "%s", x->string);
 				p->budget[p->nbudgets++] = x->valuedouble;
 			}
+		} else if (strcmp(it->string, "allow") == 0) {
+			if (!cJSON_IsArray(it)) {
+				warnx_("%s: \"allow\": expected an array of finding names", path);
+				rc = -1;
+			}
+			for (cJSON *x = it->child; x && rc == 0; x = x->next)
+				rc = parse_allow(cJSON_IsString(x) ? x->valuestring : "?", p, path);
 		} else if (strcmp(it->string, "baseline") == 0) {
 			if (!cJSON_IsString(it)) {
 				warnx_("%s: rule \"baseline\": expected a file name", path);
@@ -337,16 +398,21 @@ static int load_policy(const char *path, struct policy *p)
 
 /* ---------------------------------------------------------------------- */
 
-static int from_analysis(const struct analysis *a, struct adata *d)
+static int from_analysis(const struct analysis *a, bool partial, struct adata *d)
 {
 	const struct attrib *at = &a->attrib;
+	struct report_input in = {NULL, 0, partial, NULL};
+	evidence_of(a, &in, &d->ev);
+	d->http = a->attributing;
 	d->r = calloc(at->nroutes ? at->nroutes : 1, sizeof(*d->r));
 	if (!d->r)
 		return -1;
 	for (uint32_t i = 0; a->attributing && i < at->nroutes; i++) {
 		const struct attrib_route *r = &at->routes[i];
-		if (!r->pages)
+		if (!r->pages) {
+			d->pages_mixed_only += r->pages_mixed;
 			continue;
+		}
 		struct aroute *x = &d->r[d->n++];
 		snprintf(x->name, sizeof x->name, "%s", r->name);
 		x->pages = (double)r->pages;
@@ -367,17 +433,25 @@ static int from_analysis(const struct analysis *a, struct adata *d)
 
 static int from_db(const char *path, const char *run, struct adata *d)
 {
-	struct store *s = open_db(path, false);
+	struct store *s = open_db(path, STORE_READ);
 	if (!s)
 		return -1;
 	sqlite3 *db = store_db(s);
 	sqlite3_int64 id = 0;
 	sqlite3_stmt *st;
-	const char *q = strcmp(run, "latest") == 0 ? "SELECT max(id) FROM runs" : "SELECT id FROM runs WHERE id = ?";
+	bool latest = strcmp(run, "latest") == 0;
+	char *end;
+	long long want = latest ? 0 : strtoll(run, &end, 10);
+	if (!latest && (*end || want < 1)) {
+		usage_error("bad --run \"%s\": a run number or latest", run);
+		store_close(s);
+		return -2;
+	}
+	const char *q = latest ? "SELECT max(id) FROM runs" : "SELECT id FROM runs WHERE id = ?";
 	int rc = -1;
 	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK) {
-		if (strcmp(run, "latest") != 0)
-			sqlite3_bind_int64(st, 1, atoll(run));
+		if (!latest)
+			sqlite3_bind_int64(st, 1, want);
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 			id = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
@@ -387,24 +461,44 @@ static int from_db(const char *path, const char *run, struct adata *d)
 		store_close(s);
 		return -1;
 	}
+	char err[STORE_ERRBUF];
+	if (store_run_evidence(s, id, &d->ev, err) != 0) {
+		warnx_("%s: %s", path, err);
+		store_close(s);
+		return -1;
+	}
+	int cap = 0;
 	if (sqlite3_prepare_v2(db,
 			       "SELECT route, pages, round_trips_per_page, ready_for_query_per_page,"
 			       " ping_per_page, ping_acquire_per_page, ping_release_per_page,"
-			       " connections_per_page FROM routes WHERE run_id = ? AND pages > 0",
+			       " connections_per_page, pages_mixed FROM routes WHERE run_id = ?",
 			       -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
-		d->r = calloc(256, sizeof(*d->r));
-		while (d->r && d->n < 256 && sqlite3_step(st) == SQLITE_ROW) {
+		rc = 0;
+		while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+			double pages = sqlite3_column_double(st, 1);
+			if (pages <= 0) {
+				d->pages_mixed_only += (uint64_t)sqlite3_column_int64(st, 8);
+				continue;
+			}
+			if (d->n == cap) {
+				cap = cap ? cap * 2 : 64;
+				struct aroute *r = realloc(d->r, (size_t)cap * sizeof(*r));
+				if (!r) {
+					rc = -1;
+					break;
+				}
+				d->r = r;
+			}
 			struct aroute *x = &d->r[d->n++];
 			snprintf(x->name, sizeof x->name, "%s", (const char *)sqlite3_column_text(st, 0));
-			x->pages = sqlite3_column_double(st, 1);
+			x->pages = pages;
 			double *v[] = {&x->rt, &x->rfq, &x->pings, &x->acq, &x->rel, &x->conns};
 			for (int i = 0; i < 6; i++)
 				*v[i] = sqlite3_column_double(st, 2 + i) * x->pages;
 			d->pages += x->pages;
 		}
 		sqlite3_finalize(st);
-		rc = d->r ? 0 : -1;
 	}
 	if (rc == 0 && sqlite3_prepare_v2(db,
 					  "SELECT class, round_trips FROM run_classes WHERE run_id = ?",
@@ -422,13 +516,18 @@ static int from_db(const char *path, const char *run, struct adata *d)
 		}
 		sqlite3_finalize(st);
 	}
-	if (rc == 0 && sqlite3_prepare_v2(db, "SELECT returned_in_transaction FROM runs WHERE id = ?",
+	if (rc == 0 && sqlite3_prepare_v2(db,
+					  "SELECT returned_in_transaction, http_ports FROM runs WHERE id = ?",
 					  -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
-		if (sqlite3_step(st) == SQLITE_ROW)
+		if (sqlite3_step(st) == SQLITE_ROW) {
 			d->returned_in_tx = (uint64_t)sqlite3_column_int64(st, 0);
+			d->http = sqlite3_column_type(st, 1) != SQLITE_NULL;
+		}
 		sqlite3_finalize(st);
 	}
+	if (rc != 0)
+		warnx_("%s: %s", path, sqlite3_errmsg(db));
 	store_close(s);
 	return rc;
 }
@@ -483,6 +582,36 @@ static int junit(const char *path, const struct checks *cs)
 	return fclose(f) == 0 ? 0 : -1;
 }
 
+/* GitHub workflow command data: %, CR and LF are %-encoded; in properties
+ * also ':' and ','.  Anything else from the network passes as text. */
+static void gh_escape(FILE *f, const char *s, bool property)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '%' || c == '\r' || c == '\n' || (property && (c == ':' || c == ',')))
+			fprintf(f, "%%%02X", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static void github_annotations(FILE *f, const struct checks *cs)
+{
+	for (int i = 0; i < cs->n; i++) {
+		if (cs->c[i].ok)
+			continue;
+		fputs("::error title=", f);
+		char title[128];
+		snprintf(title, sizeof title, "pgrtt audit %s", cs->c[i].name);
+		gh_escape(f, title, true);
+		fputs("::", f);
+		gh_escape(f, cs->c[i].cls, false);
+		fputs(": ", f);
+		gh_escape(f, cs->c[i].msg, false);
+		fputc('\n', f);
+	}
+}
+
 static int write_baseline(const char *path, const struct adata *d)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -505,9 +634,10 @@ static int write_baseline(const char *path, const struct adata *d)
 
 int cmd_audit(int argc, char **argv)
 {
-	struct policy p = {-1, -1, -1, -1, -1, 0, false, false, false, false, 0, {{0}}, {0}, NULL};
+	struct policy p = {0};
+	p.max_rt = p.max_rfq = p.max_pings = p.max_conns = p.min_pages = -1;
 	const char *policy = NULL, *dbpath = NULL, *run = "latest", *junit_path = NULL,
-		   *write_path = NULL, *format = "text";
+		   *write_path = NULL, *format = "text", *output = NULL;
 	bool github = false;
 	/* audit's own options come out first; the rest go to the shared parser */
 	int n = 1;
@@ -520,7 +650,7 @@ int cmd_audit(int argc, char **argv)
 		p.field = strtod(argv[++i], &end);                                            \
 		if (*end || p.field < 0) {                                                    \
 			usage_error("bad %s \"%s\": a number >= 0", flag, argv[i]);           \
-			return AUDIT_USAGE;                                                   \
+			return EXIT_USAGE;                                                   \
 		}                                                                             \
 		continue;                                                                     \
 	}
@@ -545,7 +675,7 @@ int cmd_audit(int argc, char **argv)
 				usage_error("bad --forbid \"%s\": ping, acquire-ping, release-ping or "
 					    "returned-in-transaction",
 					    w);
-				return AUDIT_USAGE;
+				return EXIT_USAGE;
 			}
 		} else if (strcmp(o, "--route") == 0 && v && strchr(argv[i + 1], '=')) {
 			const char *arg = argv[++i], *eq = strrchr(arg, '=');
@@ -553,10 +683,15 @@ int cmd_audit(int argc, char **argv)
 			double b = strtod(eq + 1, &end);
 			if (*end || b < 0 || eq == arg || p.nbudgets == MAX_BUDGETS) {
 				usage_error("bad --route \"%s\": expected 'PATTERN=N'", arg);
-				return AUDIT_USAGE;
+				return EXIT_USAGE;
 			}
 			snprintf(p.budget_route[p.nbudgets], ROUTE_MAX, "%.*s", (int)(eq - arg), arg);
 			p.budget[p.nbudgets++] = b;
+		} else if (strcmp(o, "--allow") == 0 && v) {
+			if (parse_allow(argv[++i], &p, "--allow") != 0) {
+				usage_error("bad --allow \"%s\"", argv[i]);
+				return EXIT_USAGE;
+			}
 		} else if (strcmp(o, "--policy") == 0 && v) {
 			policy = argv[++i];
 		} else if (strcmp(o, "--baseline") == 0 && v) {
@@ -583,10 +718,10 @@ int cmd_audit(int argc, char **argv)
 	argc = n;
 	if (strcmp(format, "text") && strcmp(format, "json")) {
 		usage_error("bad format \"%s\": text or json", format);
-		return AUDIT_USAGE;
+		return EXIT_USAGE;
 	}
 	if (policy && load_policy(policy, &p) != 0)
-		return AUDIT_USAGE;
+		return AUDIT_INPUT;
 
 	struct adata d = {0};
 	static struct analysis a;
@@ -594,16 +729,18 @@ int cmd_audit(int argc, char **argv)
 	if (dbpath) {
 		if (argc > 1) {
 			usage_error("give capture files or --db, not both");
-			return AUDIT_USAGE;
+			return EXIT_USAGE;
 		}
-		if (from_db(dbpath, run, &d) != 0)
-			return AUDIT_USAGE;
+		int r = from_db(dbpath, run, &d);
+		if (r != 0) {
+			free(d.r);
+			return r == -2 ? EXIT_USAGE : AUDIT_INPUT;
+		}
 	} else {
 		struct read_opts ro = {0};
-		const char *output = NULL;
 		int pr = parse_read_opts(argc, argv, &ro, NULL, &output, NULL, NULL);
 		if (pr != 0)
-			return pr > 0 ? EXIT_OK : AUDIT_USAGE;
+			return pr > 0 ? EXIT_OK : EXIT_USAGE;
 		/* budgets' patterns also name the routes */
 		for (int b = 0; b < p.nbudgets; b++) {
 			char e[160];
@@ -613,42 +750,47 @@ int cmd_audit(int argc, char **argv)
 		bool partial;
 		int rc = run_analysis(&ro, &ao, &a, &partial);
 		analysed = true;
-		if (rc == EXIT_ERROR || (rc != EXIT_OK && a.tot.packets == 0)) {
+		if (rc == EXIT_ERROR && a.tot.packets == 0 && !partial) {
 			analysis_free(&a);
-			return AUDIT_USAGE;
+			return AUDIT_INPUT; /* nothing could be read */
 		}
-		if (from_analysis(&a, &d) != 0) {
+		if (from_analysis(&a, partial || rc != EXIT_OK, &d) != 0) {
 			analysis_free(&a);
-			return AUDIT_USAGE;
+			return AUDIT_INPUT;
 		}
 	}
 
 	int rc = EXIT_OK;
-	if (write_path) {
-		rc = write_baseline(write_path, &d) == 0 ? EXIT_OK : AUDIT_USAGE;
-		if (rc == EXIT_OK)
-			warnx_("wrote a baseline of %d routes to %s", d.n, write_path);
-		goto done;
-	}
 	struct checks cs = {0};
-	per_page(&cs, &d, &p);
-	forbids(&cs, &d, &p);
-	if (baseline(&cs, &d, &p) != 0) {
-		rc = AUDIT_USAGE;
-		free(cs.c);
-		goto done;
-	}
-	if (cs.n == 0) {
-		usage_error("no rules: give --max-rt-per-page, --forbid, --policy ... (pgrtt audit --help)");
-		rc = AUDIT_USAGE;
-		goto done;
+	bool fatal = evidence_checks(&cs, &d, &p);
+	int nevidence = cs.n;
+	if (!fatal) { /* with nothing measured, every rule would pass on zeros */
+		per_page(&cs, &d, &p);
+		forbids(&cs, &d, &p);
+		if (baseline(&cs, &d, &p) != 0) {
+			rc = AUDIT_INPUT;
+			goto done;
+		}
+		if (cs.n == nevidence && !write_path) {
+			usage_error("no rules: give --max-rt-per-page, --forbid, --policy ... (pgrtt audit "
+				    "--help)");
+			rc = EXIT_USAGE;
+			goto done;
+		}
 	}
 	int failed = 0;
 	for (int i = 0; i < cs.n; i++)
 		failed += !cs.c[i].ok;
-	if (strcmp(format, "json") == 0) {
+	FILE *out = output_open(output);
+	if (!out) {
+		rc = AUDIT_INPUT;
+		goto done;
+	}
+	bool json = strcmp(format, "json") == 0;
+	if (json) {
 		cJSON *root = cJSON_CreateObject();
 		cJSON_AddBoolToObject(root, "passed", failed == 0);
+		cJSON_AddBoolToObject(root, "measured", !fatal);
 		cJSON_AddNumberToObject(root, "failures", failed);
 		cJSON *arr = cJSON_AddArrayToObject(root, "checks");
 		for (int i = 0; i < cs.n; i++) {
@@ -659,26 +801,41 @@ int cmd_audit(int argc, char **argv)
 			cJSON_AddStringToObject(o, "message", cs.c[i].msg);
 			cJSON_AddItemToArray(arr, o);
 		}
+		cJSON *notes = cJSON_AddArrayToObject(root, "notes");
+		for (int i = 0; i < d.ev.n; i++)
+			if (d.ev.f[i].severity == EV_NOTE)
+				cJSON_AddItemToArray(notes, cJSON_CreateString(d.ev.f[i].message));
 		char *t = cJSON_Print(root);
 		cJSON_Delete(root);
 		if (t)
-			printf("%s\n", t);
+			fprintf(out, "%s\n", t);
 		free(t);
 	} else {
 		for (int i = 0; i < cs.n; i++)
-			printf("%-4s %s: %s\n", cs.c[i].ok ? "ok" : "FAIL", cs.c[i].cls, cs.c[i].msg);
+			fprintf(out, "%-4s %s: %s%s%s\n", cs.c[i].ok ? "ok" : "FAIL", cs.c[i].cls,
+				strcmp(cs.c[i].cls, "evidence") == 0 ? cs.c[i].name : "",
+				strcmp(cs.c[i].cls, "evidence") == 0 ? ": " : "", cs.c[i].msg);
+		for (int i = 0; i < d.ev.n; i++)
+			if (d.ev.f[i].severity == EV_NOTE)
+				fprintf(out, "note %s: %s\n", ev_code_name(d.ev.f[i].code), d.ev.f[i].message);
+		if (fatal)
+			fprintf(out, "rules not checked: nothing usable was measured\n");
 	}
-	if (github)
-		for (int i = 0; i < cs.n; i++)
-			if (!cs.c[i].ok)
-				printf("::error title=pgrtt audit %s::%s: %s\n", cs.c[i].name, cs.c[i].cls,
-				       cs.c[i].msg);
-	if (junit_path && junit(junit_path, &cs) != 0)
-		rc = AUDIT_USAGE;
-	else
-		rc = failed ? EXIT_FAILED : EXIT_OK;
-	free(cs.c);
+	if (github) /* workflow commands: on stdout unless JSON holds it */
+		github_annotations(json && !output ? stderr : out, &cs);
+	rc = output_close(out, output, EXIT_OK);
+	if (rc == EXIT_OK && junit_path && junit(junit_path, &cs) != 0)
+		rc = AUDIT_INPUT;
+	if (rc == EXIT_OK && write_path) {
+		if (write_baseline(write_path, &d) != 0)
+			rc = AUDIT_INPUT;
+		else
+			warnx_("wrote a baseline of %d routes to %s", d.n, write_path);
+	}
+	if (rc == EXIT_OK)
+		rc = fatal ? EXIT_ERROR : failed ? EXIT_FAILED : EXIT_OK;
 done:
+	free(cs.c);
 	free(d.r);
 	if (analysed)
 		analysis_free(&a);

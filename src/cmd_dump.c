@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "report.h"
 #include "pgsql_summary.h"
 
 struct dump_ctx {
@@ -158,6 +159,8 @@ int cmd_dump(int argc, char **argv)
 	static struct analysis a;
 	bool partial;
 	int rc = run_analysis(&ro, &ao, &a, &partial);
+	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};
+	warn_evidence(&a, &in);
 	analysis_free(&a);
 	return output_close(d.out, output, rc);
 }

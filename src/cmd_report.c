@@ -419,7 +419,7 @@ int cmd_report(int argc, char **argv)
 		usage_error("--compare takes two run numbers, with --format md or csv");
 		return EXIT_USAGE;
 	}
-	struct store *s = open_db(dbpath, false);
+	struct store *s = open_db(dbpath, STORE_READ);
 	if (!s)
 		return EXIT_ERROR;
 	if (cmp[0]) {

@@ -150,7 +150,7 @@ int cmd_runs(int argc, char **argv)
 		usage_error("unexpected \"%s\"", argv[i]);
 		return EXIT_USAGE;
 	}
-	struct store *s = open_db(dbpath, false);
+	struct store *s = open_db(dbpath, strcmp(verb, "delete") == 0 ? STORE_WRITE : STORE_READ);
 	if (!s)
 		return EXIT_ERROR;
 	sqlite3 *db = store_db(s);

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "report.h"
 
 struct trace_ctx {
 	FILE *out;
@@ -117,6 +118,8 @@ int cmd_trace(int argc, char **argv)
 	static struct analysis a;
 	bool partial;
 	int rc = run_analysis(&ro, &ao, &a, &partial);
+	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};
+	warn_evidence(&a, &in);
 	analysis_free(&a);
 	return output_close(t.out, output, rc);
 }

@@ -38,8 +38,11 @@ struct read_opts {
 int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **format,
 		    const char **output, bool *nano, int *conn_filter);
 
-/* Say on stderr when counts are lower bounds, and why. */
-void warn_damage(const struct analysis *a);
+struct report_input;
+
+/* Say on stderr what the figures cannot vouch for (evidence.h); in may be
+ * NULL. */
+void warn_evidence(const struct analysis *a, const struct report_input *in);
 
 /* Initialise a with ao (ports taken from ro), read every file into it and
  * finish it.  Prints one warning line per problem.  Returns EXIT_OK,

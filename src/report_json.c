@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "evidence.h"
 #include "report.h"
 
 #define JSON_SCHEMA_VERSION 1
@@ -284,6 +285,31 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		for (uint32_t i = 0; i < at->nroutes; i++)
 			if (at->routes[i].pages || at->routes[i].pages_mixed)
 				cJSON_AddItemToArray(routes, route_json(&at->routes[i]));
+	}
+
+	struct evidence ev;
+	evidence_of(a, in, &ev);
+	cJSON_AddBoolToObject(tot, "lower_bound", ev.lower_bound);
+	cJSON *warn = cJSON_AddArrayToObject(root, "warnings");
+	for (int i = 0; i < ev.n; i++) {
+		const struct ev_finding *f = &ev.f[i];
+		cJSON *w = cJSON_CreateObject();
+		cJSON_AddStringToObject(w, "code", ev_code_name(f->code));
+		cJSON_AddStringToObject(w, "severity", ev_severity_name(f->severity));
+		cJSON_AddNumberToObject(w, "count", (double)f->count);
+		cJSON_AddBoolToObject(w, "lower_bound", f->lower_bound);
+		cJSON_AddStringToObject(w, "message", f->message);
+		if (f->code == EV_NO_POSTGRESQL) { /* where PostgreSQL-looking traffic was */
+			cJSON *ps = cJSON_AddArrayToObject(w, "ports_seen");
+			for (int k = 0; k < ev.nports; k++) {
+				cJSON *p = cJSON_CreateObject();
+				cJSON_AddNumberToObject(p, "port", ev.ports[k].port);
+				cJSON_AddNumberToObject(p, "postgresql_packets", (double)ev.ports[k].pg_like);
+				cJSON_AddNumberToObject(p, "syns", (double)ev.ports[k].syns);
+				cJSON_AddItemToArray(ps, p);
+			}
+		}
+		cJSON_AddItemToArray(warn, w);
 	}
 
 	cJSON *conns = cJSON_AddArrayToObject(root, "connections");

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "evidence.h"
 #include "report.h"
 
 const char *tls_name(uint8_t tls)
@@ -15,6 +16,8 @@ const char *tls_name(uint8_t tls)
 		return "gssapi";
 	case 'D':
 		return "direct-tls";
+	case 'T':
+		return "tls";
 	default:
 		return NULL;
 	}
@@ -59,9 +62,20 @@ const char *route_attribution(const struct attrib_route *r)
 	return r->pages_exact ? "exact+aggregate" : "aggregate";
 }
 
-static void routes_table(FILE *out, const struct analysis *a)
+static void routes_table(FILE *out, const struct analysis *a, const struct evidence *ev)
 {
 	const struct attrib *at = &a->attrib;
+	for (int i = 0; i < ev->n; i++) {
+		if (ev->f[i].severity == EV_FATAL) {
+			uint64_t pages = 0;
+			for (uint32_t r = 0; r < at->nroutes; r++)
+				pages += at->routes[r].pages + at->routes[r].pages_mixed;
+			fprintf(out, "\nroutes: %u routes, %" PRIu64 " pages; round trips per page not "
+				     "measured (%s)\n",
+				at->nroutes, pages, ev_code_name(ev->f[i].code));
+			return;
+		}
+	}
 	fprintf(out, "\nroutes (a round trip belongs to the page it starts in, or up to %.1f ms after):\n",
 		(double)at->grace_ns / 1e6);
 	fprintf(out, "  %-28s %6s %8s %9s %7s %-19s %6s %6s %6s %8s %8s %6s  %s\n", "route", "pages",
@@ -113,10 +127,13 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 			     " dropped by kernel, %" PRIu64 " dropped by interface%s\n",
 			in->drops->recv, in->drops->drop, in->drops->ifdrop,
 			in->drops->drop + in->drops->ifdrop ? " (counts below are lower bounds)" : "");
+	struct evidence ev;
+	evidence_of(a, in, &ev);
 	const struct rtt_stats *s = &t->st;
 	fprintf(out, "connections: %" PRIu64 "  ready_for_query: %" PRIu64 "  round_trips: %" PRIu64
-		     "\n",
-		t->connections, s->rfq, s->round_trips);
+		     "%s\n",
+		t->connections, s->rfq, s->round_trips,
+		ev.lower_bound ? "  (lower bounds: see warnings)" : "");
 	fprintf(out, "by class: ");
 	class_line(out, s);
 	if (a->lat.count)
@@ -145,8 +162,15 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 			     "; out of memory %" PRIu64 "\n",
 			t->truncated_hdr, t->fragments, t->bad_hdr, t->evicted, t->nomem);
 
+	if (ev.n) {
+		fprintf(out, "warnings:");
+		for (int i = 0; i < ev.n; i++)
+			fprintf(out, "%s %s (%s)", i ? "," : "", ev_code_name(ev.f[i].code),
+				ev_severity_name(ev.f[i].severity));
+		fputc('\n', out);
+	}
 	if (a->attributing)
-		routes_table(out, a);
+		routes_table(out, a, &ev);
 	if (a->nlisted == 0)
 		return;
 	fprintf(out, "\n%4s  %-22s %-22s %7s %7s %7s %7s %7s %5s %5s %5s %5s %8s %8s  %s\n", "id",

@@ -54,10 +54,10 @@ static void store_rt(void *ctx, const struct conn_summary *c, const struct rt *r
 }
 
 
-struct store *open_db(const char *path, bool create)
+struct store *open_db(const char *path, enum store_mode mode)
 {
 	char err[STORE_ERRBUF];
-	struct store *s = store_open(path, create, err);
+	struct store *s = store_open(path, mode, err);
 	if (!s)
 		warnx_("%s: %s", path, err);
 	return s;
@@ -70,7 +70,7 @@ int results_begin(const struct db_opts *dbo, struct store **st, struct analysis_
 	if (!dbo->db)
 		return 0;
 	/* open the database first: a bad one stops us before any work */
-	if (!(*st = open_db(dbo->db, true)))
+	if (!(*st = open_db(dbo->db, STORE_CREATE)))
 		return -1;
 	if (dbo->round_trips) {
 		if (store_begin_run(*st, err) != 0) {
@@ -102,11 +102,7 @@ int results_finish(struct analysis *a, struct store *st, const struct db_opts *d
 		}
 		store_close(st);
 	}
-	warn_damage(a);
-	if (in->drops && in->drops->drop + in->drops->ifdrop > 0)
-		warnx_("warning: %llu packets dropped by the kernel, %llu by the interface: counts "
-		       "are lower bounds (try a larger -B)",
-		       (unsigned long long)in->drops->drop, (unsigned long long)in->drops->ifdrop);
+	warn_evidence(a, in);
 	FILE *out = output_open(output);
 	if (!out)
 		return EXIT_ERROR;

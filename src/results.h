@@ -20,7 +20,7 @@ struct db_opts {
 int take_db_opts(int *argc, char **argv, struct db_opts *d);
 
 /* store_open for a command: NULL after printing "pgrtt: CMD: PATH: why". */
-struct store *open_db(const char *path, bool create);
+struct store *open_db(const char *path, enum store_mode mode);
 
 /* Open the database (and start the run when round trips are stored as they
  * come; ao gets the callback).  Returns 0, or -1 after printing why. */

@@ -17,6 +17,7 @@ struct store {
 	int64_t run_id;
 	bool in_run;
 	sqlite3_stmt *rt_insert;
+	char failed[STORE_ERRBUF]; /* the first failed round-trip row: the run fails */
 };
 
 static void set_err(char *err, const char *what, sqlite3 *db)
@@ -75,20 +76,65 @@ fail:
 	return -1;
 }
 
-struct store *store_open(const char *path, bool create, char *err)
+/* Tables in a database whose user_version is 0: another program's data. */
+static int foreign_tables(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	return n;
+}
+
+static sqlite3 *open_handle(const char *path, enum store_mode mode, bool immutable, char *err)
 {
 	sqlite3 *db = NULL;
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+	int flags = SQLITE_OPEN_URI;
+	char uri[4200];
+	/* a URI, so that a read can ask for mode=ro and, in a read-only
+	 * directory where the WAL index cannot be made, immutable=1 */
+	size_t o = (size_t)snprintf(uri, sizeof uri, "file:");
+	for (const char *p = path; *p && o + 4 < sizeof uri; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			o += (size_t)snprintf(uri + o, sizeof uri - o, "%%%02X", (unsigned char)*p);
+		else
+			uri[o++] = *p;
+	}
+	uri[o] = '\0';
+	if (mode == STORE_READ) {
+		flags |= SQLITE_OPEN_READONLY;
+		snprintf(uri + o, sizeof uri - o, "%s", immutable ? "?mode=ro&immutable=1" : "?mode=ro");
+	} else {
+		flags |= SQLITE_OPEN_READWRITE | (mode == STORE_CREATE ? SQLITE_OPEN_CREATE : 0);
+	}
+	if (sqlite3_open_v2(uri, &db, flags, NULL) != SQLITE_OK) {
 		snprintf(err, STORE_ERRBUF, "%s", db ? sqlite3_errmsg(db) : "out of memory");
-		if (!create && db && sqlite3_errcode(db) == SQLITE_CANTOPEN)
+		if (mode != STORE_CREATE && db && sqlite3_errcode(db) == SQLITE_CANTOPEN)
 			snprintf(err, STORE_ERRBUF, "no such database (analyze --db creates one)");
 		sqlite3_close(db);
 		return NULL;
 	}
+	return db;
+}
+
+struct store *store_open(const char *path, enum store_mode mode, char *err)
+{
+	sqlite3 *db = open_handle(path, mode, false, err);
+	if (!db)
+		return NULL;
 	sqlite3_busy_timeout(db, 10000);
 	int v = 0;
 	int rc = user_version(db, &v);
+	if (rc != SQLITE_OK && rc != SQLITE_NOTADB && mode == STORE_READ) {
+		/* a WAL database in a directory we cannot write: read it as it is */
+		sqlite3_close(db);
+		if (!(db = open_handle(path, mode, true, err)))
+			return NULL;
+		rc = user_version(db, &v);
+	}
 	if (rc == SQLITE_NOTADB) {
 		snprintf(err, STORE_ERRBUF, "not a SQLite database; nothing was changed");
 		sqlite3_close(db);
@@ -107,13 +153,41 @@ struct store *store_open(const char *path, bool create, char *err)
 		sqlite3_close(db);
 		return NULL;
 	}
-	char e2[STORE_ERRBUF];
-	if (exec(db, "PRAGMA journal_mode = WAL", e2, "WAL") != 0 ||
-	    exec(db, "PRAGMA foreign_keys = ON", e2, "foreign keys") != 0 ||
-	    (v < STORE_SCHEMA_VERSION && migrate(db, e2) != 0)) {
-		snprintf(err, STORE_ERRBUF, "%s", e2);
+	if (v == 0 && foreign_tables(db) != 0) {
+		snprintf(err, STORE_ERRBUF,
+			 "not a pgrtt database (it holds tables of another program); nothing was "
+			 "changed");
 		sqlite3_close(db);
 		return NULL;
+	}
+	if (mode == STORE_READ && v < STORE_SCHEMA_VERSION) {
+		/* an older schema: upgrade it if we may write, else say how */
+		sqlite3_close(db);
+		struct store *w = store_open(path, STORE_WRITE, err);
+		if (w)
+			return w;
+		snprintf(err, STORE_ERRBUF,
+			 "schema version %d is older than this pgrtt's (%d): run pgrtt analyze --db "
+			 "on it once with write access to upgrade it",
+			 v, STORE_SCHEMA_VERSION);
+		return NULL;
+	}
+	char e2[STORE_ERRBUF];
+	if (mode != STORE_READ) {
+		/* can we write? find out now, not after the work is done */
+		if (sqlite3_db_readonly(db, "main") == 1) {
+			snprintf(err, STORE_ERRBUF, "read-only: cannot store a run in it");
+			sqlite3_close(db);
+			return NULL;
+		}
+		if (exec(db, "PRAGMA journal_mode = WAL", e2, "WAL") != 0 ||
+		    exec(db, "PRAGMA foreign_keys = ON", e2, "foreign keys") != 0 ||
+		    exec(db, "BEGIN IMMEDIATE; ROLLBACK", e2, "cannot write") != 0 ||
+		    (v < STORE_SCHEMA_VERSION && migrate(db, e2) != 0)) {
+			snprintf(err, STORE_ERRBUF, "%s", e2);
+			sqlite3_close(db);
+			return NULL;
+		}
 	}
 	struct store *s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -201,6 +275,8 @@ void store_abort_run(struct store *s)
 int store_round_trip(struct store *s, uint64_t conn, const struct rt *rt)
 {
 	sqlite3_stmt *st = s->rt_insert;
+	if (s->failed[0])
+		return -1;
 	char ts[48], sb[2] = {(char)rt->status_before, 0}, sa[2] = {(char)rt->status_after, 0};
 	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, s->run_id);
@@ -228,7 +304,12 @@ int store_round_trip(struct store *s, uint64_t conn, const struct rt *rt)
 	sqlite3_bind_text(st, 12, sb, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 13, sa, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 14, rt->damaged);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	if (sqlite3_step(st) == SQLITE_DONE && !sqlite3_get_autocommit(s->db))
+		return 0;
+	/* SQLITE_FULL and friends roll the transaction back on their own:
+	 * nothing more may be written, or it would land outside the run */
+	set_err(s->failed, "storing round trips", s->db);
+	return -1;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -495,14 +576,137 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 	return rc;
 }
 
+static int put_warnings(struct store *s, const struct analysis *a,
+			const struct store_run_info *info, char *err)
+{
+	struct evidence ev;
+	struct report_input in = {NULL, 0, info->partial, info->drops};
+	evidence_of(a, &in, &ev);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "UPDATE runs SET lower_bound = ? WHERE id = ?", -1, &st,
+			       NULL) != SQLITE_OK) {
+		set_err(err, "storing warnings", s->db);
+		return -1;
+	}
+	sqlite3_bind_int(st, 1, ev.lower_bound);
+	sqlite3_bind_int64(st, 2, s->run_id);
+	int rc = step_done(st, s->db, err, "storing warnings");
+	sqlite3_finalize(st);
+	if (rc != 0)
+		return -1;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO run_warnings (run_id, code, severity, count, lower_bound,"
+			       " message) VALUES (?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		set_err(err, "storing warnings", s->db);
+		return -1;
+	}
+	for (int i = 0; i < ev.n && rc == 0; i++) {
+		const struct ev_finding *f = &ev.f[i];
+		sqlite3_bind_int64(st, 1, s->run_id);
+		sqlite3_bind_text(st, 2, ev_code_name(f->code), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, ev_severity_name(f->severity), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)f->count);
+		sqlite3_bind_int(st, 5, f->lower_bound);
+		sqlite3_bind_text(st, 6, f->message, -1, SQLITE_STATIC);
+		rc = step_done(st, s->db, err, "storing warnings");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_run_evidence(struct store *s, int64_t run_id, struct evidence *ev, char *err)
+{
+	memset(ev, 0, sizeof(*ev));
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT lower_bound, postgresql_packets, round_trips, tls, partial, "
+			       "coalesce(drops, 0), truncated_segments, gaps, gap_bytes, malformed, "
+			       "packets FROM runs WHERE id = ?",
+			       -1, &st, NULL) != SQLITE_OK) {
+		set_err(err, "reading the run", s->db);
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		snprintf(err, STORE_ERRBUF, "no run %lld", (long long)run_id);
+		return -1;
+	}
+	bool old = sqlite3_column_type(st, 0) == SQLITE_NULL;
+	if (old) { /* stored before findings were kept: what the columns tell */
+		uint64_t c[11];
+		for (int i = 1; i < 11; i++)
+			c[i] = (uint64_t)sqlite3_column_int64(st, i);
+		if (c[1] == 0)
+			evidence_add(ev, EV_NO_POSTGRESQL, c[10], false,
+				     "no PostgreSQL packets in the run (stored by an older pgrtt)");
+		else if (c[2] == 0)
+			evidence_add(ev, EV_NO_ROUND_TRIPS, c[1], false,
+				     "%llu PostgreSQL packets but not one round trip (stored by an "
+				     "older pgrtt)",
+				     (unsigned long long)c[1]);
+		if (c[3])
+			evidence_add(ev, EV_ENCRYPTED, c[3], true, "%llu connections are encrypted",
+				     (unsigned long long)c[3]);
+		if (c[4])
+			evidence_add(ev, EV_PARTIAL_INPUT, 1, true,
+				     "an input could not be read to its end");
+		if (c[5])
+			evidence_add(ev, EV_DROPS, c[5], true, "%llu packets dropped",
+				     (unsigned long long)c[5]);
+		if (c[6])
+			evidence_add(ev, EV_TRUNCATED, c[6], true,
+				     "%llu TCP segments cut by the snaplen", (unsigned long long)c[6]);
+		if (c[7])
+			evidence_add(ev, EV_GAPS, c[7], true, "%llu gaps (%llu bytes never captured)",
+				     (unsigned long long)c[7], (unsigned long long)c[8]);
+		if (c[9])
+			evidence_add(ev, EV_MALFORMED, c[9], true,
+				     "%llu malformed PostgreSQL messages", (unsigned long long)c[9]);
+	}
+	sqlite3_finalize(st);
+	if (old)
+		return 0;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT code, count, lower_bound, message FROM run_warnings "
+			       "WHERE run_id = ? ORDER BY rowid",
+			       -1, &st, NULL) != SQLITE_OK) {
+		set_err(err, "reading warnings", s->db);
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int code = ev_code_parse((const char *)sqlite3_column_text(st, 0));
+		if (code < 0)
+			continue; /* unknown to this pgrtt: cannot be older than it */
+		evidence_add(ev, (enum ev_code)code, (uint64_t)sqlite3_column_int64(st, 1),
+			     sqlite3_column_int(st, 2) != 0, "%s",
+			     (const char *)sqlite3_column_text(st, 3));
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 int store_finish_run(struct store *s, const struct analysis *a, const struct store_run_info *info,
 		     int64_t *run_id, char *err)
 {
+	if (s->failed[0]) {
+		snprintf(err, STORE_ERRBUF, "%.200s; nothing was stored", s->failed);
+		store_abort_run(s);
+		return -1;
+	}
+	if (s->in_run && sqlite3_get_autocommit(s->db)) {
+		snprintf(err, STORE_ERRBUF, "the run's transaction was rolled back; nothing was stored");
+		s->in_run = false;
+		return -1;
+	}
 	if (!s->in_run && store_begin_run(s, err) != 0)
 		return -1;
 	if (put_totals(s, a, info, err) != 0 || put_labels(s, info, err) != 0 ||
 	    put_classes(s, a, err) != 0 || put_connections(s, a, err) != 0 ||
-	    put_routes(s, a, err) != 0 || exec(s->db, "COMMIT", err, "committing the run") != 0) {
+	    put_routes(s, a, err) != 0 || put_warnings(s, a, info, err) != 0 ||
+	    exec(s->db, "COMMIT", err, "committing the run") != 0) {
 		store_abort_run(s);
 		return -1;
 	}

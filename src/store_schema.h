@@ -87,6 +87,16 @@ static const char *const store_migrations[] = {
 
 	/* 3: connections handed back to the pool inside a transaction (pgrtt audit) */
 	"ALTER TABLE runs ADD COLUMN returned_in_transaction INTEGER;",
+
+	/* 4: what a run could not vouch for (evidence.h); NULL lower_bound: a run
+	 * stored before pgrtt kept its findings */
+	"CREATE TABLE run_warnings ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  code TEXT NOT NULL, severity TEXT NOT NULL, count INTEGER NOT NULL,"
+	"  lower_bound INTEGER NOT NULL, message TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, code)"
+	");"
+	"ALTER TABLE runs ADD COLUMN lower_bound INTEGER;",
 };
 
 #define STORE_SCHEMA_VERSION ((int)(sizeof store_migrations / sizeof store_migrations[0]))

@@ -77,8 +77,8 @@ for bad, msg in (({"max_rt_per_pag": 4}, "unknown rule"), ({"max_rt_per_page": "
     check(f"bad policy {bad}", (p.returncode, msg in p.stderr), (2, True))
 open(pol, "w").write("{not json")
 check("policy not JSON", audit(*WEB, "--policy", pol, cap("web-noping.pcap")).returncode, 2)
-check("no rules", audit(*WEB, cap("web-noping.pcap")).returncode, 2)
-check("bad forbid flag", audit(*WEB, "--forbid", "x", cap("web-noping.pcap")).returncode, 2)
+check("no rules: usage error", audit(*WEB, cap("web-noping.pcap")).returncode, 64)
+check("bad forbid flag: usage error", audit(*WEB, "--forbid", "x", cap("web-noping.pcap")).returncode, 64)
 check("missing capture", audit(*WEB, "--forbid", "ping", cap("nope.pcap")).returncode, 2)
 # a stored run
 db = os.path.join(tmp, "runs.db")

@@ -25,6 +25,16 @@ def tshark_rfq(path):
     return out.stdout.count("Ready for query")
 
 
+def tshark_tls_streams(path):
+    """TCP connections in which tshark, told the port carries TLS, decodes
+    TLS records: the encrypted connections, whether or not their start was
+    captured."""
+    out = subprocess.run(
+        ["tshark", "-n", "-r", path, "-d", f"tcp.port=={PORT},tls", "-Y", "tls.record",
+         "-T", "fields", "-e", "tcp.stream"], capture_output=True, text=True)
+    return len(set(out.stdout.split()))
+
+
 def lookup(doc, path):
     cur = doc
     for part in path.split("."):
@@ -58,6 +68,7 @@ def main():
         print("tshark not installed: skipped")
         return 77
     tshark = tshark_rfq(path) if need_tshark else None
+    tls_streams = tshark_tls_streams(path) if any("tshark_tls" in c for c in checks) else None
     failed = 0
     for c in checks:
         m = re.match(r"([\w.\[\]:]+?)(>=|=|>)(.*)$", c)
@@ -71,6 +82,8 @@ def main():
                 got = None
         if want == "tshark":
             want_v = tshark
+        elif want == "tshark_tls":
+            want_v = tls_streams
         elif want in ("true", "false"):
             want_v = want == "true"
         elif re.fullmatch(r"-?\d+", want):

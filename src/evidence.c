@@ -1,0 +1,267 @@
+/* evidence.c - findings about what a run could measure (see evidence.h). */
+#include "evidence.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EV_NAME(id, name, sev) name,
+static const char *const code_names[] = {EVIDENCE_CODES(EV_NAME)};
+#undef EV_NAME
+#define EV_SEV(id, name, sev) sev,
+static const uint8_t code_sev[] = {EVIDENCE_CODES(EV_SEV)};
+#undef EV_SEV
+
+const char *ev_code_name(int code)
+{
+	return code >= 0 && code < EV_NCODES ? code_names[code] : "?";
+}
+
+enum ev_severity ev_code_severity(int code)
+{
+	return code >= 0 && code < EV_NCODES ? (enum ev_severity)code_sev[code] : EV_WARNING;
+}
+
+const char *ev_severity_name(int sev)
+{
+	return sev == EV_FATAL ? "fatal" : sev == EV_WARNING ? "warning" : "note";
+}
+
+int ev_code_parse(const char *name)
+{
+	for (int i = 0; i < EV_NCODES; i++)
+		if (strcmp(code_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *ev_code_list(void)
+{
+	static char buf[EV_NCODES * 32];
+	if (!buf[0]) {
+		size_t n = 0;
+		for (int i = 0; i < EV_NCODES && n < sizeof buf; i++)
+			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? ", " : "",
+					      code_names[i]);
+	}
+	return buf;
+}
+
+void evidence_add(struct evidence *ev, enum ev_code code, uint64_t count, bool lower_bound,
+		  const char *fmt, ...)
+{
+	if (ev->n == EV_NCODES)
+		return;
+	struct ev_finding *f = &ev->f[ev->n++];
+	f->code = (uint8_t)code;
+	f->severity = (uint8_t)ev_code_severity(code);
+	f->lower_bound = lower_bound;
+	f->count = count;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->message, sizeof f->message, fmt, ap);
+	va_end(ap);
+	ev->lower_bound |= lower_bound;
+}
+
+static void port_list(char *buf, size_t cap, const uint16_t *ports, int n)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < n && o < cap; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "%s%u", i ? ", " : "", ports[i]);
+}
+
+static int busiest_first(const void *x, const void *y)
+{
+	const struct analysis_other_port *a = x, *b = y;
+	if (a->pg_like != b->pg_like)
+		return a->pg_like > b->pg_like ? -1 : 1;
+	if (a->syns != b->syns)
+		return a->syns > b->syns ? -1 : 1;
+	return (a->port > b->port) - (a->port < b->port);
+}
+
+static void no_postgresql(const struct analysis *a, struct evidence *ev)
+{
+	const struct analysis_totals *t = &a->tot;
+	char ports[256];
+	port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
+	const char *s = a->opts.nports > 1 ? "s" : "";
+	for (int i = 0; i < ANALYSIS_OTHER_PORTS; i++)
+		if (t->other_ports[i].syns || t->other_ports[i].pg_like)
+			ev->ports[ev->nports++] = t->other_ports[i];
+	qsort(ev->ports, (size_t)ev->nports, sizeof ev->ports[0], busiest_first);
+
+	char like[256] = "", opened[256] = "";
+	size_t nl = 0, no = 0;
+	uint16_t first = 0;
+	for (int i = 0; i < ev->nports; i++) {
+		const struct analysis_other_port *p = &ev->ports[i];
+		if (p->pg_like && nl < sizeof like) {
+			nl += (size_t)snprintf(like + nl, sizeof like - nl, "%s%u (%" PRIu64 " packets)",
+					       nl ? ", " : "", p->port, p->pg_like);
+			if (!first)
+				first = p->port;
+		} else if (p->syns && no < sizeof opened) {
+			no += (size_t)snprintf(opened + no, sizeof opened - no, "%s%u", no ? ", " : "",
+					       p->port);
+		}
+	}
+	if (t->packets == 0)
+		evidence_add(ev, EV_NO_POSTGRESQL, 0, false, "the capture holds no packets");
+	else if (first)
+		evidence_add(ev, EV_NO_POSTGRESQL, t->packets, false,
+			     "no packets on PostgreSQL port%s %s; PostgreSQL traffic was seen on port %s: "
+			     "try -p %u",
+			     s, ports, like, first);
+	else if (opened[0])
+		evidence_add(ev, EV_NO_POSTGRESQL, t->packets, false,
+			     "no packets on PostgreSQL port%s %s; connections were opened to port %s, "
+			     "none of it parsed as PostgreSQL: check -p and the capture filter",
+			     s, ports, opened);
+	else
+		evidence_add(ev, EV_NO_POSTGRESQL, t->packets, false,
+			     "no packets on PostgreSQL port%s %s, and none of the %" PRIu64
+			     " packets parsed as PostgreSQL on another port",
+			     s, ports, t->packets);
+}
+
+static void http_findings(const struct analysis *a, struct evidence *ev)
+{
+	const struct analysis_totals *t = &a->tot;
+	const struct attrib *at = &a->attrib;
+	char ports[256];
+	port_list(ports, sizeof ports, a->opts.http_ports, a->opts.nhttp_ports);
+	const char *s = a->opts.nhttp_ports > 1 ? "s" : "";
+	uint64_t pages = 0, only_mixed = 0, mixed = 0;
+	for (uint32_t i = 0; i < at->nroutes; i++) {
+		pages += at->routes[i].pages + at->routes[i].pages_mixed;
+		if (!at->routes[i].pages && at->routes[i].pages_mixed) {
+			only_mixed++;
+			mixed += at->routes[i].pages_mixed;
+		}
+	}
+	if (t->http.not_decodable) {
+		char why[160] = "";
+		size_t n = 0;
+		for (int e = 1; e <= HTTP1_E_UPGRADE && n < sizeof why; e++)
+			if (t->http.by_error[e] && (e == HTTP1_E_HTTP2 || e == HTTP1_E_TLS ||
+						    e == HTTP1_E_UPGRADE))
+				n += (size_t)snprintf(why + n, sizeof why - n, "%s%s %" PRIu64,
+						      n ? ", " : "", http1_error_name(e),
+						      t->http.by_error[e]);
+		evidence_add(ev, EV_HTTP_UNDECODABLE, t->http.not_decodable, true,
+			     "%" PRIu64 " HTTP connections could not be decoded (%s): their pages are "
+			     "not counted",
+			     t->http.not_decodable, why);
+	}
+	if (pages == 0) {
+		if (t->http.packets == 0)
+			evidence_add(ev, EV_NO_PAGES, 0, false,
+				     "no packets on HTTP port%s %s: no page to attribute round trips to",
+				     s, ports);
+		else
+			evidence_add(ev, EV_NO_PAGES, 0, false,
+				     "no complete HTTP page on port%s %s (%" PRIu64 " packets, %" PRIu64
+				     " requests, %" PRIu64 " responses)",
+				     s, ports, t->http.packets, t->http.requests, t->http.responses);
+		return;
+	}
+	if (t->st.round_trips && at->rts_in_pages + at->rts_mixed == 0)
+		evidence_add(ev, EV_PAGES_WITHOUT_ROUND_TRIPS, pages, false,
+			     "%" PRIu64 " pages and %" PRIu64 " round trips, but no round trip started "
+			     "inside a page: is this capture missing the application's database "
+			     "connections (another host, port or interface)?",
+			     pages, t->st.round_trips);
+	if (only_mixed)
+		evidence_add(ev, EV_MIXED_ROUTES, only_mixed, false,
+			     "%" PRIu64 " route%s without a figure: all %" PRIu64 " of %s pages "
+			     "overlapped pages of other routes (%.2f round trips per page over those "
+			     "windows, not per route)",
+			     only_mixed, only_mixed > 1 ? "s" : "", mixed, only_mixed > 1 ? "their" : "its",
+			     at->mixed_pages ? at->mixed_rts / (double)at->mixed_pages : 0.0);
+	if (at->dropped)
+		evidence_add(ev, EV_ATTRIBUTION_DROPPED, at->dropped, true,
+			     "%" PRIu64 " pages or round trips were not attributed: more than %u waited "
+			     "at once",
+			     at->dropped, ATTRIB_BUFFER_MAX);
+	if (at->long_pages)
+		evidence_add(ev, EV_LONG_REQUESTS, at->long_pages, false,
+			     "%" PRIu64 " pages were open longer than %.0f s (long polls, server-sent "
+			     "events): counted, not attributed, so they hold nothing back",
+			     at->long_pages, (double)at->hold_ns / 1e9);
+}
+
+void evidence_of(const struct analysis *a, const struct report_input *in, struct evidence *ev)
+{
+	const struct analysis_totals *t = &a->tot;
+	memset(ev, 0, sizeof(*ev));
+	if (t->pg_packets == 0)
+		no_postgresql(a, ev);
+	else if (t->st.round_trips == 0)
+		evidence_add(ev, EV_NO_ROUND_TRIPS, t->pg_packets, false,
+			     "%" PRIu64 " PostgreSQL packets on %" PRIu64 " connections, but not one "
+			     "round trip could be counted%s",
+			     t->pg_packets, t->connections,
+			     t->tls == t->connections ? ": every connection is encrypted" : "");
+	if (t->tls)
+		evidence_add(ev, EV_ENCRYPTED, t->tls, true,
+			     "%" PRIu64 " of %" PRIu64 " connections are encrypted (TLS/GSSAPI%s): "
+			     "their round trips cannot be counted; connect with sslmode=disable on a "
+			     "test system (TLS key logs are not supported yet)",
+			     t->tls, t->connections,
+			     t->tls_mid_stream ? ", recognised mid-stream" : "");
+	if (t->undecodable)
+		evidence_add(ev, EV_UNDECODABLE, t->undecodable, true,
+			     "%" PRIu64 " connections carried bytes that never framed as PostgreSQL "
+			     "(picked up mid-stream, not recognisably encrypted): not counted",
+			     t->undecodable);
+	if (in && in->partial)
+		evidence_add(ev, EV_PARTIAL_INPUT, 1, true,
+			     "an input could not be read to its end: figures cover what was read");
+	if (in && in->drops && in->drops->drop + in->drops->ifdrop)
+		evidence_add(ev, EV_DROPS, in->drops->drop + in->drops->ifdrop, true,
+			     "%" PRIu64 " packets dropped by the kernel, %" PRIu64 " by the interface: "
+			     "counts are lower bounds (try a larger -B)",
+			     in->drops->drop, in->drops->ifdrop);
+	if (t->truncated_segs)
+		evidence_add(ev, EV_TRUNCATED, t->truncated_segs, true,
+			     "%" PRIu64 " TCP segments were cut by the capture's snaplen: counts are "
+			     "lower bounds (capture with -s 0)",
+			     t->truncated_segs);
+	if (t->gaps)
+		evidence_add(ev, EV_GAPS, t->gaps, true,
+			     "%" PRIu64 " gaps (%" PRIu64 " bytes never captured): round trips on "
+			     "those connections are lower bounds",
+			     t->gaps, t->gap_bytes);
+	if (t->malformed)
+		evidence_add(ev, EV_MALFORMED, t->malformed, true,
+			     "%" PRIu64 " malformed PostgreSQL messages skipped (resynchronised): "
+			     "counts are lower bounds",
+			     t->malformed);
+	if (t->evicted)
+		evidence_add(ev, EV_EVICTED, t->evicted, false,
+			     "%" PRIu64 " connections were closed early: more than %u were open at "
+			     "once",
+			     t->evicted, a->opts.max_open);
+	if (t->nomem)
+		evidence_add(ev, EV_OUT_OF_MEMORY, t->nomem, true,
+			     "out of memory %" PRIu64 " times: some packets were not analysed",
+			     t->nomem);
+	if (t->enc_extra_bytes)
+		evidence_add(ev, EV_SSL_INJECTION, t->enc_extra_bytes, false,
+			     "%" PRIu64 " bytes followed the server's 'S' answer to SSLRequest in the "
+			     "same segment: possible man-in-the-middle injection (CVE-2021-23222)",
+			     t->enc_extra_bytes);
+	if (a->attributing)
+		http_findings(a, ev);
+	uint64_t plain_mid = t->mid_stream - t->tls_mid_stream;
+	if (plain_mid > t->undecodable)
+		evidence_add(ev, EV_MID_STREAM, plain_mid - t->undecodable, false,
+			     "%" PRIu64 " connections were picked up mid-stream: what they did before "
+			     "the capture started is not counted",
+			     plain_mid - t->undecodable);
+}
