@@ -134,6 +134,15 @@ badweb() {
 	wait $app 2>/dev/null || true
 }
 capture_filter="tcp port 18080" capture http-not-decodable lo - badweb
+hostileweb() {
+	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 noping >"$TMP/app.out" 2>&1 &
+	app=$!
+	for _ in $(seq 50); do grep -q ready "$TMP/app.out" 2>/dev/null && break; sleep 0.1; done
+	/usr/bin/python3 "$SRC/tests/clients/hostile.py" 18080
+	kill $app
+	wait $app 2>/dev/null || true
+}
+capture_filter="tcp port $PORT or tcp port 18080" capture web-hostile lo - hostileweb
 
 [ "$ONLY" != "  " ] && exit 0
 

@@ -11,14 +11,23 @@
 
 const char *pgrtt_cmd = "";
 
+/* Messages carry file names, routes and values from the command line: no
+ * control byte reaches the terminal as it is. */
 static void vmsg(const char *fmt, va_list ap)
 {
+	char buf[4096];
+	vsnprintf(buf, sizeof buf, fmt, ap);
 	fflush(stdout);
 	if (pgrtt_cmd[0])
 		fprintf(stderr, "pgrtt: %s: ", pgrtt_cmd);
 	else
 		fprintf(stderr, "pgrtt: ");
-	vfprintf(stderr, fmt, ap);
+	for (const unsigned char *p = (const unsigned char *)buf; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
 	fputc('\n', stderr);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "escape.h"
 #include "evidence.h"
 #include "commands.h"
 #include "route.h"
@@ -534,19 +535,6 @@ static int from_db(const char *path, const char *run, struct adata *d)
 
 /* ---------------------------------------------------------------------- */
 
-static void xml(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 static int junit(const char *path, const struct checks *cs)
 {
 	FILE *f = fopen(path, "w");
@@ -564,35 +552,22 @@ static int junit(const char *path, const struct checks *cs)
 	for (int i = 0; i < cs->n; i++) {
 		const struct check *k = &cs->c[i];
 		fputs("  <testcase classname=\"", f);
-		xml(f, k->cls);
+		esc_xml(f, k->cls);
 		fputs("\" name=\"", f);
-		xml(f, k->name);
+		esc_xml(f, k->name);
 		fputs("\"", f);
 		if (k->ok) {
 			fputs("/>\n", f);
 			continue;
 		}
 		fputs("><failure message=\"", f);
-		xml(f, k->msg);
+		esc_xml(f, k->msg);
 		fputs("\">", f);
-		xml(f, k->msg);
+		esc_xml(f, k->msg);
 		fputs("</failure></testcase>\n", f);
 	}
 	fputs("</testsuite>\n</testsuites>\n", f);
 	return fclose(f) == 0 ? 0 : -1;
-}
-
-/* GitHub workflow command data: %, CR and LF are %-encoded; in properties
- * also ':' and ','.  Anything else from the network passes as text. */
-static void gh_escape(FILE *f, const char *s, bool property)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '%' || c == '\r' || c == '\n' || (property && (c == ':' || c == ',')))
-			fprintf(f, "%%%02X", c);
-		else
-			fputc(c, f);
-	}
 }
 
 static void github_annotations(FILE *f, const struct checks *cs)
@@ -603,11 +578,11 @@ static void github_annotations(FILE *f, const struct checks *cs)
 		fputs("::error title=", f);
 		char title[128];
 		snprintf(title, sizeof title, "pgrtt audit %s", cs->c[i].name);
-		gh_escape(f, title, true);
+		esc_github(f, title, true);
 		fputs("::", f);
-		gh_escape(f, cs->c[i].cls, false);
+		esc_github(f, cs->c[i].cls, false);
 		fputs(": ", f);
-		gh_escape(f, cs->c[i].msg, false);
+		esc_github(f, cs->c[i].msg, false);
 		fputc('\n', f);
 	}
 }

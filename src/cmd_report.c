@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE
 /* cmd_report.c - pgrtt report: stored runs as Markdown, HTML (inline SVG
  * charts), JSON or CSV; --compare shows the change between two runs. */
 #include <cjson/cJSON.h>
@@ -8,6 +9,8 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "escape.h"
+#include "evidence.h"
 #include "results.h"
 #include "store.h"
 
@@ -18,6 +21,8 @@ struct row {
 	char app[64], labels[160], route[ROUTE_MAX], attribution[24];
 	long long pages;
 	double rt, rfq, query, ping, acq, rel, other, p50, p99;
+	bool lower_bound;  /* the run's counts are lower bounds */
+	char warnings[256]; /* the run's findings, codes separated by spaces (no notes) */
 };
 
 struct rows {
@@ -74,6 +79,8 @@ static int add_row(struct rows *rs, sqlite3_stmt *st)
 	for (int i = 0; i < 9; i++)
 		*v[i] = sqlite3_column_double(st, 5 + i);
 	copy_col(r->attribution, sizeof r->attribution, st, 14);
+	r->lower_bound = sqlite3_column_int(st, 15) != 0;
+	copy_col(r->warnings, sizeof r->warnings, st, 16);
 	return 0;
 }
 
@@ -89,7 +96,9 @@ static int load(sqlite3 *db, char **apps, int napps, char **labels, int nlabels,
 		" r.route, r.pages, r.round_trips_per_page, r.ready_for_query_per_page, r.query_per_page,"
 		" r.ping_per_page, r.ping_acquire_per_page, r.ping_release_per_page,"
 		" r.round_trips_per_page - r.query_per_page - r.ping_per_page, r.http_p50_ms,"
-		" r.http_p99_ms, r.attribution"
+		" r.http_p99_ms, r.attribution, coalesce(x.lower_bound, 0),"
+		" (SELECT group_concat(code, ' ') FROM run_warnings w WHERE w.run_id = r.run_id"
+		"  AND w.severity != 'note')"
 		" FROM routes r JOIN runs x ON x.id = r.run_id WHERE r.pages > 0");
 	if (napps) {
 		o += (size_t)snprintf(sql + o, sizeof sql - o, " AND x.app IN (");
@@ -137,45 +146,42 @@ static void run_name(const struct row *r, char *buf, size_t cap)
 
 static void md(FILE *out, const struct rows *rs)
 {
-	fprintf(out, "| route | run | pages | round trips / page | RFQ / page | queries | pings (acquire/release) | other | p50 ms | p99 ms | attribution |\n");
-	fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+	fprintf(out, "| route | run | pages | round trips / page | RFQ / page | queries | pings (acquire/release) | other | p50 ms | p99 ms | attribution | warnings |\n");
+	fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
 	for (int i = 0; i < rs->n; i++) {
 		const struct row *r = &rs->r[i];
 		char name[300];
 		run_name(r, name, sizeof name);
-		fprintf(out, "| `%s` | %s | %lld | **%.2f** | %.2f | %.2f | %.2f (%.2f/%.2f) | %.2f | %.2f | %.2f | %s |\n",
-			r->route, name, r->pages, r->rt, r->rfq, r->query, r->ping, r->acq, r->rel,
-			r->other, r->p50, r->p99, r->attribution);
+		fputs("| ", out);
+		esc_md(out, r->route);
+		fputs(" | ", out);
+		esc_md(out, name);
+		fprintf(out, " | %lld | **%.2f**%s | %.2f | %.2f | %.2f (%.2f/%.2f) | %.2f | %.2f | %.2f | %s | ",
+			r->pages, r->rt, r->lower_bound ? " (at least)" : "", r->rfq, r->query, r->ping,
+			r->acq, r->rel, r->other, r->p50, r->p99, r->attribution);
+		esc_md(out, r->warnings);
+		fputs(" |\n", out);
 	}
-}
-
-static void csv_field(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
 }
 
 static void csv(FILE *out, const struct rows *rs)
 {
 	fprintf(out, "run,app,labels,route,pages,round_trips_per_page,ready_for_query_per_page,"
 		     "query_per_page,ping_per_page,ping_acquire_per_page,ping_release_per_page,"
-		     "other_per_page,http_p50_ms,http_p99_ms,attribution\n");
+		     "other_per_page,http_p50_ms,http_p99_ms,attribution,lower_bound,warnings\n");
 	for (int i = 0; i < rs->n; i++) {
 		const struct row *r = &rs->r[i];
 		fprintf(out, "%lld,", r->run);
-		csv_field(out, r->app);
+		esc_csv(out, r->app);
 		fputc(',', out);
-		csv_field(out, r->labels);
+		esc_csv(out, r->labels);
 		fputc(',', out);
-		csv_field(out, r->route);
-		fprintf(out, ",%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", r->pages, r->rt,
+		esc_csv(out, r->route);
+		fprintf(out, ",%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%d,", r->pages, r->rt,
 			r->rfq, r->query, r->ping, r->acq, r->rel, r->other, r->p50, r->p99,
-			r->attribution);
+			r->attribution, r->lower_bound);
+		esc_csv(out, r->warnings);
+		fputc('\n', out);
 	}
 }
 
@@ -202,6 +208,12 @@ static int json(FILE *out, const struct rows *rs)
 		cJSON_AddNumberToObject(o, "http_p50_ms", r->p50);
 		cJSON_AddNumberToObject(o, "http_p99_ms", r->p99);
 		cJSON_AddStringToObject(o, "attribution", r->attribution);
+		cJSON_AddBoolToObject(o, "lower_bound", r->lower_bound);
+		cJSON *w = cJSON_AddArrayToObject(o, "warnings");
+		char codes[sizeof r->warnings];
+		snprintf(codes, sizeof codes, "%s", r->warnings);
+		for (char *save = NULL, *t = strtok_r(codes, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			cJSON_AddItemToArray(w, cJSON_CreateString(t));
 		cJSON_AddItemToArray(arr, o);
 	}
 	char *t = cJSON_Print(root);
@@ -211,28 +223,6 @@ static int json(FILE *out, const struct rows *rs)
 	fprintf(out, "%s\n", t);
 	free(t);
 	return 0;
-}
-
-static void html_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
 }
 
 /* One horizontal bar chart per route: a bar per run, split by class.  All
@@ -249,7 +239,7 @@ static void svg_chart(FILE *out, const struct rows *rs, int from, int to, double
 		char name[300];
 		run_name(r, name, sizeof name);
 		fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", label_w - 8, y + 17);
-		html_text(out, name);
+		esc_html(out, name);
 		fputs("</text>\n", out);
 		double segs[3] = {r->query, r->ping, r->other < 0 ? 0 : r->other};
 		static const char *cls[3] = {"query", "ping", "other"};
@@ -316,28 +306,30 @@ static void html(FILE *out, const struct rows *rs)
 		while (j < rs->n && strcmp(rs->r[j].route, rs->r[i].route) == 0)
 			j++;
 		fputs("<h2>", out);
-		html_text(out, rs->r[i].route);
+		esc_html(out, rs->r[i].route);
 		fputs("</h2>\n", out);
 		svg_chart(out, rs, i, j, max, label_w);
 		i = j;
 	}
 	fputs("<table>\n<tr><th>route</th><th>run</th><th>pages</th><th>round trips / page</th>"
 	      "<th>RFQ / page</th><th>queries</th><th>pings</th><th>acquire</th><th>release</th>"
-	      "<th>other</th><th>p50 ms</th><th>p99 ms</th><th>attribution</th></tr>\n",
+	      "<th>other</th><th>p50 ms</th><th>p99 ms</th><th>attribution</th><th>warnings</th></tr>\n",
 	      out);
 	for (int i = 0; i < rs->n; i++) {
 		const struct row *r = &rs->r[i];
 		char name[300];
 		run_name(r, name, sizeof name);
 		fputs("<tr><td>", out);
-		html_text(out, r->route);
+		esc_html(out, r->route);
 		fputs("</td><td>", out);
-		html_text(out, name);
+		esc_html(out, name);
 		fprintf(out, "</td><td>%lld</td><td class=\"rt\">%.2f</td><td>%.2f</td><td>%.2f</td>"
 			     "<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td>"
-			     "<td>%s</td></tr>\n",
+			     "<td>%s</td><td>",
 			r->pages, r->rt, r->rfq, r->query, r->ping, r->acq, r->rel, r->other, r->p50,
 			r->p99, r->attribution);
+		esc_html(out, r->warnings);
+		fputs("</td></tr>\n", out);
 	}
 	fprintf(out, "</table>\n<p class=\"note\">%s</p>\n</body></html>\n", pgrtt_version_string());
 }
@@ -363,15 +355,77 @@ static void compare(FILE *out, const struct rows *rs, long long a, long long b, 
 				y = &rs->r[j];
 		if (!y)
 			continue;
-		if (md_)
-			fprintf(out, "| `%s` | %.2f | %.2f | **%+.2f** | %+.2f | %+.2f | %+.2f |\n", x->route,
-				x->rt, y->rt, y->rt - x->rt, y->query - x->query, y->ping - x->ping,
-				y->other - x->other);
-		else
-			fprintf(out, "\"%s\",%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", x->route, a, b,
-				x->rt, y->rt, y->rt - x->rt, y->query - x->query, y->ping - x->ping,
-				y->other - x->other);
+		if (md_) {
+			fputs("| ", out);
+			esc_md(out, x->route);
+			fprintf(out, " | %.2f | %.2f | **%+.2f** | %+.2f | %+.2f | %+.2f |\n", x->rt, y->rt,
+				y->rt - x->rt, y->query - x->query, y->ping - x->ping, y->other - x->other);
+		} else {
+			esc_csv(out, x->route);
+			fprintf(out, ",%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", a, b, x->rt, y->rt,
+				y->rt - x->rt, y->query - x->query, y->ping - x->ping, y->other - x->other);
+		}
 	}
+}
+
+static bool run_number(const char *s, long long *out)
+{
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	if (end == s || *end || v < 1) {
+		usage_error("bad run number \"%s\"", s);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* Every --run must name a stored run: a report of nothing is no report. */
+static bool runs_exist(sqlite3 *db, const char *path, const long long *runs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		sqlite3_stmt *st;
+		bool found = false;
+		if (sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE id = ?", -1, &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, runs[i]);
+			found = sqlite3_step(st) == SQLITE_ROW;
+			sqlite3_finalize(st);
+		}
+		if (!found) {
+			warnx_("%s: no run %lld (pgrtt runs --db %s lists them)", path, runs[i], path);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* What the report's runs could not vouch for, on stderr like analyze. */
+static void warn_runs(sqlite3 *db, const struct rows *rs)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT code, message FROM run_warnings WHERE run_id = ?"
+			       " AND severity != 'note' ORDER BY rowid",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	for (int i = 0; i < rs->n; i++) {
+		if (i > 0 && rs->r[i - 1].run == rs->r[i].run)
+			continue;
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = rs->r[j].run == rs->r[i].run;
+		if (seen || !rs->r[i].warnings[0])
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, rs->r[i].run);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			char code[64], msg[EV_MSG_MAX];
+			esc_term_buf(code, sizeof code, (const char *)sqlite3_column_text(st, 0));
+			esc_term_buf(msg, sizeof msg, (const char *)sqlite3_column_text(st, 1));
+			warnx_("warning: run %lld: %s [%s]", rs->r[i].run, msg, code);
+		}
+	}
+	sqlite3_finalize(st);
 }
 
 int cmd_report(int argc, char **argv)
@@ -397,10 +451,12 @@ int cmd_report(int argc, char **argv)
 		} else if (strcmp(o, "--label") == 0 && v && nlabels < MAX_FILTERS) {
 			labels[nlabels++] = argv[++i];
 		} else if (strcmp(o, "--run") == 0 && v && nruns < MAX_FILTERS) {
-			runs[nruns++] = atoll(argv[++i]);
+			if (!run_number(argv[++i], &runs[nruns++]))
+				return EXIT_USAGE;
 		} else if (strcmp(o, "--compare") == 0 && i + 2 < argc) {
-			cmp[0] = atoll(argv[++i]);
-			cmp[1] = atoll(argv[++i]);
+			if (!run_number(argv[i + 1], &cmp[0]) || !run_number(argv[i + 2], &cmp[1]))
+				return EXIT_USAGE;
+			i += 2;
 		} else {
 			usage_error("unknown or incomplete option %s", o);
 			return EXIT_USAGE;
@@ -429,6 +485,10 @@ int cmd_report(int argc, char **argv)
 	}
 	struct rows rs = {0};
 	int rc = EXIT_OK;
+	if (!runs_exist(store_db(s), dbpath, runs, nruns)) {
+		rc = EXIT_ERROR;
+		goto done;
+	}
 	if (load(store_db(s), apps, napps, labels, nlabels, runs, nruns, &rs) != 0) {
 		rc = EXIT_ERROR;
 		goto done;
@@ -446,6 +506,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (rs.n == 0 && !cmp[0])
 		warnx_("%s: no routes match: store runs with analyze --db --http-port", dbpath);
+	warn_runs(store_db(s), &rs);
 	FILE *out = output_open(output);
 	if (!out) {
 		rc = EXIT_ERROR;

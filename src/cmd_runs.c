@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "escape.h"
 #include "commands.h"
 #include "results.h"
 #include "store.h"
@@ -24,10 +25,18 @@ static void help(FILE *out)
 	      out);
 }
 
+/* A column as text for the terminal: stored values came from the network
+ * (routes) or a caller (--app, --label, file names), so control bytes are
+ * escaped.  Buffers rotate: up to 16 may be in one printf. */
 static const char *col(sqlite3_stmt *st, int i)
 {
+	static char buf[16][1024];
+	static int next;
 	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? (const char *)t : "-";
+	if (!t)
+		return "-";
+	char *b = buf[next++ % 16];
+	return esc_term_buf(b, sizeof buf[0], (const char *)t);
 }
 
 static int list(sqlite3 *db)
@@ -101,6 +110,8 @@ static int show(sqlite3 *db, sqlite3_int64 id)
 	     "SELECT class, round_trips, latency_p50_us, latency_p99_us FROM run_classes "
 	     "WHERE run_id = ? AND round_trips > 0",
 	     id, true);
+	rows(db, "warnings", "SELECT code, severity, count, message FROM run_warnings WHERE run_id = ?"
+	     " ORDER BY rowid", id, true);
 	rows(db, "routes",
 	     "SELECT route, pages, round_trips_per_page, ready_for_query_per_page, query_per_page,"
 	     " ping_acquire_per_page, ping_release_per_page, attribution FROM routes "

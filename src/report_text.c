@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "escape.h"
 #include "evidence.h"
 #include "report.h"
 
@@ -113,8 +114,10 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 	double dur = t->last_ts > t->first_ts ? (double)(t->last_ts - t->first_ts) / 1e9 : 0;
 
 	fprintf(out, "input: ");
-	for (int i = 0; i < in->nfiles; i++)
-		fprintf(out, "%s%s", i ? ", " : "", in->files[i]);
+	for (int i = 0; i < in->nfiles; i++) {
+		fputs(i ? ", " : "", out);
+		esc_term(out, in->files[i]);
+	}
 	fprintf(out, "%s\n", in->partial ? " (incomplete: see warnings)" : "");
 	fprintf(out, "packets: %" PRIu64 " (%" PRIu64 " PostgreSQL) over %.3f s; ports", t->packets,
 		t->pg_packets, dur);

@@ -97,8 +97,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.reply(200, repr(rows))
         elif self.path == "/health":
             self.reply(200, "ok")
-        else:
-            self.reply(404, "not found")
+        else:  # a slug lookup: any path costs one query, as in a CMS
+            rows = page_queries([("SELECT id FROM articles WHERE title = %s", True)], self.path)
+            self.reply(200 if rows[0] else 404, repr(rows))
 
 
 def setup():

@@ -1,0 +1,44 @@
+/* escape.h - text from the network or a caller, made safe for one sink each.
+ *
+ * HTTP methods and paths, SQL text, file names, --app and --label values all
+ * reach pgrtt's outputs.  Each output format has exactly one function here,
+ * and every untrusted string goes through it: a path may not forge a
+ * Markdown table cell, start a spreadsheet formula, end a GitHub workflow
+ * command, inject markup or move a terminal's cursor.
+ */
+#ifndef PGRTT_ESCAPE_H
+#define PGRTT_ESCAPE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* A terminal: control bytes (C0, DEL) as \xHH, a backslash as \\. */
+void esc_term(FILE *f, const char *s);
+
+/* The same into buf (cut to cap, always terminated); returns buf. */
+char *esc_term_buf(char *buf, size_t cap, const char *s);
+
+/* A GitHub-flavoured Markdown table cell: every ASCII punctuation character
+ * that has a meaning (| ` * _ [ ] < > ! ~ # & : @ ( ) \ .) is
+ * backslash-escaped, so nothing links, embeds, formats or ends the cell;
+ * control bytes as \xHH. */
+void esc_md(FILE *f, const char *s);
+
+/* A CSV field (RFC 4180): always quoted, quotes doubled; a field that a
+ * spreadsheet would read as a formula (= + - @ tab CR first) is prefixed
+ * with a single quote (OWASP's advice). */
+void esc_csv(FILE *f, const char *s);
+
+/* HTML text or attribute value: & < > " ' as entities, control bytes as
+ * U+FFFD. */
+void esc_html(FILE *f, const char *s);
+
+/* XML 1.0 text or attribute value: as HTML; bytes XML cannot carry at all
+ * (C0 other than tab, LF, CR) as '?'. */
+void esc_xml(FILE *f, const char *s);
+
+/* A GitHub workflow command's message (property false) or a property value
+ * (true): % CR LF, and in properties : and , too, %-encoded. */
+void esc_github(FILE *f, const char *s, bool property);
+
+#endif

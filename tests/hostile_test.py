@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""hostile_test.py PGRTT SRCDIR - hostile text through every output.
+
+captures/web-hostile.pcap holds real requests to the blog app whose methods
+and paths carry markup, Markdown cell separators, backticks, image links,
+spreadsheet formulas and GitHub workflow commands (tests/clients/hostile.py);
+--app, --label and a file name add terminal escapes.  Each sink must keep
+the text as text: the same cells, no element, no formula, no annotation and
+no control byte that the network or the caller put there."""
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PGRTT, SRC = sys.argv[1:3]
+CAP = os.path.join(SRC, "captures", "web-hostile.pcap")
+WEB = ["-p", "55432", "--http-port", "18080", "--no-progress"]
+ESC = "\x1b[31m\x1b]0;pwned\x07"
+failed = 0
+tmp = tempfile.mkdtemp(prefix="pgrtt-hostile-")
+
+
+def check(what, got, want):
+    global failed
+    ok = got == want
+    failed += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} {what}: got {got!r}, want {want!r}")
+
+
+def run(*args):
+    return subprocess.run([PGRTT, *args], capture_output=True, text=True, errors="replace")
+
+
+# what the client sent, from its own report: the routes pgrtt must show
+client = open(os.path.join(SRC, "captures", "web-hostile.client")).read().splitlines()
+sent = [l.rsplit(" -> ", 1)[0] for l in client if " -> " in l]
+routes = json.loads(run("analyze", *WEB, "-F", "json", CAP).stdout)["routes"]
+names = sorted(r["route"] for r in routes)
+check("JSON keeps every route as sent", names, sorted(sent))
+hostile = [r for r in names if any(c in r for c in "<|`=+@%")]
+check("hostile routes", len(hostile), 7)
+
+db = os.path.join(tmp, "runs.db")
+p = run("analyze", *WEB, "--db", db, "--app", "evil" + ESC, "--label", "k=<b>|`v`" + ESC, CAP)
+check("stored", p.returncode, 0)
+check("analyze: no escape byte on the terminal", "\x1b" in p.stdout + p.stderr, False)
+
+# Markdown: every row has exactly the header's cells, the numbers stay in place
+md = run("report", "--db", db).stdout
+lines = [l for l in md.splitlines() if l.startswith("|")]
+cells = lambda l: re.split(r"(?<!\\)\|", l)[1:-1]
+ncols = len(cells(lines[0]))
+check("Markdown: cells per row", sorted({len(cells(l)) for l in lines}), [ncols])
+rt_col = [c.strip() for c in cells(lines[0])].index("round trips / page")
+vals = sorted(cells(l)[rt_col].strip() for l in lines[2:])
+check("Markdown: round trips per page as measured", vals, ["**0.00**"] + ["**1.00**"] * 6)
+check("Markdown: no raw image, link or code span",
+      [re.search(r"(?<!\\)(!\[|\]\(|`)", l) is not None for l in lines[2:]], [False] * 7)
+check("Markdown: no escape byte", "\x1b" in md, False)
+
+# CSV: the header's fields in every row; no field a spreadsheet would run
+rows = list(csv.reader(io.StringIO(run("report", "--db", db, "-F", "csv").stdout)))
+check("CSV: fields per row", sorted({len(r) for r in rows}), [len(rows[0])])
+text_cols = [rows[0].index(k) for k in ("app", "labels", "route", "warnings")]
+starts = [r[i][:1] for r in rows[1:] for i in text_cols if r[i]]
+check("CSV: no field starts a formula", [s for s in starts if s in "=+-@\t\r"], [])
+route_col = rows[0].index("route")
+check("CSV: routes kept behind the quote",
+      sorted(r[route_col].lstrip("'") for r in rows[1:]), sorted(sent))
+cmp = list(csv.reader(io.StringIO(run("analyze", *WEB, "--db", db, CAP).stdout and
+                                  run("report", "--db", db, "-F", "csv", "--compare", "1",
+                                      "2").stdout)))
+check("CSV compare: fields per row", sorted({len(r) for r in cmp}), [len(cmp[0])])
+check("CSV compare: no formula", [r[0][:1] for r in cmp[1:] if r[0][:1] in "=+-@"], [])
+
+# GitHub annotations: one line per failure, % CR LF encoded, nothing forged
+p = run("audit", *WEB, "--max-rt-per-page", "0.5", "--github", CAP)
+ann = [l for l in p.stdout.splitlines() if l.startswith("::")]
+check("GitHub: one annotation per failed route", len(ann), 6)
+check("GitHub: every line is an error command", all(l.startswith("::error title=") for l in ann), True)
+check("GitHub: '%0A' sent as text stays text", any("%250A" in l for l in ann), True)
+check("GitHub: no raw %0A", any(re.search(r"%0A", l) for l in ann), False)
+# with JSON on standard output the annotations go to standard error
+p = run("audit", *WEB, "--max-rt-per-page", "0.5", "--github", "-F", "json", CAP)
+check("GitHub + JSON: stdout is JSON", json.loads(p.stdout)["failures"], 6)
+check("GitHub + JSON: annotations on stderr", p.stderr.count("::error title="), 6)
+
+# JUnit: well-formed, one testcase per check
+junit = os.path.join(tmp, "audit.xml")
+run("audit", *WEB, "--max-rt-per-page", "0.5", "--junit", junit, CAP)
+x = subprocess.run(["xmllint", "--noout", junit], capture_output=True, text=True)
+check("JUnit: well-formed", (x.returncode, x.stderr), (0, ""))
+
+# terminal: stored app and labels, and a file name, come back escaped
+p = run("runs", "--db", db)
+check("runs: no escape byte", "\x1b" in p.stdout, False)
+check("runs: shown escaped", "evil\\x1b[31m" in p.stdout, True)
+p = run("runs", "--db", db, "show", "1")
+check("runs show: no escape byte", "\x1b" in p.stdout, False)
+odd = os.path.join(tmp, "cap" + ESC + ".pcap")
+shutil.copy(CAP, odd)
+p = run("analyze", *WEB, odd)
+check("file name: no escape byte", "\x1b" in p.stdout + p.stderr, False)
+p = run("analyze", *WEB, odd + ".missing")
+check("error message: no escape byte", (p.returncode, "\x1b" in p.stderr), (2, False))
+
+# HTML: Chromium builds the page; no element came from the traffic
+html = os.path.join(tmp, "report.html")
+run("report", "--db", db, "-F", "html", "-o", html)
+page = open(html).read()
+check("HTML: no script element in the file", "<script" in page, False)
+chromium = shutil.which("chromium")
+if chromium:
+    prof = os.path.join(tmp, "profile")
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--no-first-run", "--disable-background-networking",
+                          "--disable-component-update", "--disable-sync", "--disable-quic",
+                          f"--user-data-dir={prof}", "--dump-dom", "file://" + html],
+                         capture_output=True, text=True, timeout=120).stdout
+    check("HTML (Chromium): no script, img or a element",
+          [t for t in ("<script", "<img", "<a ") if t in dom], [])
+    check("HTML (Chromium): the path shown as text", "&lt;script&gt;alert(1)&lt;/script&gt;" in dom,
+          True)
+elif os.environ.get("PGRTT_REQUIRE_LIVE") == "1":
+    check("chromium installed", False, True)
+
+shutil.rmtree(tmp, ignore_errors=True)
+sys.exit(1 if failed else 0)
