@@ -545,15 +545,24 @@ void http1_eof(struct http1_conn *c, enum http1_side side, uint64_t ts, http1_ms
 		finish(c, d, ts, emit, ctx);
 }
 
-void http1_gap(struct http1_conn *c, enum http1_side side, uint64_t n)
+void http1_gap(struct http1_conn *c, enum http1_side side, uint64_t n, uint64_t ts,
+	       http1_msg_fn *emit, void *ctx)
 {
 	struct http1_dir *d = &c->dir[side];
 	if (n == 0 || d->state == H_DEAD)
 		return;
-	if ((d->state == H_BODY || d->state == H_CHUNK_DATA) && n < d->body_left) {
+	/* as pgsql_gap: a hole that ends with the body, or inside it, keeps
+	 * the side in step */
+	if ((d->state == H_BODY || d->state == H_CHUNK_DATA) && n <= d->body_left) {
 		d->body_left -= n;
 		if (d->state == H_CHUNK_DATA)
 			d->cur.body_bytes += n;
+		if (d->body_left == 0) {
+			if (d->state == H_BODY)
+				finish(c, d, ts, emit, ctx);
+			else
+				d->state = H_CHUNK_END;
+		}
 		return;
 	}
 	if (d->state == H_CLOSE_BODY) {

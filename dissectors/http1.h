@@ -99,9 +99,12 @@ void http1_feed(struct http1_conn *c, enum http1_side side, const uint8_t *data,
 void http1_eof(struct http1_conn *c, enum http1_side side, uint64_t ts_ns, http1_msg_fn *emit,
 	       void *ctx);
 
-/* n bytes of the side's stream were lost.  Inside a body of known length the
- * side stays in step; otherwise it stops decoding (HTTP1_E_GAP). */
-void http1_gap(struct http1_conn *c, enum http1_side side, uint64_t n);
+/* n bytes of the side's stream were lost, noticed at ts_ns.  Inside a body
+ * of known length, up to its last byte, the side stays in step (a message
+ * the hole completes is emitted); otherwise it stops decoding
+ * (HTTP1_E_GAP). */
+void http1_gap(struct http1_conn *c, enum http1_side side, uint64_t n, uint64_t ts_ns,
+	       http1_msg_fn *emit, void *ctx);
 
 /* The first-byte time of the oldest request not yet answered (received in
  * part or whole); false when there is none. */

@@ -232,7 +232,7 @@ static void on_gap(void *ctx, int side, uint64_t n, uint64_t ts)
 {
 	struct conn *c = ctx;
 	if (c->kind == CONN_HTTP) {
-		http1_gap(c->http, (enum http1_side)side, n);
+		http1_gap(c->http, (enum http1_side)side, n, ts, on_http_msg, c);
 		return;
 	}
 	rtt_gap(&c->rtt, (enum pgsql_side)side);

@@ -1,6 +1,7 @@
 /* capfile.c - libpcap offline reading with nanosecond timestamps. */
 #define _DEFAULT_SOURCE
 #include "capfile.h"
+#include "capture.h"
 
 #include <errno.h>
 #include <pcap/pcap.h>
@@ -43,8 +44,9 @@ static void open_error(const char *path, const char *pcap_msg, char *errbuf)
 		snprintf(errbuf, CAPFILE_ERRBUF, "%s", pcap_msg);
 }
 
-enum capfile_status capfile_run(const char *path, const char *filter, bool progress,
-				struct analysis *a, uint64_t *packets, char *errbuf)
+enum capfile_status capfile_run(const char *path, const char *filter,
+				capfile_progress_fn *progress, void *ctx, struct analysis *a,
+				uint64_t *packets, char *errbuf)
 {
 	char pe[PCAP_ERRBUF_SIZE] = "";
 	*packets = 0;
@@ -82,7 +84,7 @@ enum capfile_status capfile_run(const char *path, const char *filter, bool progr
 	if (progress && f && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
 		size = st.st_size;
 	else
-		progress = false;
+		progress = NULL;
 	double last = now_s();
 	bool shown = false;
 
@@ -102,22 +104,20 @@ enum capfile_status capfile_run(const char *path, const char *filter, bool progr
 		(*packets)++;
 		if (have_filter && !pcap_offline_filter(&prog, h, data))
 			continue;
-		uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+		uint64_t ts = pcap_ts_ns(h, true); /* opened with nanosecond precision */
 		analysis_packet(a, dlt, data, h->caplen, ts);
 		if (progress && (*packets & 0xffff) == 0) {
 			double t = now_s();
 			if (t - last >= 0.5) {
 				long pos = ftell(f);
-				fprintf(stderr, "\rpgrtt: %s: %3.0f%%  %llu packets", path,
-					pos > 0 ? 100.0 * (double)pos / (double)size : 0.0,
-					(unsigned long long)*packets);
+				progress(ctx, path, pos > 0 ? (double)pos / (double)size : 0.0, *packets);
 				last = t;
 				shown = true;
 			}
 		}
 	}
 	if (shown)
-		fprintf(stderr, "\r\033[K");
+		progress(ctx, path, -1, *packets);
 	if (have_filter)
 		pcap_freecode(&prog);
 	pcap_close(p);

@@ -22,7 +22,8 @@ int live_open(struct live *l, const struct live_opts *o, char *err, char *warn)
 	pcap_set_promisc(l->p, 0);
 	pcap_set_timeout(l->p, CAPTURE_TIMEOUT_MS);
 	pcap_set_buffer_size(l->p, o->buffer_bytes);
-	pcap_set_tstamp_precision(l->p, PCAP_TSTAMP_PRECISION_NANO); /* best effort */
+	/* nanoseconds where the device has them; live.nano says which we got */
+	(void)pcap_set_tstamp_precision(l->p, PCAP_TSTAMP_PRECISION_NANO);
 	int rc = pcap_activate(l->p);
 	if (rc < 0) {
 		switch (rc) {
@@ -46,6 +47,7 @@ int live_open(struct live *l, const struct live_opts *o, char *err, char *warn)
 	}
 	if (rc > 0)
 		snprintf(warn, CAPTURE_ERRBUF, "%s: %s", pcap_statustostr(rc), pcap_geterr(l->p));
+	l->nano = pcap_get_tstamp_precision(l->p) == PCAP_TSTAMP_PRECISION_NANO;
 	l->dlt = pcap_datalink(l->p);
 	if (!net_linktype_supported(l->dlt)) {
 		snprintf(err, CAPTURE_ERRBUF, "%s: unsupported link type %d", o->iface, l->dlt);

@@ -20,7 +20,15 @@ struct live {
 	pcap_dumper_t *dump;
 	int dlt;
 	int fd; /* pcap_get_selectable_fd */
+	bool nano; /* the device gives nanosecond stamps (else microseconds) */
 };
+
+/* A packet's time in nanoseconds, whatever precision libpcap gave. */
+static inline uint64_t pcap_ts_ns(const struct pcap_pkthdr *h, bool nano)
+{
+	return (uint64_t)h->ts.tv_sec * 1000000000ull +
+	       (uint64_t)h->ts.tv_usec * (nano ? 1u : 1000u);
+}
 
 struct live_opts {
 	const char *iface;

@@ -229,7 +229,7 @@ int cmd_analyze(int argc, char **argv)
 	for (int i = 0; i < ro.nfiles && o + 2 < sizeof source; i++)
 		o += (size_t)snprintf(source + o, sizeof source - o, "%s%s", i ? ", " : "", ro.files[i]);
 	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};
-	rc = results_finish(&a, st, &dbo, source, &in, format, output, rc);
+	rc = results_finish(&a, st, &dbo, source, &in, format, output, NULL, rc);
 	analysis_free(&a);
 	return rc;
 }

@@ -19,10 +19,18 @@
 static struct live live;
 static volatile sig_atomic_t stop_signal;
 
+static volatile sig_atomic_t stats_signal;
+
 static void on_signal(int sig)
 {
 	stop_signal = sig; /* only this and pcap_breakloop, as tcpdump does */
 	live_breakloop(&live);
+}
+
+static void on_stats_signal(int sig)
+{
+	(void)sig;
+	stats_signal = 1; /* SIGUSR1: counts so far on stderr, as tcpdump does */
 }
 
 static void help(FILE *out)
@@ -69,8 +77,7 @@ static void on_packet(u_char *u, const struct pcap_pkthdr *h, const u_char *byte
 	if (c->count && c->seen >= c->count)
 		return;
 	c->seen++;
-	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
-	analysis_packet(c->a, live.dlt, bytes, h->caplen, ts);
+	analysis_packet(c->a, live.dlt, bytes, h->caplen, pcap_ts_ns(h, live.nano));
 	if (c->count && c->seen >= c->count)
 		live_breakloop(&live);
 }
@@ -93,11 +100,17 @@ static bool parse_num(const char *s, double min, double max, double *out)
 	return true;
 }
 
-static int drop_privileges(const char *user)
+/* -Z: every output is open by now; the -w file becomes the user's, as
+ * tcpdump makes it. */
+static int drop_privileges(const char *user, const char *wpath)
 {
 	struct passwd *pw = getpwnam(user);
 	if (!pw) {
 		warnx_("-Z %s: no such user", user);
+		return -1;
+	}
+	if (wpath && strcmp(wpath, "-") != 0 && chown(wpath, pw->pw_uid, pw->pw_gid) != 0) {
+		warnx_("-Z %s: %s: cannot change its owner: %s", user, wpath, strerror(errno));
 		return -1;
 	}
 	if (initgroups(pw->pw_name, pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 ||
@@ -284,31 +297,45 @@ int cmd_capture(int argc, char **argv)
 	struct store *st = NULL;
 	if (results_begin(&dbo, &st, &ao) != 0)
 		return EXIT_ERROR;
+	FILE *out = output_open(output); /* before -Z: the report must get out */
+	if (!out) {
+		store_close(st);
+		return EXIT_ERROR;
+	}
 	struct live_opts lo = {iface, (int)snaplen, (int)(buffer_kib * 1024), filter, wpath};
 	if (live_open(&live, &lo, err, warn) != 0) {
 		warnx_("%s", err);
 		store_close(st);
+		output_close(out, output, EXIT_ERROR);
 		return EXIT_ERROR;
 	}
 	if (warn[0])
 		warnx_("warning: %s", warn);
-	if (user && drop_privileges(user) != 0) {
-		live_close(&live);
-		store_close(st);
-		return EXIT_ERROR;
-	}
 	static struct analysis a;
-	if (analysis_init(&a, &ao) != 0) {
+	bool ready = !user || drop_privileges(user, wpath) == 0;
+	if (ready && analysis_init(&a, &ao) != 0) {
 		warnx_("out of memory");
+		ready = false;
+	}
+	if (!ready) {
 		live_close(&live);
 		store_close(st);
+		output_close(out, output, EXIT_ERROR);
 		return EXIT_ERROR;
 	}
+	/* every way a capture is stopped drains, summarises and stores: Ctrl-C,
+	 * kill, a closed terminal (SIGHUP); SIGUSR1 shows the counts and goes
+	 * on; a closed pipe (SIGPIPE) is a write error, reported at the end */
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_stats_signal;
+	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 	if (!status)
 		fprintf(stderr, "pgrtt: capture: listening on %s, filter \"%s\"\n", iface, filter);
 
@@ -327,6 +354,18 @@ int cmd_capture(int argc, char **argv)
 		double t = now_s();
 		if (duration && t - t0 >= duration)
 			break;
+		if (stats_signal) {
+			stats_signal = 0;
+			live_stats(&live, &drops);
+			struct analysis_live now;
+			analysis_live(&a, &now);
+			warnx_("%.1f s: %llu packets, %llu dropped, %llu open connections, %llu "
+			       "ReadyForQuery, %llu round trips, %llu pages",
+			       t - t0, (unsigned long long)ctx.seen,
+			       (unsigned long long)(drops.drop + drops.ifdrop),
+			       (unsigned long long)now.open, (unsigned long long)now.rfq,
+			       (unsigned long long)now.round_trips, (unsigned long long)now.pages);
+		}
 		if (status && t - last >= 1.0) {
 			live_stats(&live, &drops);
 			status_line(&a, t - t0, ctx.seen, &drops, &prev, t - last);
@@ -344,7 +383,7 @@ int cmd_capture(int argc, char **argv)
 	char source[300];
 	snprintf(source, sizeof source, "interface %s", iface);
 	struct report_input in = {src, 1, false, &drops};
-	rc = results_finish(&a, st, &dbo, source, &in, format, output, rc);
+	rc = results_finish(&a, st, &dbo, source, &in, format, output, out, rc);
 	analysis_free(&a);
 	return rc;
 }

@@ -5,6 +5,20 @@
 #include "capfile.h"
 #include "cli.h"
 #include "commands.h"
+#include "escape.h"
+
+/* The TTY status line while a large file is read. */
+static void show_progress(void *ctx, const char *path, double done, uint64_t packets)
+{
+	(void)ctx;
+	if (done < 0) {
+		fprintf(stderr, "\r\033[K");
+		return;
+	}
+	fprintf(stderr, "\rpgrtt: ");
+	esc_term(stderr, path);
+	fprintf(stderr, ": %3.0f%%  %llu packets", 100 * done, (unsigned long long)packets);
+}
 
 static int read_captures(const struct read_opts *ro, struct analysis *a, bool *partial)
 {
@@ -14,7 +28,9 @@ static int read_captures(const struct read_opts *ro, struct analysis *a, bool *p
 	for (int i = 0; i < ro->nfiles; i++) {
 		char err[CAPFILE_ERRBUF];
 		uint64_t n;
-		enum capfile_status st = capfile_run(ro->files[i], ro->filter, ro->progress, a, &n, err);
+		enum capfile_status st = capfile_run(ro->files[i], ro->filter,
+							  ro->progress ? show_progress : NULL, NULL, a,
+							  &n, err);
 		if (st == CAPFILE_UNUSABLE) {
 			warnx_("%s: %s", ro->files[i], err);
 			rc = EXIT_ERROR;

@@ -56,7 +56,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
 
 uint64_t hist_quantile(const struct hist *h, double q)
 {
-	if (h->count == 0)
+	if (!h || h->count == 0) /* no histogram (out of memory) or no value */
 		return 0;
 	if (q <= 0)
 		return h->min;

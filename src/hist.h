@@ -18,7 +18,8 @@ void hist_init(struct hist *h);
 void hist_add(struct hist *h, uint64_t v);
 void hist_merge(struct hist *dst, const struct hist *src);
 /* Value at quantile q in [0,1]; exact for min and max, else the bucket
- * midpoint clamped to [min, max].  0 when empty. */
+ * midpoint clamped to [min, max].  0 when empty, or when h is NULL (a
+ * histogram that could not be allocated). */
 uint64_t hist_quantile(const struct hist *h, double q);
 
 #endif

@@ -87,7 +87,7 @@ int results_begin(const struct db_opts *dbo, struct store **st, struct analysis_
 
 int results_finish(struct analysis *a, struct store *st, const struct db_opts *dbo,
 		   const char *source, const struct report_input *in, const char *format,
-		   const char *output, int rc)
+		   const char *output, FILE *out, int rc)
 {
 	if (st) {
 		char err[STORE_ERRBUF];
@@ -103,8 +103,7 @@ int results_finish(struct analysis *a, struct store *st, const struct db_opts *d
 		store_close(st);
 	}
 	warn_evidence(a, in);
-	FILE *out = output_open(output);
-	if (!out)
+	if (!out && !(out = output_open(output)))
 		return EXIT_ERROR;
 	if (strcmp(format, "json") == 0) {
 		if (report_json(out, a, in) != 0) {

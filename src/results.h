@@ -26,10 +26,12 @@ struct store *open_db(const char *path, enum store_mode mode);
  * come; ao gets the callback).  Returns 0, or -1 after printing why. */
 int results_begin(const struct db_opts *dbo, struct store **st, struct analysis_opts *ao);
 
-/* Store the run (if st), warn about damage and drops, print the report in
- * format to output.  Returns rc, or EXIT_ERROR when something failed. */
+/* Store the run (if st), warn about what the figures cannot vouch for,
+ * print the report in format to out (opened by the caller; when NULL,
+ * output is opened here) and close it.  Returns rc, or EXIT_ERROR when
+ * something failed. */
 int results_finish(struct analysis *a, struct store *st, const struct db_opts *dbo,
 		   const char *source, const struct report_input *in, const char *format,
-		   const char *output, int rc);
+		   const char *output, FILE *out, int rc);
 
 #endif

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t n = end[side] - off[side] < chunk ? end[side] - off[side] : chunk;
 		const uint8_t *p = data + off[side];
 		if (p[0] == 0xff && n > 1)
-			http1_gap(&c, (enum http1_side)side, p[1]);
+			http1_gap(&c, (enum http1_side)side, p[1], ts, on_msg, NULL);
 		http1_feed(&c, (enum http1_side)side, p, n, ts++, on_msg, NULL);
 		off[side] += n;
 		if (p[n - 1] & 1)

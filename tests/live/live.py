@@ -232,6 +232,18 @@ def main():
                                 "--duration", "1", "--no-status", "-w", wfile],
                                capture_output=True, text=True)
             c.eq("-Z nobody", (p.returncode, os.path.getsize(wfile) >= 24), (0, True))
+            # -o and -w are opened before the drop, in a directory only root may
+            # write; the -w file becomes nobody's (as tcpdump does)
+            private = os.path.join(tmp, "private")
+            os.mkdir(private, 0o700)
+            rep, w2 = os.path.join(private, "r.json"), os.path.join(private, "w.pcap")
+            p = subprocess.run([pgrtt, "capture", "-i", "lo", "-p", PORT, "-Z", "nobody",
+                                "--duration", "1", "--no-status", "-F", "json", "-o", rep,
+                                "-w", w2], capture_output=True, text=True)
+            c.eq("-Z nobody -o: report written", (p.returncode, os.path.exists(rep) and
+                 "totals" in json.load(open(rep))), (0, True))
+            import pwd
+            c.eq("-Z nobody -w: owned by nobody", os.stat(w2).st_uid, pwd.getpwnam("nobody").pw_uid)
             return 1 if c.failed else 0
         argv = [pgrtt, "capture", "-i", "lo", "-p", PORT, "-w", wfile, "-F", "json", "-o", out,
                 "--db", db, "--app", "pgbench", "--no-status"]
@@ -239,17 +251,39 @@ def main():
             argv += ["--duration", "5"]
         if kind == "count":
             argv += ["--count", "300"]
+        if kind == "sigpipe":  # the report goes to a pipe nobody reads any more
+            argv = [a for a in argv if a not in ("-o", out)]
         t0 = time.time()
-        cap = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+        cap = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True,
+                               stdout=subprocess.PIPE if kind == "sigpipe" else None)
+        if kind == "sigpipe":
+            cap.stdout.close()
         time.sleep(1)  # listening
         pb = subprocess.run(["pgbench", "-n", "-c", "4", "-j", "2", "-t", "100", "-f", script],
                             env=ENV, capture_output=True, text=True)
         tx = int(re.search(r"actually processed: (\d+)", pb.stdout).group(1))
-        if kind in ("sigint", "sigterm"):
+        if kind == "sigusr1":  # the counts so far, and the capture goes on
+            cap.send_signal(signal.SIGUSR1)
             time.sleep(0.5)
-            cap.send_signal(signal.SIGINT if kind == "sigint" else signal.SIGTERM)
+        if kind in ("sigint", "sigterm", "sighup", "sigusr1", "sigpipe"):
+            time.sleep(0.5)
+            cap.send_signal({"sigterm": signal.SIGTERM, "sighup": signal.SIGHUP}.get(
+                kind, signal.SIGINT))
         rc = cap.wait(timeout=60)
         elapsed = time.time() - t0
+        err = cap.stderr.read()
+        if kind == "sigusr1":
+            c.eq("SIGUSR1: counts on stderr", bool(re.search(r"\d+ packets, 0 dropped", err)), True)
+        if kind == "sigpipe":
+            # the write fails (exit 2, said on stderr); the run is stored all the same
+            c.eq("closed pipe: write error, not a signal death",
+                 (rc, "write failed" in err), (2, True))
+            got = subprocess.run(["sqlite3", db, "SELECT count(*), min(round_trips) > 0 FROM runs"],
+                                 capture_output=True, text=True).stdout.strip()
+            c.eq("closed pipe: run stored", got, "1|1")
+            c.eq("closed pipe: -w file complete", pgrtt_json(pgrtt, wfile)["totals"]["by_class"]["query"],
+                 2 * tx)
+            return 1 if c.failed else 0
         c.eq("exit status", rc, 0)
         d = json.load(open(out))
         if kind == "count":

@@ -255,19 +255,50 @@ static void test_gap(void)
 	const char *hdr = "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n";
 	http1_feed(&conn, HTTP1_CLIENT, (const uint8_t *)req, strlen(req), 1, on_msg, &l);
 	http1_feed(&conn, HTTP1_SERVER, (const uint8_t *)hdr, strlen(hdr), 2, on_msg, &l);
-	http1_gap(&conn, HTTP1_SERVER, 600); /* inside the body: still in step */
+	http1_gap(&conn, HTTP1_SERVER, 600, 2, on_msg, &l); /* inside the body: still in step */
 	static uint8_t rest[400];
 	memset(rest, 'x', sizeof rest);
 	http1_feed(&conn, HTTP1_SERVER, rest, sizeof rest, 3, on_msg, &l);
 	CHECK_EQ_U(l.n, 2);
 	CHECK_EQ_U(conn.error, HTTP1_OK);
-	http1_gap(&conn, HTTP1_SERVER, 10); /* between messages: framing is lost */
+	http1_gap(&conn, HTTP1_SERVER, 10, 4, on_msg, &l); /* between messages: framing is lost */
 	CHECK_EQ_U(conn.error, HTTP1_E_GAP);
+}
+
+/* A hole covering exactly the rest of a body completes the response (it
+ * once lost it and called the connection broken). */
+static void test_gap_to_end_of_body(void)
+{
+	struct log l = {0};
+	http1_conn_init(&conn);
+	const char *req = "GET / HTTP/1.1\r\n\r\n";
+	const char *hdr = "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n";
+	http1_feed(&conn, HTTP1_CLIENT, (const uint8_t *)req, strlen(req), 1, on_msg, &l);
+	http1_feed(&conn, HTTP1_SERVER, (const uint8_t *)hdr, strlen(hdr), 2, on_msg, &l);
+	http1_gap(&conn, HTTP1_SERVER, 1000, 3, on_msg, &l);
+	CHECK_EQ_U(l.n, 2);
+	CHECK_EQ_U(conn.error, HTTP1_OK);
+	CHECK_EQ_U(l.ev[1].status, 200);
+	CHECK_EQ_U(l.ev[1].ts_last, 3);
+	http1_feed(&conn, HTTP1_CLIENT, (const uint8_t *)req, strlen(req), 4, on_msg, &l);
+	http1_feed(&conn, HTTP1_SERVER, (const uint8_t *)hdr, strlen(hdr), 5, on_msg, &l);
+	CHECK_EQ_U(l.n, 3); /* still in step: the next request, the next header */
+	/* the same for chunk data: the chunk's CRLF and the last chunk follow */
+	struct log k = {0};
+	http1_conn_init(&conn);
+	const char *ch = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n";
+	http1_feed(&conn, HTTP1_CLIENT, (const uint8_t *)req, strlen(req), 1, on_msg, &k);
+	http1_feed(&conn, HTTP1_SERVER, (const uint8_t *)ch, strlen(ch), 2, on_msg, &k);
+	http1_gap(&conn, HTTP1_SERVER, 5, 3, on_msg, &k);
+	http1_feed(&conn, HTTP1_SERVER, (const uint8_t *)"\r\n0\r\n\r\n", 7, 4, on_msg, &k);
+	CHECK_EQ_U(k.n, 2);
+	CHECK_EQ_U(conn.error, HTTP1_OK);
 }
 
 int main(void)
 {
 	RUN(test_keepalive_pipelined);
+	RUN(test_gap_to_end_of_body);
 	RUN(test_chunked_with_trailers);
 	RUN(test_http10_close_delimited);
 	RUN(test_no_body_responses);
