@@ -574,6 +574,14 @@ void http1_gap(struct http1_conn *c, enum http1_side side, uint64_t n, uint64_t 
 
 bool http1_oldest_open(const struct http1_conn *c, uint64_t *ts)
 {
+	/* oldest first: a response under way (its request left the queue when
+	 * the status line came, and its body may take long), then the queue,
+	 * then a request still being received */
+	const struct http1_dir *s = &c->dir[HTTP1_SERVER];
+	if (s->state != H_START && s->state != H_DEAD && s->cur.request_ts) {
+		*ts = s->cur.request_ts;
+		return true;
+	}
 	if (c->pend_count) {
 		*ts = c->pend_ts[c->pend_head];
 		return true;

@@ -106,8 +106,9 @@ void http1_eof(struct http1_conn *c, enum http1_side side, uint64_t ts_ns, http1
 void http1_gap(struct http1_conn *c, enum http1_side side, uint64_t n, uint64_t ts_ns,
 	       http1_msg_fn *emit, void *ctx);
 
-/* The first-byte time of the oldest request not yet answered (received in
- * part or whole); false when there is none. */
+/* The first-byte time of the oldest request whose page is not complete:
+ * its response is under way or not started, or the request itself is still
+ * arriving; false when there is none. */
 bool http1_oldest_open(const struct http1_conn *c, uint64_t *ts);
 
 const char *http1_error_name(int e);

@@ -163,6 +163,8 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 	a->opts = *o;
 	if (a->opts.max_open == 0)
 		a->opts.max_open = ANALYSIS_MAX_OPEN;
+	if (a->opts.max_buffer == 0)
+		a->opts.max_buffer = ANALYSIS_MAX_BUFFER;
 	if (a->opts.nports == 0) {
 		a->opts.ports[0] = 5432;
 		a->opts.nports = 1;
@@ -175,7 +177,7 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 	for (int i = 0; i < RT_NCLASS; i++)
 		hist_init(&a->lat_class[i]);
 	if (a->opts.nhttp_ports) {
-		if (attrib_init(&a->attrib, a->opts.grace_ns) != 0)
+		if (attrib_init(&a->attrib, a->opts.grace_ns, a->opts.hold_ns) != 0)
 			return -1;
 		a->attrib.on_page = a->opts.on_page;
 		a->attrib.ctx = a->opts.ctx;
@@ -320,8 +322,14 @@ static void add_stats(struct rtt_stats *t, const struct rtt_stats *s)
 			t->msgs[d][i] += s->msgs[d][i];
 }
 
+static uint64_t held(const struct conn *c)
+{
+	return (uint64_t)c->tcp[0].ooo_bytes + c->tcp[1].ooo_bytes;
+}
+
 static void unlink_and_free(struct analysis *a, struct conn *c)
 {
+	a->ooo_bytes -= held(c);
 	struct conn **pp = slot_of(a, &c->key, c->hash);
 	if (*pp == c)
 		*pp = c->hnext;
@@ -474,28 +482,52 @@ static void note_other_port(struct analysis *a, const struct seg *s)
 	}
 }
 
+/* More out-of-order bytes are held than --max-buffer allows: give up on the
+ * holes of the connections seen least recently (they are the least likely
+ * to be filled), until under the budget.  The holes become counted gaps. */
+static void over_budget(struct analysis *a, uint64_t ts)
+{
+	for (struct conn *c = a->lru_tail; c && a->ooo_bytes > a->opts.max_buffer; c = c->lru_prev) {
+		for (int s = 0; s < 2; s++) {
+			while (c->tcp[s].ooo && a->ooo_bytes > a->opts.max_buffer) {
+				uint64_t before = held(c);
+				reasm_give_up(&c->tcp[s], &c->out[s], ts);
+				a->ooo_bytes -= before - held(c);
+				a->tot.buffer_gaps++;
+			}
+		}
+	}
+}
+
 /* Loopback captures are not time-ordered across connections by up to tens of
  * microseconds (docs/perf): stay this far behind the newest packet. */
 #define REORDER_TOLERANCE_NS 1000000ull
 
 /* The earliest time at which anything still open - a round trip not yet
- * classified, a request not yet answered - started.  Pings waiting too long
- * for their role are settled on the way. */
+ * classified, a page not yet answered to its last byte - started.  Pings
+ * waiting too long for their role are settled on the way.  Nothing holds it
+ * back longer than the hold (a long poll, a stalled client, a query that
+ * runs for minutes), nor once the buffers are full: memory follows the
+ * traffic of the last hold, not the capture. */
 static uint64_t watermark(struct analysis *a)
 {
-	uint64_t w = a->tot.last_ts > REORDER_TOLERANCE_NS ? a->tot.last_ts - REORDER_TOLERANCE_NS : 0;
+	uint64_t now = a->tot.last_ts;
+	uint64_t w = now > REORDER_TOLERANCE_NS ? now - REORDER_TOLERANCE_NS : 0;
+	uint64_t oldest = now > a->attrib.hold_ns ? now - a->attrib.hold_ns : 0;
+	if (attrib_waiting(&a->attrib) > ATTRIB_HOLD_MAX)
+		oldest = w;
 	for (struct conn *c = a->lru_head; c; c = c->lru_next) {
+		uint64_t t;
 		if (c->kind == CONN_HTTP) {
-			uint64_t t;
-			if (http1_oldest_open(c->http, &t) && t < w)
+			if (http1_oldest_open(c->http, &t) && t < w && t >= oldest)
 				w = t;
 		} else {
 			struct rtt *r = &c->rtt;
-			rtt_tick(r, a->tot.last_ts);
-			if (r->npend && r->pend[0].t_start < w)
-				w = r->pend[0].t_start;
-			if (r->open && r->cur.has_start && r->cur.t_start < w)
-				w = r->cur.t_start;
+			rtt_tick(r, now);
+			if (r->npend && (t = r->pend[0].t_start) < w && t >= oldest)
+				w = t;
+			if (r->open && r->cur.has_start && (t = r->cur.t_start) < w && t >= oldest)
+				w = t;
 		}
 	}
 	return w;
@@ -604,6 +636,7 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 
 	int side = from_client ? PGSQL_FE : PGSQL_BE; /* = HTTP1_CLIENT / HTTP1_SERVER */
 	lru_touch(a, c);
+	uint64_t held_before = held(c);
 	c->sum.packets++;
 	c->sum.last_ts = ts;
 	if ((s.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && !c->tcp[PGSQL_FE].have_next) {
@@ -616,6 +649,9 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 		a->tot.nomem++;
 	if (s.flags & TCP_ACK)
 		reasm_ack(&c->tcp[!side], &c->out[!side], s.ack, ts);
+	a->ooo_bytes += held(c) - held_before;
+	if (a->ooo_bytes > a->opts.max_buffer)
+		over_budget(a, ts);
 	if (s.flags & TCP_FIN)
 		c->sum.fin_seen = true;
 	if (s.flags & TCP_RST) {

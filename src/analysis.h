@@ -24,6 +24,7 @@
 #define ANALYSIS_MAX_OPEN 65536     /* open connections; the least recent is evicted */
 #endif
 #define ANALYSIS_MAX_LISTED 10000   /* closed connections kept for the listing */
+#define ANALYSIS_MAX_BUFFER (128ull << 20) /* out-of-order bytes held, all connections */
 #define ADDR_STR_MAX 56
 #define ANALYSIS_OTHER_PORTS 8
 
@@ -58,11 +59,14 @@ struct analysis_opts {
 	analysis_http_fn *on_http;    /* every complete HTTP message */
 	const struct route_set *routes; /* --route patterns (may be NULL) */
 	uint64_t grace_ns;            /* --grace: release pings after a response */
+	uint64_t hold_ns;             /* --page-timeout: 0 for ATTRIB_HOLD_NS */
 	attrib_page_fn *on_page;      /* every page with its round trips (pgrtt trace) */
 	analysis_msg_fn *on_msg;      /* every PostgreSQL message (pgrtt dump) */
 	analysis_conn_fn *on_conn;    /* a connection was first seen */
 	analysis_rt_fn *on_rt;        /* every round trip, once classified (in order per connection) */
 	uint32_t max_open;            /* 0: ANALYSIS_MAX_OPEN */
+	uint64_t max_buffer;          /* --max-buffer: out-of-order bytes held over all
+					 connections; 0: ANALYSIS_MAX_BUFFER */
 	void *ctx;
 };
 
@@ -85,6 +89,7 @@ struct analysis_totals {
 	struct rtt_stats st; /* sums over connections (names unused) */
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
 		truncated_segs, mid_stream, tls, tls_mid_stream, undecodable, enc_extra_bytes, nomem;
+	uint64_t buffer_gaps; /* holes given up on because max_buffer was reached */
 	/* ports that are not --port but that connections were opened to, or whose
 	 * payload frames as PostgreSQL: a hint when --port is wrong */
 	struct analysis_other_port {
@@ -98,6 +103,7 @@ struct analysis {
 	struct conn **buckets;
 	struct conn *lru_head, *lru_tail; /* open connections by last activity */
 	uint32_t nbuckets, nopen;
+	uint64_t ooo_bytes;             /* held out of order, over all open connections */
 	uint64_t next_id;
 	struct conn_summary *listed;
 	uint32_t nlisted, cap_listed;

@@ -14,6 +14,16 @@
  * equally ("aggregate").  Pages that overlap a page of another route, and
  * round trips in their windows, are left out of the routes and reported
  * together: round trips in those windows per page completed in them.
+ *
+ * Settling is a sweep over time: pages waiting to start and round trips
+ * waiting to be placed sit in heaps ordered by their start; the pages whose
+ * windows are open at the sweep's position form the active set, and a round
+ * trip is placed against that set only.  Cost: O(log n) per event plus the
+ * active set (the pages in flight at that moment), never the whole buffer.
+ * A request still open after hold_ns stops holding the watermark back
+ * (analysis.c): when it completes, its page arrives behind the sweep and is
+ * counted in long_pages, not attributed; so a long poll or a stalled client
+ * holds at most hold_ns of traffic in the buffers.
  */
 #ifndef PGRTT_ATTRIB_H
 #define PGRTT_ATTRIB_H
@@ -27,6 +37,9 @@
 
 #define ATTRIB_ROUTES_MAX 512
 #define ATTRIB_BUFFER_MAX (1u << 20) /* pages or round trips waiting: beyond, counted as dropped */
+#define ATTRIB_HOLD_MAX (1u << 18)   /* waiting past this, open requests stop holding back */
+#define ATTRIB_ACTIVE_MAX 4096       /* pages in flight at one moment: beyond, dropped */
+#define ATTRIB_HOLD_NS 10000000000ull /* default --page-timeout: 10 s */
 #define ATTRIB_DIST_MAX 64           /* distribution buckets: 0 .. 63 round trips per page */
 #define ATTRIB_GRACE_NS 2000000ull   /* default --grace: 2 ms */
 
@@ -34,6 +47,7 @@ struct attrib_route {
 	char name[ROUTE_MAX];
 	uint64_t pages, pages_exact, pages_aggregate;
 	uint64_t pages_mixed; /* overlapped pages of other routes: not in the figures */
+	uint64_t pages_long;  /* open longer than the hold: not in the figures */
 	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns, conns;
 	uint32_t rt_min, rt_max;                /* over exact pages */
 	uint64_t rt_dist[ATTRIB_DIST_MAX + 1]; /* exact pages with k round trips; last: more */
@@ -72,10 +86,16 @@ struct attrib {
 	void *ctx;
 	struct attrib_route *routes;
 	uint32_t nroutes;
+	uint64_t pos; /* the sweep: everything before it is settled */
+	/* round trips waiting to be placed: a min-heap by t_start */
 	struct attrib_rt_rec *rts;
 	uint32_t nrts, cap_rts;
+	/* pages: a pool of slots; those waiting to start in a min-heap by t0,
+	 * those whose window (and grace) is open at pos in the active list */
 	struct attrib_page *pages;
-	uint32_t npages, cap_pages;
+	uint32_t cap_pages, free_head;
+	uint32_t *waiting, nwaiting, cap_waiting;
+	uint32_t *active, nactive, cap_active;
 	/* counters */
 	uint64_t rts_in_pages, rts_outside, rts_mixed, dropped;
 	uint64_t long_pages; /* open longer than hold_ns: counted, not attributed */
@@ -85,7 +105,9 @@ struct attrib {
 	double mixed_rts;
 };
 
-int attrib_init(struct attrib *a, uint64_t grace_ns);
+/* hold_ns: how long an open request may hold the watermark (0: the
+ * default, ATTRIB_HOLD_NS); analysis.c applies it, long_pages counts it. */
+int attrib_init(struct attrib *a, uint64_t grace_ns, uint64_t hold_ns);
 void attrib_free(struct attrib *a);
 
 /* The id of a route name (added on first use; past ATTRIB_ROUTES_MAX, the
@@ -102,6 +124,10 @@ void attrib_rt(struct attrib *a, uint64_t conn, const struct rt *rt);
 
 /* Nothing still open starts before watermark: settle what is older. */
 void attrib_settle(struct attrib *a, uint64_t watermark);
+
+/* Pages and round trips waiting: past ATTRIB_HOLD_MAX the watermark stops
+ * waiting for open requests. */
+uint32_t attrib_waiting(const struct attrib *a);
 
 /* End of input: settle everything. */
 void attrib_finish(struct attrib *a);

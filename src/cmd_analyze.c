@@ -30,6 +30,11 @@ static void help(FILE *out)
 	      "                         match wins, before the automatic {id}/{slug} collapsing)\n"
 	      "      --grace MS         round trips starting up to MS after a response still\n"
 	      "                         belong to its page (release pings; default 2)\n"
+	      "      --page-timeout S   a request open longer than S seconds (long poll,\n"
+	      "                         server-sent events) stops holding attribution back;\n"
+	      "                         its page is counted, not attributed (default 10)\n"
+	      "      --max-buffer MIB   out-of-order TCP data held over all connections;\n"
+	      "                         past it the oldest holes become gaps (default 128)\n"
 	      "  -F, --format FMT       text (default) or json (see docs/json.md)\n"
 	      "  -o, --output FILE      write the report to FILE instead of standard output\n"
 	      "      --db FILE          also store the run in this SQLite database (created if\n"
@@ -60,6 +65,8 @@ int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **fo
 		{"http-port", required_argument, NULL, 4},
 		{"route", required_argument, NULL, 5},
 		{"grace", required_argument, NULL, 6},
+		{"page-timeout", required_argument, NULL, 7},
+		{"max-buffer", required_argument, NULL, 8},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -156,6 +163,26 @@ int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **fo
 				return -1;
 			}
 			ro->grace_ns = (uint64_t)(ms * 1e6);
+			break;
+		}
+		case 7: {
+			char *end;
+			double sec = strtod(optarg, &end);
+			if (*end || end == optarg || !(sec >= 0.001 && sec <= 86400)) {
+				usage_error("bad --page-timeout \"%s\": seconds, up to 86400", optarg);
+				return -1;
+			}
+			ro->hold_ns = (uint64_t)(sec * 1e9);
+			break;
+		}
+		case 8: {
+			char *end;
+			double mib = strtod(optarg, &end);
+			if (*end || end == optarg || !(mib >= 1 && mib <= 1048576)) {
+				usage_error("bad --max-buffer \"%s\": MiB, 1 to 1048576", optarg);
+				return -1;
+			}
+			ro->max_buffer = (uint64_t)(mib * 1048576);
 			break;
 		}
 		case 'h':

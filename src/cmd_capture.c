@@ -49,6 +49,8 @@ static void help(FILE *out)
 	      "      --http-port PORT   HTTP/1.x server port: pages and routes (repeatable)\n"
 	      "      --route PATTERN    a route pattern (repeatable)\n"
 	      "      --grace MS         page attribution grace (default 2)\n"
+	      "      --page-timeout S   requests open longer stop holding attribution (10)\n"
+	      "      --max-buffer MIB   out-of-order data held, all connections (128)\n"
 	      "  -f, --filter EXPR      extra BPF expression, and-ed with the port filter\n"
 	      "  -d, --duration SEC     stop after SEC seconds\n"
 	      "  -c, --count N          stop after N packets\n"
@@ -159,6 +161,8 @@ int cmd_capture(int argc, char **argv)
 		{"snaplen", required_argument, NULL, 's'}, {"buffer-size", required_argument, NULL, 'B'},
 		{"user", required_argument, NULL, 'Z'}, {"format", required_argument, NULL, 'F'},
 		{"output", required_argument, NULL, 'o'}, {"no-status", no_argument, NULL, 5},
+		{"no-progress", no_argument, NULL, 5}, /* the spelling of the other commands */
+		{"page-timeout", required_argument, NULL, 6}, {"max-buffer", required_argument, NULL, 7},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	const char *iface = NULL, *extra = NULL, *wpath = NULL, *user = NULL, *format = "text",
@@ -206,6 +210,20 @@ int cmd_capture(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			ao.grace_ns = (uint64_t)(v * 1e6);
+			break;
+		case 6:
+			if (!parse_num(optarg, 0.001, 86400, &v)) {
+				usage_error("bad --page-timeout \"%s\": seconds, up to 86400", optarg);
+				return EXIT_USAGE;
+			}
+			ao.hold_ns = (uint64_t)(v * 1e9);
+			break;
+		case 7:
+			if (!parse_num(optarg, 1, 1048576, &v)) {
+				usage_error("bad --max-buffer \"%s\": MiB, 1 to 1048576", optarg);
+				return EXIT_USAGE;
+			}
+			ao.max_buffer = (uint64_t)(v * 1048576);
 			break;
 		case 'f':
 			extra = optarg;

@@ -58,6 +58,8 @@ int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct an
 	ao->nhttp_ports = ro->nhttp_ports;
 	ao->routes = ro->routes;
 	ao->grace_ns = ro->grace_ns;
+	ao->hold_ns = ro->hold_ns;
+	ao->max_buffer = ro->max_buffer;
 	*partial = false;
 	if (analysis_init(a, ao) != 0) {
 		warnx_("out of memory");

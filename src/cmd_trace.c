@@ -31,6 +31,8 @@ static void help(FILE *out)
 	      "                         (also used as a pattern; repeat to add patterns)\n"
 	      "      --limit N          stop after N pages\n"
 	      "      --grace MS         attribution grace after a response (default 2)\n"
+	      "      --page-timeout S   requests open longer stop holding attribution (10)\n"
+	      "      --max-buffer MIB   out-of-order data held, all connections (128)\n"
 	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
 	      "  -o, --output FILE      write to FILE instead of standard output\n"
 	      "      --no-progress      no progress line, even on a terminal\n"

@@ -27,6 +27,8 @@ struct read_opts {
 	int nhttp_ports;
 	struct route_set *routes; /* --route patterns; never NULL after parsing */
 	uint64_t grace_ns;        /* --grace */
+	uint64_t hold_ns;         /* --page-timeout (0: the default) */
+	uint64_t max_buffer;      /* --max-buffer (0: the default) */
 	bool progress;
 };
 

@@ -232,7 +232,13 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 			     "%" PRIu64 " TCP segments were cut by the capture's snaplen: counts are "
 			     "lower bounds (capture with -s 0)",
 			     t->truncated_segs);
-	if (t->gaps)
+	if (t->gaps && t->buffer_gaps)
+		evidence_add(ev, EV_GAPS, t->gaps, true,
+			     "%" PRIu64 " gaps (%" PRIu64 " bytes never captured; %" PRIu64 " holes given "
+			     "up at the --max-buffer limit): round trips on those connections are lower "
+			     "bounds",
+			     t->gaps, t->gap_bytes, t->buffer_gaps);
+	else if (t->gaps)
 		evidence_add(ev, EV_GAPS, t->gaps, true,
 			     "%" PRIu64 " gaps (%" PRIu64 " bytes never captured): round trips on "
 			     "those connections are lower bounds",

@@ -143,6 +143,7 @@ static cJSON *route_json(const struct attrib_route *r)
 	cJSON_AddNumberToObject(o, "pages", (double)r->pages);
 	cJSON_AddNumberToObject(o, "pages_exact", (double)r->pages_exact);
 	cJSON_AddNumberToObject(o, "pages_mixed", (double)r->pages_mixed);
+	cJSON_AddNumberToObject(o, "pages_long", (double)r->pages_long); /* past --page-timeout */
 	cJSON_AddStringToObject(o, "attribution", route_attribution(r));
 	cJSON *rt = cJSON_AddObjectToObject(o, "round_trips_per_page");
 	cJSON_AddNumberToObject(rt, "mean", per_page(r->rt, n));
@@ -281,9 +282,11 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		cJSON_AddNumberToObject(mx, "round_trips_per_page",
 					at->mixed_pages ? at->mixed_rts / (double)at->mixed_pages : 0);
 		cJSON_AddNumberToObject(h, "dropped", (double)at->dropped);
+		cJSON_AddNumberToObject(h, "long_pages", (double)at->long_pages);
+		cJSON_AddNumberToObject(h, "page_timeout_s", (double)at->hold_ns / 1e9);
 		cJSON *routes = cJSON_AddArrayToObject(root, "routes");
 		for (uint32_t i = 0; i < at->nroutes; i++)
-			if (at->routes[i].pages || at->routes[i].pages_mixed)
+			if (at->routes[i].pages || at->routes[i].pages_mixed || at->routes[i].pages_long)
 				cJSON_AddItemToArray(routes, route_json(&at->routes[i]));
 	}
 

@@ -85,7 +85,11 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 	for (uint32_t i = 0; i < at->nroutes; i++) {
 		const struct attrib_route *r = &at->routes[i];
 		if (!r->pages) {
-			if (r->pages_mixed)
+			if (r->pages_long && !r->pages_mixed)
+				fprintf(out, "  %-28s %6s  (all %" PRIu64 " pages open longer than the "
+					     "page timeout: not attributed)\n",
+					r->name, "-", r->pages_long);
+			else if (r->pages_mixed)
 				fprintf(out, "  %-28s %6s  (all %" PRIu64 " pages overlapped other routes)\n",
 					r->name, "-", r->pages_mixed);
 			continue;
@@ -100,8 +104,12 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 			r->by_class[RT_PREPARE] / n, ms(hist_quantile(r->http_ns, 0.5)),
 			ms(hist_quantile(r->http_ns, 0.99)), r->conns / n, route_attribution(r));
 	}
-	fprintf(out, "round trips: %" PRIu64 " in pages, %" PRIu64 " outside any page\n",
+	fprintf(out, "round trips: %" PRIu64 " in pages, %" PRIu64 " outside any page",
 		at->rts_in_pages + at->rts_mixed, at->rts_outside);
+	if (at->dropped)
+		fprintf(out, ", %" PRIu64 " pages or round trips not attributed (too many at once)",
+			at->dropped);
+	fputc('\n', out);
 	if (at->mixed_pages)
 		fprintf(out, "pages overlapping other routes: %" PRIu64 ", with %.0f round trips in "
 			     "their windows: %.2f per page (aggregate, not per route)\n",

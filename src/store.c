@@ -76,6 +76,25 @@ fail:
 	return -1;
 }
 
+/* WAL, so that readers never wait for a writer.  Changing the journal mode
+ * is answered "locked" at once (no busy handler) while another pgrtt does
+ * the same on a new file: try again for as long as the busy timeout. */
+static int set_wal(sqlite3 *db, char *err)
+{
+	for (int i = 0;; i++) {
+		char *msg = NULL;
+		int rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, &msg);
+		sqlite3_free(msg);
+		if (rc == SQLITE_OK)
+			return 0;
+		if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || i == 1000) {
+			set_err(err, "WAL", db);
+			return -1;
+		}
+		sqlite3_sleep(10);
+	}
+}
+
 /* Tables in a database whose user_version is 0: another program's data. */
 static int foreign_tables(sqlite3 *db)
 {
@@ -180,7 +199,7 @@ struct store *store_open(const char *path, enum store_mode mode, char *err)
 			sqlite3_close(db);
 			return NULL;
 		}
-		if (exec(db, "PRAGMA journal_mode = WAL", e2, "WAL") != 0 ||
+		if (set_wal(db, e2) != 0 ||
 		    exec(db, "PRAGMA foreign_keys = ON", e2, "foreign keys") != 0 ||
 		    exec(db, "BEGIN IMMEDIATE; ROLLBACK", e2, "cannot write") != 0 ||
 		    (v < STORE_SCHEMA_VERSION && migrate(db, e2) != 0)) {

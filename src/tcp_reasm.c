@@ -165,6 +165,11 @@ void reasm_ack(struct reasm_dir *d, const struct reasm_out *o, uint32_t ack, uin
 		skip_hole(d, o, ts);
 }
 
+void reasm_give_up(struct reasm_dir *d, const struct reasm_out *o, uint64_t ts)
+{
+	skip_hole(d, o, ts);
+}
+
 void reasm_flush(struct reasm_dir *d, const struct reasm_out *o, uint64_t ts)
 {
 	while (d->ooo)

@@ -49,6 +49,10 @@ bool reasm_push(struct reasm_dir *d, const struct reasm_out *o, uint32_t seq, ui
  * will not be preceded by anything still missing. */
 void reasm_ack(struct reasm_dir *d, const struct reasm_out *o, uint32_t ack, uint64_t ts);
 
+/* Give up on the hole in front of the queue: it becomes a gap and what
+ * follows it is delivered (a budget over all connections ran out). */
+void reasm_give_up(struct reasm_dir *d, const struct reasm_out *o, uint64_t ts);
+
 /* End of stream (RST or end of capture): deliver what is queued, with gaps. */
 void reasm_flush(struct reasm_dir *d, const struct reasm_out *o, uint64_t ts);
 

@@ -23,7 +23,7 @@ static void rt(uint64_t conn, uint64_t start_ms10, uint8_t cls, uint8_t role)
 
 static void test_grace_and_windows(void)
 {
-	attrib_init(&a, 2 * MS);
+	attrib_init(&a, 2 * MS, 0);
 	uint32_t detail = attrib_route(&a, "GET /articles/{id}");
 	CHECK_EQ_U(attrib_route(&a, "GET /articles/{id}"), detail);
 	/* page 1: [10, 20] ms with a query, and a release ping 1 ms after it;
@@ -53,7 +53,7 @@ static void test_grace_and_windows(void)
 
 static void test_overlap(void)
 {
-	attrib_init(&a, 0);
+	attrib_init(&a, 0, 0);
 	uint32_t x = attrib_route(&a, "GET /x"), y = attrib_route(&a, "GET /y");
 	/* two pages of /x overlap: the round trip in both windows is shared */
 	attrib_page(&a, x, 0, 10 * MS, 1, "GET", "/x", 200);
@@ -77,9 +77,71 @@ static void test_overlap(void)
 	attrib_free(&a);
 }
 
+/* A page whose start the sweep already passed (its request held on past
+ * the hold) is counted apart, never attributed; a round trip that arrives
+ * late still finds the pages active at its start. */
+static void test_late_events(void)
+{
+	attrib_init(&a, 1 * MS, 0);
+	uint32_t x = attrib_route(&a, "GET /x"), ev = attrib_route(&a, "GET /events");
+	attrib_page(&a, x, 10 * MS, 20 * MS, 1, "GET", "/x", 200);
+	rt(3, 150, RT_QUERY, PING_NONE);
+	attrib_settle(&a, 18 * MS);
+	rt(3, 170, RT_QUERY, PING_NONE); /* late, but page 1 is still active */
+	attrib_page(&a, ev, 5 * MS, 30 * MS, 2, "GET", "/events", 200); /* began before the sweep */
+	attrib_finish(&a);
+	CHECK_EQ_U(a.routes[x].pages, 1);
+	CHECK_EQ_U(a.routes[x].pages_exact, 1);
+	CHECK(a.routes[x].rt == 2.0);
+	CHECK_EQ_U(a.routes[ev].pages, 0);
+	CHECK_EQ_U(a.routes[ev].pages_long, 1);
+	CHECK_EQ_U(a.long_pages, 1);
+	attrib_free(&a);
+}
+
+/* Round trips and pages in any arrival order give the same figures as in
+ * time order: the heaps sort them. */
+static void test_arrival_order(void)
+{
+	for (int order = 0; order < 2; order++) {
+		attrib_init(&a, 0, 0);
+		uint32_t x = attrib_route(&a, "GET /x");
+		for (int k = 0; k < 100; k++) {
+			int i = order ? 99 - k : k;
+			attrib_page(&a, x, (uint64_t)(1000 + i * 10) * MS, (uint64_t)(1005 + i * 10) * MS,
+				    1, "GET", "/x", 200);
+			rt(4, (uint64_t)(10010 + i * 100), RT_QUERY, PING_NONE);
+			rt(4, (uint64_t)(10030 + i * 100), RT_QUERY, PING_NONE);
+			rt(4, (uint64_t)(10070 + i * 100), RT_QUERY, PING_NONE); /* between pages */
+		}
+		attrib_finish(&a);
+		CHECK_EQ_U(a.routes[x].pages_exact, 100);
+		CHECK(a.routes[x].rt == 200.0);
+		CHECK_EQ_U(a.rts_outside, 100);
+		attrib_free(&a);
+	}
+}
+
+/* More pages in flight at once than the active set follows: counted as
+ * dropped (the attribution-dropped finding), never a crash or a stall. */
+static void test_active_cap(void)
+{
+	attrib_init(&a, 0, 0);
+	uint32_t x = attrib_route(&a, "GET /x");
+	for (uint32_t i = 0; i < ATTRIB_ACTIVE_MAX + 10; i++)
+		attrib_page(&a, x, 1 * MS + i, 50 * MS, 1, "GET", "/x", 200);
+	attrib_finish(&a);
+	CHECK_EQ_U(a.dropped, 10);
+	CHECK_EQ_U(a.routes[x].pages, ATTRIB_ACTIVE_MAX);
+	attrib_free(&a);
+}
+
 int main(void)
 {
 	RUN(test_grace_and_windows);
 	RUN(test_overlap);
+	RUN(test_late_events);
+	RUN(test_arrival_order);
+	RUN(test_active_cap);
 	return TT_EXIT();
 }

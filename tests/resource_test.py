@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""resource_test.py PGRTT SRCDIR [--full] - memory and time stay bounded on
+traffic built to break them (tests/resource/synth.py, piped to pgrtt
+analyze -): one request that never completes in front of a million pages,
+100k pipelined queries, 10 M tiny messages, a 1 GiB declared message, and
+1,200 connections each holding a hole that never fills.
+
+Each case checks the counts the traffic was built with, and ceilings on
+peak RSS and on wall time that are ~10x what this machine needs: they catch
+a super-linear path or memory that follows the file, not a slow machine.
+Speed itself is measured by tests/bench.sh, side by side with tshark."""
+import os
+import json
+import subprocess
+import tempfile
+import sys
+import time
+
+PGRTT, SRC = sys.argv[1:3]
+SYNTH = os.path.join(SRC, "tests", "resource", "synth.py")
+failed = 0
+
+
+def check(what, got, want):
+    global failed
+    ok = got == want
+    failed += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} {what}: got {got!r}, want {want!r}", flush=True)
+
+
+SANITIZED = "--sanitized" in sys.argv  # ASan: shadow memory, ~3x RSS, ~5x time
+
+
+def run(scenario, n, extra=(), rss_mib=64, seconds=60):
+    """pgrtt analyze on the generated capture; its own peak RSS (wait4)."""
+    if SANITIZED:
+        rss_mib, seconds = rss_mib * 4 + 256, seconds * 6  # + the malloc quarantine
+    gen = subprocess.Popen(["/usr/bin/python3", SYNTH, scenario, str(n)], stdout=subprocess.PIPE)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.monotonic()
+        p = subprocess.Popen([PGRTT, "analyze", "-p", "5432", "--http-port", "8080", "-F",
+                              "json", "--no-progress", *extra, "-"], stdin=gen.stdout,
+                             stdout=out, stderr=err)
+        gen.stdout.close()
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        elapsed = time.monotonic() - t0
+        gen.wait()
+        out.seek(0)
+        err.seek(0)
+        doc, text = out.read(), err.read().decode()
+    rss = usage.ru_maxrss / 1024
+    print(f"     {scenario} {n}: {elapsed:.1f} s, peak RSS {rss:.0f} MiB", flush=True)
+    check(f"{scenario}: exit status", p.returncode, 0)
+    check(f"{scenario}: peak RSS under {rss_mib} MiB", rss < rss_mib, True)
+    check(f"{scenario}: under {seconds} s", elapsed < seconds, True)
+    return json.loads(doc), text
+
+
+full = "--full" in sys.argv
+# 10 M tiny messages in one answer: counted, not stored
+d, _ = run("tiny", 10_000_000, rss_mib=32)
+check("tiny: rows", d["totals"]["rows"], 10_000_000)
+check("tiny: round trips", d["totals"]["round_trips"], 2)
+# 100k queries in one flight: one round trip, 100,001 ReadyForQuery
+d, _ = run("pipelined", 100_000, rss_mib=32)
+check("pipelined: ready_for_query", d["totals"]["ready_for_query"], 100_001)
+check("pipelined: round trips", d["totals"]["round_trips"], 2)
+# a message that declares 1 GiB: its bytes are counted, never held
+d, _ = run("declared", 256, rss_mib=32)
+check("declared: the answer never completed", d["totals"]["unanswered"], 1)
+# a million pages behind a request that never completes (before: 600k pages
+# were not done after 9 minutes): linear, and memory held to the hold
+d, _ = run("open-request", 1_000_000, rss_mib=160, seconds=120)
+r = {x["route"]: x for x in d["routes"]}
+check("open request: every page counted", r["GET /p"]["pages"], 1_000_000)
+check("open request: exact", (r["GET /p"]["attribution"], r["GET /p"]["round_trips_per_page"]["mean"]),
+      ("exact", 1))
+check("open request: nothing dropped", d["http"]["dropped"], 0)
+# the long poll answered at the end: one long page, counted apart
+d, _ = run("long-poll", 200_000, rss_mib=160, seconds=60)
+r = {x["route"]: x for x in d["routes"]}
+check("long poll: its page is counted as long", [w["code"] for w in d["warnings"]
+                                                if w["code"] == "long-requests"], ["long-requests"])
+check("long poll: the other pages exact", r["GET /p"]["pages_exact"], 200_000)
+# 1,200 connections, each with a hole that never fills: the budget holds
+n = 1200 if full else 400
+d, err = run("ooo-holes", n, extra=["--max-buffer", "32"], rss_mib=96, seconds=120)
+check("holes: every connection counted", d["totals"]["connections"], n)
+check("holes: gaps named, with the limit", "--max-buffer limit" in err, True)
+sys.exit(1 if failed else 0)
