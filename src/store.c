@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "report.h"
@@ -139,8 +140,36 @@ static sqlite3 *open_handle(const char *path, enum store_mode mode, bool immutab
 	return db;
 }
 
+/* Can a run be written here?  SQLite needs the file and, for its WAL and
+ * shared-memory files, the directory. */
+static bool writable(const char *path, char *err)
+{
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof dir, ".");
+	if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {
+		snprintf(err, STORE_ERRBUF, "read-only file: cannot store a run in it");
+		return false;
+	}
+	if (access(dir, W_OK) != 0 && access(dir, F_OK) == 0) {
+		snprintf(err, STORE_ERRBUF,
+			 "read-only directory: cannot store a run (SQLite writes its journal beside "
+			 "the file)");
+		return false;
+	}
+	return true;
+}
+
 struct store *store_open(const char *path, enum store_mode mode, char *err)
 {
+	if (mode != STORE_READ && !writable(path, err))
+		return NULL;
 	sqlite3 *db = open_handle(path, mode, false, err);
 	if (!db)
 		return NULL;

@@ -87,4 +87,65 @@ p = audit("--db", db, "--run", "latest", "--forbid", "acquire-ping", "--max-rt-p
 d = json.loads(p.stdout)
 check("stored run", (p.returncode, d["failures"], len(d["checks"])), (1, 1, 3))
 check("missing stored run", audit("--db", db, "--run", "9", "--forbid", "ping").returncode, 2)
+
+# evidence: the gate never passes on what it could not measure (issue 9)
+def codes(p):
+    return [c["rule"] for c in json.loads(p.stdout)["checks"] if c["subject"] == "evidence" and not c["ok"]]
+
+
+# the app's database is on 55432: with -p 5432 nothing was measured -> 2, not 0
+p = audit("-p", "5432", "--http-port", "18080", "--no-progress", "--max-rt-per-page", "4",
+          "--forbid", "acquire-ping", "--min-pages", "5", cap("web-ping-query.pcap"))
+check("wrong port: exit 2", p.returncode, 2)
+check("wrong port: says where PostgreSQL was", "try -p 55432" in p.stdout, True)
+check("wrong port: no rule reported ok", re.findall(r"^ok ", p.stdout, re.M), [])
+p = audit("-p", "5432", "--http-port", "18080", "--no-progress", "--max-rt-per-page", "4",
+          "--allow", "no-postgresql", cap("web-ping-query.pcap"))
+check("wrong port allowed: the rules run", (p.returncode, "ok   evidence: no-postgresql" in p.stdout),
+      (0, True))
+# a TLS pool picked up mid-stream: nothing decodable -> 2; allowed -> rules on zeros pass
+p = audit("-p", "55432", "--forbid", "ping", "-F", "json", cap("tls-midstream.pcap"))
+check("TLS mid-stream: exit 2, findings", (p.returncode, codes(p)), (2, ["no-round-trips", "encrypted"]))
+check("TLS mid-stream: not measured", json.loads(p.stdout)["measured"], False)
+p = audit("-p", "55432", "--forbid", "ping", "--allow", "no-round-trips,encrypted",
+          cap("tls-midstream.pcap"))
+check("TLS mid-stream allowed", p.returncode, 0)
+# counts that are lower bounds fail the gate (exit 1), each by its name
+for capture, code in (("damaged-snaplen80.pcap", "truncated"), ("damaged-dropped.pcap", "gaps"),
+                      ("damaged-corrupt.pcap", "malformed"), ("damaged-truncated.pcap", "partial-input"),
+                      ("ssl.pcap", "encrypted")):
+    p = audit("-p", "55432", "--no-progress", "--forbid", "acquire-ping", "-F", "json", cap(capture))
+    want_rc = 2 if capture == "ssl.pcap" else 1
+    check(f"{capture}: {code} fails the gate", (p.returncode, code in codes(p)), (want_rc, True))
+    p = audit("-p", "55432", "--no-progress", "--forbid", "acquire-ping", "--allow",
+              ",".join(codes(p)), cap(capture))
+    check(f"{capture}: allowed explicitly", p.returncode, 0 if capture != "ssl.pcap" else 0)
+# HTTP evidence: no pages on the HTTP port; undecodable HTTP
+p = audit("-p", "55432", "--http-port", "18081", "--no-progress", "--max-rt-per-page", "9",
+          "-F", "json", cap("web-noping.pcap"))
+check("no pages on the HTTP port", (p.returncode, codes(p)), (1, ["no-pages"]))
+msgs = [c["message"] for c in json.loads(p.stdout)["checks"] if c["rule"] == "pages-seen"]
+check("per-page rule: says what is missing, not --http-port",
+      [("--http-port" in m, "no complete HTTP request" in m) for m in msgs], [(False, True)])
+p = audit("-p", "55432", "--http-port", "18080", "--no-progress", "--max-rt-per-page", "9",
+          "--allow", "no-postgresql", "-F", "json", cap("http-not-decodable.pcap"))
+check("HTTP not decodable fails", (p.returncode, "http-undecodable" in codes(p)), (1, True))
+# a stored run keeps its findings: audit --db fails on them too
+db2 = os.path.join(tmp, "tls.db")
+subprocess.run([PGRTT, "analyze", "-p", "55432", "--no-progress", "--db", db2, cap("tls-midstream.pcap")],
+               capture_output=True)
+p = audit("--db", db2, "--forbid", "ping", "-F", "json")
+check("stored TLS run: exit 2, findings", (p.returncode, codes(p)), (2, ["no-round-trips", "encrypted"]))
+check("unknown finding in --allow: usage error", audit(*WEB, "--forbid", "ping", "--allow", "nope",
+                                                     cap("web-noping.pcap")).returncode, 64)
+json.dump({"forbid": ["ping"], "allow": ["nope"]}, open(pol, "w"))
+check("unknown finding in a policy: input error", audit(*WEB, "--policy", pol,
+                                                      cap("web-noping.pcap")).returncode, 2)
+json.dump({"forbid": ["ping"], "allow": ["mid-stream", "gaps"]}, open(pol, "w"))
+check("allow in a policy", audit(*WEB, "--policy", pol, cap("web-noping.pcap")).returncode, 0)
+# -o: the report goes to the file; --write-baseline with rules still checks them
+rep = os.path.join(tmp, "audit.txt")
+p = audit(*WEB, "--forbid", "acquire-ping", "-o", rep, "--write-baseline", base, cap("web-ping-query.pcap"))
+check("-o and --write-baseline: rules checked", (p.returncode, p.stdout, "FAIL pings" in open(rep).read()),
+      (1, "", True))
 sys.exit(1 if failed else 0)

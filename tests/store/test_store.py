@@ -144,6 +144,102 @@ elif CASE == "killed":
                                            " FROM runs"), [["1", "0"]])
     p = pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, os.path.join(CAP, "flush.pcap"))
     check("usable afterwards", (p.returncode, "stored run 2" in p.stderr), (0, True))
+    # and again, killed at eight moments of a 100k-round-trip run: while it
+    # reads, while it writes rows, while it commits
+    big = os.path.join(tmp, "big.pcap")
+    with open(big, "wb") as f:
+        subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests/resource/synth.py"),
+                        "open-request", "100000"], stdout=f, check=True)
+    t0 = time.monotonic()
+    p = pgrtt("analyze", "-p", "5432", "--http-port", "8080", "--no-progress", "--db", db,
+              "--store-round-trips", big)
+    whole = time.monotonic() - t0
+    check("a whole big run", p.returncode, 0)
+    for k in range(8):
+        w = subprocess.Popen([PGRTT, "analyze", "-p", "5432", "--http-port", "8080", "--no-progress",
+                              "--db", db, "--store-round-trips", big],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(whole * (k + 0.5) / 8)
+        w.send_signal(signal.SIGKILL)
+        w.wait()
+        check(f"kill {k + 1} at {whole * (k + 0.5) / 8:.2f} s: integrity",
+              sql(db, "PRAGMA integrity_check"), [["ok"]])
+        check(f"kill {k + 1}: whole runs only",
+              sql(db, "SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM round_trips t"
+                      " WHERE t.run_id = r.id) NOT IN (0, r.round_trips)"), [["0"]])
+
+elif CASE == "full":
+    # the disk fills while a big run is stored (RLIMIT_FSIZE: SQLite's write
+    # fails as on a full disk) and another writer keeps storing small runs:
+    # the failed run leaves nothing, and no row of it lands in another run
+    # (it once went on in autocommit mode after SQLite's rollback, and the
+    # next run reused its id)
+    import resource
+    big = os.path.join(tmp, "big.pcap")
+    with open(big, "wb") as f:
+        subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests/resource/synth.py"),
+                        "open-request", "200000"], stdout=f, check=True)
+    pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, os.path.join(CAP, "flush.pcap"))
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4 << 20, 4 << 20))
+
+    a = subprocess.Popen([PGRTT, "analyze", "-p", "5432", "--http-port", "8080", "--no-progress",
+                          "--db", db, "--store-round-trips", big], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+    others = 0
+    while a.poll() is None:
+        pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, "--store-round-trips",
+              os.path.join(CAP, "flush.pcap"))
+        others += 1
+    err = a.stderr.read()
+    check("the full run fails", a.returncode, 2)
+    check("with the real cause", ("I/O error" in err or "full" in err, "FOREIGN KEY" in err,
+                                  "UNIQUE" in err), (True, False, False))
+    check("nothing of it stored", sql(db, "SELECT count(*) FROM runs WHERE round_trips > 1000"), [["0"]])
+    check("every run holds only its own round trips",
+          sql(db, "SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM round_trips t"
+                  " WHERE t.run_id = r.id) NOT IN (0, r.round_trips)"), [["0"]])
+    check(f"the other writer's runs all stored ({others})",
+          sql(db, "SELECT count(*) FROM runs"), [[str(1 + others)]])
+    check("integrity", sql(db, "PRAGMA integrity_check"), [["ok"]])
+
+elif CASE == "readonly":
+    # readers never need write access: a read-only file, directory or mount
+    os.chmod(tmp, 0o755)  # nobody reaches it
+    ro_dir = os.path.join(tmp, "ro")
+    os.mkdir(ro_dir)
+    rodb = os.path.join(ro_dir, "runs.db")
+    web = os.path.join(CAP, "web-ping-query.pcap")
+    check("stored", pgrtt("analyze", "-p", "55432", "--http-port", "18080", "--no-progress",
+                          "--db", rodb, web).returncode, 0)
+    os.chmod(rodb, 0o444)
+    os.chmod(ro_dir, 0o555)
+    before = digest(rodb)
+    nobody = ["su", "nobody", "-s", "/bin/sh", "-c"]
+    for args in (f"runs --db {rodb}", f"runs --db {rodb} show 1", f"report --db {rodb} -F csv",
+                 f"audit --db {rodb} --forbid release-ping"):
+        p = subprocess.run(nobody + [f"{PGRTT} {args}"], capture_output=True, text=True)
+        check(f"read-only: pgrtt {args.split()[0]}", (p.returncode, p.stderr.strip()), (0, ""))
+    check("read-only: left as it was", (digest(rodb), sorted(os.listdir(ro_dir))),
+          (before, ["runs.db"]))
+    p = subprocess.run(nobody + [f"{PGRTT} analyze -p 55432 --no-progress --db {rodb} {web}"],
+                       capture_output=True, text=True)
+    check("analyze --db on a read-only file: refused before the work",
+          (p.returncode, "read-only" in p.stderr or "cannot write" in p.stderr, p.stdout), (2, True, ""))
+    os.chmod(ro_dir, 0o755)
+    # another program's SQLite file: refused, untouched
+    other = os.path.join(tmp, "other.db")
+    subprocess.run(["sqlite3", other, "CREATE TABLE notes(x); INSERT INTO notes VALUES (1);"],
+                   check=True)
+    before = digest(other)
+    p = pgrtt("analyze", "-p", "55432", "--no-progress", "--db", other, web)
+    check("foreign database: refused", (p.returncode, "not a pgrtt database" in p.stderr, p.stdout),
+          (2, True, ""))
+    check("foreign database: untouched", (digest(other), sql(other, "SELECT name FROM sqlite_master")),
+          (before, [["notes"]]))
+    check("foreign database: runs refuses too", pgrtt("runs", "--db", other).returncode, 2)
 
 elif CASE == "bad":
     text = os.path.join(tmp, "notes.txt")
