@@ -49,7 +49,8 @@ char *esc_term_buf(char *buf, size_t cap, const char *s)
 
 void esc_md(FILE *f, const char *s)
 {
-	static const char special[] = "\\`*_[]<>|!~#&:@().";
+	/* links need [ ], images ![, autolinks : @ and www. - so ( ) # stay */
+	static const char special[] = "\\`*_[]<>|!~&:@.";
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (is_control(*p))
 			fprintf(f, "\\\\x%02x", *p); /* renders as \xHH */

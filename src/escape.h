@@ -19,7 +19,7 @@ void esc_term(FILE *f, const char *s);
 char *esc_term_buf(char *buf, size_t cap, const char *s);
 
 /* A GitHub-flavoured Markdown table cell: every ASCII punctuation character
- * that has a meaning (| ` * _ [ ] < > ! ~ # & : @ ( ) \ .) is
+ * that has a meaning there (| ` * _ [ ] < > ! ~ & : @ \ .) is
  * backslash-escaped, so nothing links, embeds, formats or ends the cell;
  * control bytes as \xHH. */
 void esc_md(FILE *f, const char *s);

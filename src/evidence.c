@@ -84,7 +84,8 @@ static int busiest_first(const void *x, const void *y)
 	return (a->port > b->port) - (a->port < b->port);
 }
 
-static void no_postgresql(const struct analysis *a, struct evidence *ev)
+static void no_postgresql(const struct analysis *a, const struct report_input *in,
+			  struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;
 	char ports[256];
@@ -110,7 +111,12 @@ static void no_postgresql(const struct analysis *a, struct evidence *ev)
 					       p->port);
 		}
 	}
-	if (t->packets == 0)
+	if (t->packets == 0 && in && in->drops) /* live: the filter passed only our ports */
+		evidence_add(ev, EV_NO_POSTGRESQL, 0, false,
+			     "no packet on PostgreSQL port%s %s reached the capture: is the server on "
+			     "another port (-p) or interface (-i)?",
+			     s, ports);
+	else if (t->packets == 0)
 		evidence_add(ev, EV_NO_POSTGRESQL, 0, false, "the capture holds no packets");
 	else if (first)
 		evidence_add(ev, EV_NO_POSTGRESQL, t->packets, false,
@@ -200,7 +206,7 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 	const struct analysis_totals *t = &a->tot;
 	memset(ev, 0, sizeof(*ev));
 	if (t->pg_packets == 0)
-		no_postgresql(a, ev);
+		no_postgresql(a, in, ev);
 	else if (t->st.round_trips == 0)
 		evidence_add(ev, EV_NO_ROUND_TRIPS, t->pg_packets, false,
 			     "%" PRIu64 " PostgreSQL packets on %" PRIu64 " connections, but not one "

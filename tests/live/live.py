@@ -217,6 +217,20 @@ def main():
             p = subprocess.run([pgrtt, "capture", "-i", "lo", "-p", PORT, "-f", "tcp prot 1",
                                 "--duration", "1"], capture_output=True, text=True)
             c.eq("bad filter", (p.returncode, "bad filter" in p.stderr), (2, True))
+            # the wrong port while pgbench runs: said, stored with the run, and the
+            # gate on that run fails as "nothing measured" (exit 2), not a pass
+            wrong = os.path.join(tmp, "wrong.db")
+            cap = subprocess.Popen([pgrtt, "capture", "-i", "lo", "-p", "5999", "--duration", "2",
+                                    "--no-status", "--db", wrong], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+            subprocess.run(["pgbench", "-n", "-c", "2", "-t", "50", "-f", script], env=ENV,
+                           capture_output=True)
+            out_w, err_w = cap.communicate(timeout=30)
+            c.eq("wrong port: said", (cap.returncode, "[no-postgresql]" in err_w), (0, True))
+            p = subprocess.run([pgrtt, "audit", "--db", wrong, "--forbid", "ping"],
+                               capture_output=True, text=True)
+            c.eq("wrong port: the gate does not pass", (p.returncode, "no-postgresql" in p.stdout),
+                 (2, True))
             # a copy nobody can reach, wherever the build tree is
             os.chmod(tmp, 0o755)
             mine = os.path.join(tmp, "pgrtt")
