@@ -125,24 +125,17 @@ webcap web-noping noping $seq_pages
 webcap web-ping-query ping-query $seq_pages
 webcap web-ping-page ping-page $seq_pages
 webcap web-concurrent ping-query 8 5 /articles/3
-badweb() {
+# app_client CLIENT ARGS...: the blog app (no pings) while a client script runs
+app_client() {
 	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 noping >"$TMP/app.out" 2>&1 &
 	app=$!
 	for _ in $(seq 50); do grep -q ready "$TMP/app.out" 2>/dev/null && break; sleep 0.1; done
-	/usr/bin/python3 "$SRC/tests/clients/badhttp.py" 18080
+	/usr/bin/python3 "$SRC/tests/clients/$1" 18080
 	kill $app
 	wait $app 2>/dev/null || true
 }
-capture_filter="tcp port 18080" capture http-not-decodable lo - badweb
-hostileweb() {
-	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 noping >"$TMP/app.out" 2>&1 &
-	app=$!
-	for _ in $(seq 50); do grep -q ready "$TMP/app.out" 2>/dev/null && break; sleep 0.1; done
-	/usr/bin/python3 "$SRC/tests/clients/hostile.py" 18080
-	kill $app
-	wait $app 2>/dev/null || true
-}
-capture_filter="tcp port $PORT or tcp port 18080" capture web-hostile lo - hostileweb
+capture_filter="tcp port 18080" capture http-not-decodable lo - app_client badhttp.py
+capture_filter="tcp port $PORT or tcp port 18080" capture web-hostile lo - app_client hostile.py
 
 [ "$ONLY" != "  " ] && exit 0
 

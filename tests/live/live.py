@@ -52,6 +52,14 @@ def capture(pcap, argv, env=ENV, extra_port=None):
     return out.stdout
 
 
+def tshark_tls(pcap):
+    """TCP connections in which tshark decodes TLS records on PORT."""
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-d", f"tcp.port=={PORT},tls", "-Y",
+                          "tls.record", "-T", "fields", "-e", "tcp.stream"],
+                         capture_output=True, text=True).stdout
+    return len(set(out.split()))
+
+
 def pgrtt_json(pgrtt, pcap, extra=()):
     p = subprocess.run([pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress", *extra, pcap],
                        capture_output=True, text=True)
@@ -210,6 +218,27 @@ def main():
         script = os.path.join(tmp, "pb.sql")
         open(script, "w").write(PGBENCH_SCRIPT)
         wfile, db, out = (os.path.join(tmp, n) for n in ("w.pcap", "c.db", "c.json"))
+        if kind == "tls":
+            # a TLS pool already connected when the capture starts (libpq's
+            # sslmode=prefer against ssl=on does this): encrypted, not zero
+            pb = subprocess.Popen(["pgbench", "-n", "-S", "-c", "4", "-j", "2", "-R", "300", "-T", "6"],
+                                  env=dict(ENV, PGSSLMODE="require"), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+            time.sleep(2)
+            p = subprocess.run([pgrtt, "capture", "-i", "lo", "-p", PORT, "--duration", "2",
+                                "--no-status", "-F", "json", "--db", db, "-w", wfile],
+                               capture_output=True, text=True)
+            pb.communicate()
+            d = json.loads(p.stdout)
+            c.eq("TLS pool mid-stream: encrypted connections", (d["totals"]["tls"],
+                 d["totals"]["mid_stream"]), (4, 4))
+            c.eq("TLS pool mid-stream: findings", [w["code"] for w in d["warnings"]],
+                 ["no-round-trips", "encrypted"])
+            c.eq("TLS pool mid-stream: tshark sees 4 TLS connections", tshark_tls(wfile), 4)
+            p = subprocess.run([pgrtt, "audit", "--db", db, "--forbid", "ping"], capture_output=True,
+                               text=True)
+            c.eq("TLS pool mid-stream: the gate does not pass", p.returncode, 2)
+            return 1 if c.failed else 0
         if kind == "errors":
             p = subprocess.run([pgrtt, "capture", "-i", "nosuch0", "-p", PORT, "--duration", "1"],
                                capture_output=True, text=True)
