@@ -183,7 +183,7 @@ static enum http1_error status_line(struct http1_msg *m, struct span l)
 }
 
 struct fields {
-	bool chunked, te, has_cl, conn_close, conn_keepalive;
+	bool chunked, te, has_cl;
 	uint64_t cl;
 };
 
@@ -218,8 +218,9 @@ static bool content_length(struct span v, struct fields *f)
 	return true;
 }
 
-/* Apply fn to each comma-separated token of v, lower-cased comparisons. */
-static void tokens(struct span v, struct fields *f, bool te)
+/* Transfer-Encoding: the codings, comma-separated; the last one decides
+ * whether the body is chunked (RFC 9112 6.1). */
+static void codings(struct span v, struct fields *f)
 {
 	size_t i = 0;
 	while (i <= v.n) {
@@ -233,15 +234,9 @@ static void tokens(struct span v, struct fields *f, bool te)
 		}
 		while (t.n && (t.p[t.n - 1] == ' ' || t.p[t.n - 1] == '\t'))
 			t.n--;
-		if (te) {
-			f->te = true;
-			if (t.n) /* the last coding decides */
-				f->chunked = span_ieq(t, "chunked");
-		} else if (span_ieq(t, "close")) {
-			f->conn_close = true;
-		} else if (span_ieq(t, "keep-alive")) {
-			f->conn_keepalive = true;
-		}
+		f->te = true;
+		if (t.n)
+			f->chunked = span_ieq(t, "chunked");
 		i++;
 	}
 }
@@ -270,9 +265,7 @@ static enum http1_error field_lines(const struct http1_dir *d, size_t pos, struc
 			if (!content_length(v, f))
 				return HTTP1_E_LENGTH;
 		} else if (span_ieq(name, "transfer-encoding")) {
-			tokens(v, f, true);
-		} else if (span_ieq(name, "connection")) {
-			tokens(v, f, false);
+			codings(v, f);
 		}
 	}
 }
@@ -293,7 +286,6 @@ static void headers_done(struct http1_conn *c, struct http1_dir *d, uint64_t ts,
 		die(c, d, e);
 		return;
 	}
-	m->close = f.conn_close || (m->version_minor == 0 && !f.conn_keepalive);
 
 	if (m->request) {
 		if (f.te && !f.chunked) {

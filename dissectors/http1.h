@@ -45,7 +45,6 @@ struct http1_msg {
 	bool request;
 	bool interim;          /* a 1xx response (100 Continue, 103 ...) */
 	bool target_truncated;
-	bool close;            /* the sender will close after this message */
 	bool close_delimited;  /* response body ended by the connection closing */
 	uint8_t version_minor; /* HTTP/1.0 or HTTP/1.1 */
 	uint16_t status;       /* responses */

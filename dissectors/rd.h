@@ -65,16 +65,6 @@ static inline uint32_t rd_be32(struct rd *r)
 	return v;
 }
 
-static inline uint32_t rd_le32(struct rd *r)
-{
-	if (!rd_need(r, 4))
-		return 0;
-	uint32_t v = (uint32_t)r->p[3] << 24 | (uint32_t)r->p[2] << 16 |
-		     (uint32_t)r->p[1] << 8 | (uint32_t)r->p[0];
-	r->p += 4;
-	return v;
-}
-
 static inline void rd_skip(struct rd *r, size_t n)
 {
 	if (rd_need(r, n))

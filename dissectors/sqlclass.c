@@ -279,19 +279,3 @@ bool sql_is_select_param(const char *text, size_t n)
 	word(&l, w3, sizeof w3);
 	return eq(w1, "SELECT") && eq(w2, "$1") && (w3[0] == '\0' || eq(w3, ";"));
 }
-
-const char *sql_kind_name(enum sql_kind k)
-{
-	switch (k) {
-	case SQL_EMPTY:
-		return "empty";
-	case SQL_SELECT1:
-		return "select1";
-	case SQL_TX:
-		return "transaction";
-	case SQL_RESET:
-		return "reset";
-	default:
-		return "other";
-	}
-}

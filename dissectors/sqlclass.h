@@ -23,6 +23,5 @@ enum sql_kind sql_classify(const char *text, size_t n, bool complete);
 /* True if text is exactly "SELECT $1" (a parameterised ping statement). */
 bool sql_is_select_param(const char *text, size_t n);
 
-const char *sql_kind_name(enum sql_kind k);
 
 #endif

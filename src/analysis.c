@@ -206,7 +206,7 @@ static void on_http_msg(void *ctx, const struct http1_msg *m)
 		char route[ROUTE_MAX];
 		route_of(a->opts.routes, m->method, m->target, route, sizeof route);
 		struct page_req *pr = &c->page_req[m->seq % HTTP1_PENDING_MAX];
-		pr->route = attrib_route(&a->attrib, route);
+		pr->route = attrib_route_id(&a->attrib, route);
 		if (a->opts.on_page) { /* cut to ATTRIB_TARGET_MAX - 1 */
 			size_t n = strnlen(m->target, sizeof pr->target - 1);
 			memcpy(pr->target, m->target, n);
@@ -214,7 +214,7 @@ static void on_http_msg(void *ctx, const struct http1_msg *m)
 		}
 	} else if (a->attributing && !m->interim && m->seq != UINT32_MAX) {
 		const struct page_req *pr = &c->page_req[m->seq % HTTP1_PENDING_MAX];
-		attrib_page(&a->attrib, pr->route, m->request_ts, m->ts_last, c->sum.id, m->method,
+		attrib_add_page(&a->attrib, pr->route, m->request_ts, m->ts_last, c->sum.id, m->method,
 			    pr->target, m->status);
 	}
 	if (c->a->opts.on_http)
@@ -245,7 +245,7 @@ static void on_round_trip(void *ctx, const struct rt *rt)
 {
 	struct conn *c = ctx;
 	if (c->a->attributing)
-		attrib_rt(&c->a->attrib, c->sum.id, rt);
+		attrib_add_rt(&c->a->attrib, c->sum.id, rt);
 	if (c->a->opts.on_rt)
 		c->a->opts.on_rt(c->a->opts.ctx, &c->sum, rt);
 }
@@ -500,7 +500,8 @@ static void over_budget(struct analysis *a, uint64_t ts)
 }
 
 /* Loopback captures are not time-ordered across connections by up to tens of
- * microseconds (docs/perf): stay this far behind the newest packet. */
+ * microseconds (per-CPU delivery into the ring; ordered within a connection):
+ * stay this far behind the newest packet. */
 #define REORDER_TOLERANCE_NS 1000000ull
 
 /* The earliest time at which anything still open - a round trip not yet

@@ -49,7 +49,7 @@ void attrib_free(struct attrib *a)
 	memset(a, 0, sizeof(*a));
 }
 
-uint32_t attrib_route(struct attrib *a, const char *name)
+uint32_t attrib_route_id(struct attrib *a, const char *name)
 {
 	for (uint32_t i = 0; i < a->nroutes; i++) /* routes are few; pages are many */
 		if (strcmp(a->routes[i].name, name) == 0)
@@ -202,7 +202,7 @@ static void slot_free(struct attrib *a, uint32_t s)
 
 static void place(struct attrib *a, const struct attrib_rt_rec *r);
 
-void attrib_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uint64_t conn,
+void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uint64_t conn,
 		 const char *method, const char *target, uint16_t status)
 {
 	if (t0 < a->pos) {
@@ -234,7 +234,7 @@ void attrib_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uin
 	page_push(a, s);
 }
 
-void attrib_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
+void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 {
 	if (!rt->has_start)
 		return; /* its flight was not captured: no time to place it by */

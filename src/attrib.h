@@ -112,15 +112,15 @@ void attrib_free(struct attrib *a);
 
 /* The id of a route name (added on first use; past ATTRIB_ROUTES_MAX, the
  * id of "(other routes)"). */
-uint32_t attrib_route(struct attrib *a, const char *name);
+uint32_t attrib_route_id(struct attrib *a, const char *name);
 
 /* A complete page of route id, [t0, t1], on HTTP connection conn; method,
  * target and status are kept for on_page only. */
-void attrib_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uint64_t conn,
+void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uint64_t conn,
 		 const char *method, const char *target, uint16_t status);
 
 /* A classified round trip of PostgreSQL connection conn. */
-void attrib_rt(struct attrib *a, uint64_t conn, const struct rt *rt);
+void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt);
 
 /* Nothing still open starts before watermark: settle what is older. */
 void attrib_settle(struct attrib *a, uint64_t watermark);

@@ -1,7 +1,8 @@
 /* capture.h - live capture with libpcap, in tcpdump's order: create, set
  * snaplen/timeout/buffer/nanosecond timestamps, activate (warnings told
  * apart from errors), BPF filter, dispatch in a loop.  No immediate mode:
- * it costs 6-17x CPU per packet (docs/perf); a short timeout instead. */
+ * it costs 6-17x CPU per packet (docs/benchmark.md, measured with tcpdump);
+ * a short timeout instead. */
 #ifndef PGRTT_CAPTURE_H
 #define PGRTT_CAPTURE_H
 

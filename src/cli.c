@@ -13,6 +13,8 @@ const char *pgrtt_cmd = "";
 
 /* Messages carry file names, routes and values from the command line: no
  * control byte reaches the terminal as it is. */
+static void vmsg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
 static void vmsg(const char *fmt, va_list ap)
 {
 	char buf[4096];

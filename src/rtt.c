@@ -613,7 +613,6 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 	if (t == PGSQL_BE_READY)
 		r->st.rfq++;
 	if (t == PGSQL_BE_BACKEND_KEY && m->body_len >= 4)
-		r->st.key_len = m->body_len - 4;
 	if (async)
 		return;
 	if (t == PGSQL_ENC_ANSWER && m->body_len == 1 && m->body[0] != 'N') {

@@ -90,7 +90,6 @@ struct rtt_stats {
 	char user[RTT_NAME_MAX];
 	char database[RTT_NAME_MAX];
 	uint32_t proto;
-	uint32_t key_len; /* BackendKeyData secret length (4 in 3.0, 32 from PG 18 with 3.2) */
 };
 
 #define RTT_STMT_SLOTS 64

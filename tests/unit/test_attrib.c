@@ -18,14 +18,14 @@ static void rt(uint64_t conn, uint64_t start_ms10, uint8_t cls, uint8_t role)
 	r.cls = cls;
 	r.ping_role = role;
 	r.rfq = 1;
-	attrib_rt(&a, conn, &r);
+	attrib_add_rt(&a, conn, &r);
 }
 
 static void test_grace_and_windows(void)
 {
 	attrib_init(&a, 2 * MS, 0);
-	uint32_t detail = attrib_route(&a, "GET /articles/{id}");
-	CHECK_EQ_U(attrib_route(&a, "GET /articles/{id}"), detail);
+	uint32_t detail = attrib_route_id(&a, "GET /articles/{id}");
+	CHECK_EQ_U(attrib_route_id(&a, "GET /articles/{id}"), detail);
 	/* page 1: [10, 20] ms with a query, and a release ping 1 ms after it;
 	 * page 2: [30, 40] ms; a round trip at 25 ms is outside both.  The
 	 * round trips arrive before the pages, as they do. */
@@ -34,10 +34,10 @@ static void test_grace_and_windows(void)
 	rt(7, 250, RT_QUERY, PING_NONE);
 	rt(7, 310, RT_PING, PING_ACQUIRE);
 	rt(7, 320, RT_QUERY, PING_NONE);
-	attrib_page(&a, detail, 10 * MS, 20 * MS, 1, "GET", "/articles/1", 200);
+	attrib_add_page(&a, detail, 10 * MS, 20 * MS, 1, "GET", "/articles/1", 200);
 	attrib_settle(&a, 15 * MS); /* too early for page 1: it keeps waiting */
 	CHECK_EQ_U(a.routes[detail].pages, 0);
-	attrib_page(&a, detail, 30 * MS, 40 * MS, 1, "GET", "/articles/2", 200);
+	attrib_add_page(&a, detail, 30 * MS, 40 * MS, 1, "GET", "/articles/2", 200);
 	attrib_finish(&a);
 	const struct attrib_route *r = &a.routes[detail];
 	CHECK_EQ_U(r->pages, 2);
@@ -54,16 +54,16 @@ static void test_grace_and_windows(void)
 static void test_overlap(void)
 {
 	attrib_init(&a, 0, 0);
-	uint32_t x = attrib_route(&a, "GET /x"), y = attrib_route(&a, "GET /y");
+	uint32_t x = attrib_route_id(&a, "GET /x"), y = attrib_route_id(&a, "GET /y");
 	/* two pages of /x overlap: the round trip in both windows is shared */
-	attrib_page(&a, x, 0, 10 * MS, 1, "GET", "/x", 200);
-	attrib_page(&a, x, 5 * MS, 15 * MS, 2, "GET", "/x", 200);
+	attrib_add_page(&a, x, 0, 10 * MS, 1, "GET", "/x", 200);
+	attrib_add_page(&a, x, 5 * MS, 15 * MS, 2, "GET", "/x", 200);
 	rt(9, 20, RT_QUERY, PING_NONE);  /* 2 ms: first page only */
 	rt(9, 70, RT_QUERY, PING_NONE);  /* 7 ms: both */
 	rt(9, 120, RT_QUERY, PING_NONE); /* 12 ms: second only */
 	/* /y overlaps a later /x page: both are mixed */
-	attrib_page(&a, x, 100 * MS, 110 * MS, 1, "GET", "/x", 200);
-	attrib_page(&a, y, 105 * MS, 120 * MS, 2, "GET", "/y", 200);
+	attrib_add_page(&a, x, 100 * MS, 110 * MS, 1, "GET", "/x", 200);
+	attrib_add_page(&a, y, 105 * MS, 120 * MS, 2, "GET", "/y", 200);
 	rt(9, 1070, RT_QUERY, PING_NONE); /* 107 ms: both routes */
 	rt(9, 1150, RT_QUERY, PING_NONE); /* 115 ms: /y only, yet a mixed page */
 	attrib_finish(&a);
@@ -83,12 +83,12 @@ static void test_overlap(void)
 static void test_late_events(void)
 {
 	attrib_init(&a, 1 * MS, 0);
-	uint32_t x = attrib_route(&a, "GET /x"), ev = attrib_route(&a, "GET /events");
-	attrib_page(&a, x, 10 * MS, 20 * MS, 1, "GET", "/x", 200);
+	uint32_t x = attrib_route_id(&a, "GET /x"), ev = attrib_route_id(&a, "GET /events");
+	attrib_add_page(&a, x, 10 * MS, 20 * MS, 1, "GET", "/x", 200);
 	rt(3, 150, RT_QUERY, PING_NONE);
 	attrib_settle(&a, 18 * MS);
 	rt(3, 170, RT_QUERY, PING_NONE); /* late, but page 1 is still active */
-	attrib_page(&a, ev, 5 * MS, 30 * MS, 2, "GET", "/events", 200); /* began before the sweep */
+	attrib_add_page(&a, ev, 5 * MS, 30 * MS, 2, "GET", "/events", 200); /* began before the sweep */
 	attrib_finish(&a);
 	CHECK_EQ_U(a.routes[x].pages, 1);
 	CHECK_EQ_U(a.routes[x].pages_exact, 1);
@@ -105,10 +105,10 @@ static void test_arrival_order(void)
 {
 	for (int order = 0; order < 2; order++) {
 		attrib_init(&a, 0, 0);
-		uint32_t x = attrib_route(&a, "GET /x");
+		uint32_t x = attrib_route_id(&a, "GET /x");
 		for (int k = 0; k < 100; k++) {
 			int i = order ? 99 - k : k;
-			attrib_page(&a, x, (uint64_t)(1000 + i * 10) * MS, (uint64_t)(1005 + i * 10) * MS,
+			attrib_add_page(&a, x, (uint64_t)(1000 + i * 10) * MS, (uint64_t)(1005 + i * 10) * MS,
 				    1, "GET", "/x", 200);
 			rt(4, (uint64_t)(10010 + i * 100), RT_QUERY, PING_NONE);
 			rt(4, (uint64_t)(10030 + i * 100), RT_QUERY, PING_NONE);
@@ -127,9 +127,9 @@ static void test_arrival_order(void)
 static void test_active_cap(void)
 {
 	attrib_init(&a, 0, 0);
-	uint32_t x = attrib_route(&a, "GET /x");
+	uint32_t x = attrib_route_id(&a, "GET /x");
 	for (uint32_t i = 0; i < ATTRIB_ACTIVE_MAX + 10; i++)
-		attrib_page(&a, x, 1 * MS + i, 50 * MS, 1, "GET", "/x", 200);
+		attrib_add_page(&a, x, 1 * MS + i, 50 * MS, 1, "GET", "/x", 200);
 	attrib_finish(&a);
 	CHECK_EQ_U(a.dropped, 10);
 	CHECK_EQ_U(a.routes[x].pages, ATTRIB_ACTIVE_MAX);
