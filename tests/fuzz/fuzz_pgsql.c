@@ -1,7 +1,11 @@
-/* fuzz_pgsql.c - the PostgreSQL framer and round-trip engine on arbitrary
- * bytes.  The first byte picks how the connection starts and where each
- * side's input is split; the rest alternates between frontend and backend
- * in chunks, with gaps now and then. */
+/* fuzz_pgsql.c - the PostgreSQL framer, message summaries and the
+ * round-trip engine on arbitrary streams.
+ *
+ * Input format (tests/fuzz/corpus/pgsql/, made from the committed captures
+ * by tests/fuzz/mkcorpus.py): one byte, bit 0 set when the connection is
+ * seen from its start; then records of a header byte (bit 0: the backend
+ * side; bit 1: a capture gap of LEN bytes instead of data), a 2-byte
+ * big-endian LEN and, for data, LEN bytes of that side's stream. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,7 +24,7 @@ static void on_msg(void *ctx, const struct pgsql_msg *m)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < 2)
+	if (size < 1)
 		return 0;
 	static struct rtt r;
 	static struct hist lat;
@@ -28,17 +32,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pgsql_conn_init(&c, data[0] & 1);
 	hist_init(&lat);
 	rtt_init(&r, &lat, NULL, NULL, NULL);
-	size_t chunk = 1 + (data[0] >> 1);
 	size_t off = 1;
-	int side = 0;
 	uint64_t ts = 0;
-	while (off < size) {
-		size_t n = size - off < chunk ? size - off : chunk;
-		if ((data[off] & 0xf0) == 0xf0 && n > 1)
-			pgsql_gap(&c, (enum pgsql_side)side, data[off + 1], ts, on_msg, &r);
-		pgsql_feed(&c, (enum pgsql_side)side, data + off, n, ts++, on_msg, &r);
+	while (off + 3 <= size) {
+		uint8_t hdr = data[off];
+		size_t n = (size_t)data[off + 1] << 8 | data[off + 2];
+		enum pgsql_side side = hdr & 1 ? PGSQL_BE : PGSQL_FE;
+		off += 3;
+		if (hdr & 2) {
+			rtt_gap(&r, side);
+			pgsql_gap(&c, side, n, ts++, on_msg, &r);
+			continue;
+		}
+		if (n > size - off)
+			n = size - off;
+		pgsql_feed(&c, side, data + off, n, ts++, on_msg, &r);
 		off += n;
-		side ^= (data[off - 1] & 1);
 	}
 	rtt_finish(&r);
 	return 0;
