@@ -2,6 +2,8 @@
 #define _DEFAULT_SOURCE
 #include "analysis.h"
 
+#include <stddef.h>
+
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,29 +18,22 @@ struct flow_key { /* 40 bytes, no implicit padding: hashed and compared whole */
 
 _Static_assert(sizeof(struct flow_key) == 40, "flow_key must have no padding");
 
-enum conn_kind { CONN_PGSQL, CONN_HTTP };
-
-/* What attribution needs of a request until its response completes. */
-struct page_req {
-	uint32_t route;
-	char target[ATTRIB_TARGET_MAX];
+static const struct proto_ops *const protos[PROTO_N] = {
+	[PROTO_PGSQL] = &proto_pgsql,
+	[PROTO_HTTP] = &proto_http,
 };
 
 struct conn {
 	struct conn *hnext;
-	uint8_t kind;             /* enum conn_kind */
-	struct http1_conn *http;  /* CONN_HTTP only */
-	struct page_req *page_req; /* CONN_HTTP: requests by seq % HTTP1_PENDING_MAX */
 	struct conn *lru_prev, *lru_next; /* most recently active first */
 	struct analysis *a;
+	const struct proto_ops *proto;
 	struct flow_key key;
 	uint64_t hash;
 	struct conn_summary sum; /* identity fields live; the rest filled at close */
 	struct reasm_dir tcp[2];
 	struct reasm_out out[2];
-	struct pgsql_conn pg;
-	struct rtt rtt;
-	struct hist lat;
+	_Alignas(max_align_t) unsigned char state[]; /* proto->state_size bytes */
 };
 
 /* ----------------------------------------------------------------------
@@ -85,16 +80,10 @@ static void key_make(struct flow_key *k, const struct seg *s, bool src_is_client
 	k->sport = src_is_client ? s->dport : s->sport;
 }
 
-/* 1 for a PostgreSQL server port, 2 for an HTTP one, 0 for neither. */
-static int port_kind(const struct analysis *a, uint16_t port)
+/* The protocol spoken on a server port, PROTO_NONE for any other port. */
+static enum proto_id port_proto(const struct analysis *a, uint16_t port)
 {
-	for (int i = 0; i < a->opts.nports; i++)
-		if (a->opts.ports[i] == port)
-			return 1;
-	for (int i = 0; i < a->opts.nhttp_ports; i++)
-		if (a->opts.http_ports[i] == port)
-			return 2;
-	return 0;
+	return (enum proto_id)a->port_proto[port];
 }
 
 /* ----------------------------------------------------------------------
@@ -169,6 +158,11 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		a->opts.ports[0] = 5432;
 		a->opts.nports = 1;
 	}
+	/* HTTP first, so a port given as both is PostgreSQL's, as it always was */
+	for (int i = 0; i < a->opts.nhttp_ports; i++)
+		a->port_proto[a->opts.http_ports[i]] = PROTO_HTTP;
+	for (int i = 0; i < a->opts.nports; i++)
+		a->port_proto[a->opts.ports[i]] = PROTO_PGSQL;
 	a->nbuckets = 1024;
 	a->buckets = calloc(a->nbuckets, sizeof(*a->buckets));
 	if (!a->buckets)
@@ -187,91 +181,29 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 }
 
 /* ----------------------------------------------------------------------
- * Stream callbacks
+ * Connections: TCP here, the rest in the protocol (proto.h)
  * ---------------------------------------------------------------------- */
-
-static void on_pg_msg(void *ctx, const struct pgsql_msg *m)
-{
-	struct conn *c = ctx;
-	rtt_msg(&c->rtt, m);
-	if (c->a->opts.on_msg)
-		c->a->opts.on_msg(c->a->opts.ctx, &c->sum, m);
-}
-
-static void on_http_msg(void *ctx, const struct http1_msg *m)
-{
-	struct conn *c = ctx;
-	struct analysis *a = c->a;
-	if (a->attributing && m->request) {
-		char route[ROUTE_MAX];
-		route_of(a->opts.routes, m->method, m->target, route, sizeof route);
-		struct page_req *pr = &c->page_req[m->seq % HTTP1_PENDING_MAX];
-		pr->route = attrib_route_id(&a->attrib, route);
-		if (a->opts.on_page) { /* cut to ATTRIB_TARGET_MAX - 1 */
-			size_t n = strnlen(m->target, sizeof pr->target - 1);
-			memcpy(pr->target, m->target, n);
-			pr->target[n] = '\0';
-		}
-	} else if (a->attributing && !m->interim && m->seq != UINT32_MAX) {
-		const struct page_req *pr = &c->page_req[m->seq % HTTP1_PENDING_MAX];
-		attrib_add_page(&a->attrib, pr->route, m->request_ts, m->ts_last, c->sum.id, m->method,
-			    pr->target, m->status);
-	}
-	if (c->a->opts.on_http)
-		c->a->opts.on_http(c->a->opts.ctx, &c->sum, m);
-}
 
 static void on_data(void *ctx, int side, const uint8_t *p, size_t n, uint64_t ts)
 {
 	struct conn *c = ctx;
-	if (c->kind == CONN_HTTP)
-		http1_feed(c->http, (enum http1_side)side, p, n, ts, on_http_msg, c);
-	else
-		pgsql_feed(&c->pg, (enum pgsql_side)side, p, n, ts, on_pg_msg, c);
+	c->proto->data(c->state, side, p, n, ts);
 }
 
 static void on_gap(void *ctx, int side, uint64_t n, uint64_t ts)
 {
 	struct conn *c = ctx;
-	if (c->kind == CONN_HTTP) {
-		http1_gap(c->http, (enum http1_side)side, n, ts, on_http_msg, c);
-		return;
-	}
-	rtt_gap(&c->rtt, (enum pgsql_side)side);
-	pgsql_gap(&c->pg, (enum pgsql_side)side, n, ts, on_pg_msg, c);
-}
-
-static void on_round_trip(void *ctx, const struct rt *rt)
-{
-	struct conn *c = ctx;
-	if (c->a->attributing)
-		attrib_add_rt(&c->a->attrib, c->sum.id, rt);
-	if (c->a->opts.on_rt)
-		c->a->opts.on_rt(c->a->opts.ctx, &c->sum, rt);
+	c->proto->gap(c->state, side, n, ts);
 }
 
 static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint64_t h,
-			     bool from_start, uint64_t ts, enum conn_kind kind)
+			     bool from_start, uint64_t ts, const struct proto_ops *proto)
 {
-	struct conn *c = calloc(1, sizeof(*c));
+	struct conn *c = calloc(1, sizeof(*c) + proto->state_size);
 	if (!c)
 		return NULL;
-	c->kind = (uint8_t)kind;
-	if (kind == CONN_HTTP) {
-		c->http = malloc(sizeof(*c->http));
-		if (!c->http) {
-			free(c);
-			return NULL;
-		}
-		http1_conn_init(c->http);
-		c->page_req = calloc(HTTP1_PENDING_MAX, sizeof(*c->page_req));
-		if (!c->page_req) {
-			free(c->http);
-			free(c);
-			return NULL;
-		}
-	}
 	c->a = a;
+	c->proto = proto;
 	c->key = *k;
 	c->hash = h;
 	c->sum.id = ++a->next_id;
@@ -282,44 +214,18 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 		reasm_init(&c->tcp[s]);
 		c->out[s] = (struct reasm_out){on_data, on_gap, c, s};
 	}
-	pgsql_conn_init(&c->pg, from_start);
-	hist_init(&c->lat);
-	rtt_init(&c->rtt, &c->lat, a->lat_class,
-		 a->opts.on_rt || a->attributing ? on_round_trip : NULL, c);
+	struct proto_ctx cx = {a, &c->sum};
+	if (proto->open(c->state, &cx, from_start, ts) != 0) {
+		free(c);
+		return NULL;
+	}
 	struct conn **pp = slot_of(a, k, h);
 	c->hnext = *pp;
 	*pp = c;
 	a->nopen++;
-	if (kind == CONN_HTTP)
-		a->tot.http.connections++;
-	else
-		a->tot.connections++;
 	if (a->nopen > a->nbuckets)
 		grow(a);
-	if (a->opts.on_conn && kind == CONN_PGSQL)
-		a->opts.on_conn(a->opts.ctx, &c->sum);
 	return c;
-}
-
-static void add_stats(struct rtt_stats *t, const struct rtt_stats *s)
-{
-	t->rfq += s->rfq;
-	t->round_trips += s->round_trips;
-	for (int i = 0; i < RT_NCLASS; i++)
-		t->by_class[i] += s->by_class[i];
-	for (int i = 0; i < PING_NROLE; i++)
-		t->pings[i] += s->pings[i];
-	for (int i = 0; i < 4; i++)
-		t->ping_sigs[i] += s->ping_sigs[i];
-	t->rows += s->rows;
-	t->errors += s->errors;
-	t->unanswered += s->unanswered;
-	t->cancel_requests += s->cancel_requests;
-	t->notifications += s->notifications;
-	t->returned_in_tx += s->returned_in_tx;
-	for (int d = 0; d < 2; d++)
-		for (int i = 0; i < RTT_MSG_SLOTS; i++)
-			t->msgs[d][i] += s->msgs[d][i];
 }
 
 static uint64_t held(const struct conn *c)
@@ -327,116 +233,21 @@ static uint64_t held(const struct conn *c)
 	return (uint64_t)c->tcp[0].ooo_bytes + c->tcp[1].ooo_bytes;
 }
 
-static void unlink_and_free(struct analysis *a, struct conn *c)
+/* Close a connection: flush, let its protocol summarise it, free it. */
+static void conn_close(struct analysis *a, struct conn *c, uint64_t ts)
 {
-	a->ooo_bytes -= held(c);
+	for (int s = 0; s < 2; s++)
+		reasm_flush(&c->tcp[s], &c->out[s], ts);
+	c->proto->close(c->state, c->tcp, ts);
 	struct conn **pp = slot_of(a, &c->key, c->hash);
 	if (*pp == c)
 		*pp = c->hnext;
 	lru_unlink(a, c);
 	a->nopen--;
+	a->ooo_bytes -= held(c);
 	for (int s = 0; s < 2; s++)
 		reasm_free(&c->tcp[s]);
-	free(c->http);
-	free(c->page_req);
 	free(c);
-}
-
-static void http_close(struct analysis *a, struct conn *c, uint64_t ts)
-{
-	struct http1_conn *h = c->http;
-	http1_eof(h, HTTP1_SERVER, ts, on_http_msg, c); /* ends a read-until-close body */
-	a->tot.http.requests += h->requests;
-	a->tot.http.responses += h->responses;
-	a->tot.http.interim += h->interim;
-	a->tot.http.unmatched += h->unmatched;
-	a->tot.http.malformed += h->malformed;
-	a->tot.http.not_decodable += h->error == HTTP1_E_HTTP2 || h->error == HTTP1_E_TLS ||
-				     h->error == HTTP1_E_UPGRADE;
-	a->tot.http.gaps += c->tcp[0].gaps + c->tcp[1].gaps;
-	if (h->error) {
-		a->tot.http.by_error[h->error]++;
-		if (a->tot.http.nmarked < 16) {
-			uint32_t i = a->tot.http.nmarked++;
-			memcpy(a->tot.http.marked[i].client, c->sum.client, ADDR_STR_MAX);
-			memcpy(a->tot.http.marked[i].server, c->sum.server, ADDR_STR_MAX);
-			a->tot.http.marked[i].error = h->error;
-		}
-	}
-	unlink_and_free(a, c);
-}
-
-/* Close a connection: flush, summarise, list, free. */
-static void conn_close(struct analysis *a, struct conn *c, uint64_t ts)
-{
-	for (int s = 0; s < 2; s++)
-		reasm_flush(&c->tcp[s], &c->out[s], ts);
-	if (c->kind == CONN_HTTP) {
-		http_close(a, c, ts);
-		return;
-	}
-	rtt_finish(&c->rtt);
-
-	struct conn_summary *m = &c->sum;
-	m->st = c->rtt.st;
-	m->mid_stream = c->pg.mid_stream;
-	m->tls = c->pg.tls;
-	m->enc_extra_bytes = c->pg.enc_extra_bytes;
-	m->undecodable = !m->tls && c->pg.dir[0].msgs + c->pg.dir[1].msgs == 0 &&
-			 c->tcp[0].bytes + c->tcp[1].bytes > 0;
-	for (int s = 0; s < 2; s++) {
-		const struct reasm_dir *t = &c->tcp[s];
-		const struct pgsql_dir *d = &c->pg.dir[s];
-		m->bytes[s] = t->bytes;
-		m->gaps += t->gaps;
-		m->gap_bytes += t->gap_bytes;
-		m->retrans_bytes += t->retrans_bytes;
-		m->ooo_segs += t->ooo_total;
-		m->truncated_segs += t->truncated_segs;
-		m->malformed += d->malformed;
-		m->skipped_bytes += d->skipped_bytes;
-		m->resyncs += d->resyncs; /* includes a mid-stream pickup's first */
-	}
-	m->lat_count = c->lat.count;
-	m->lat_p50 = hist_quantile(&c->lat, 0.50);
-	m->lat_p99 = hist_quantile(&c->lat, 0.99);
-	m->lat_max = c->lat.max;
-	hist_merge(&a->lat, &c->lat);
-
-	struct analysis_totals *t = &a->tot;
-	add_stats(&t->st, &m->st);
-	t->gaps += m->gaps;
-	t->gap_bytes += m->gap_bytes;
-	t->malformed += m->malformed;
-	t->skipped_bytes += m->skipped_bytes;
-	t->resyncs += m->resyncs;
-	t->retrans_bytes += m->retrans_bytes;
-	t->ooo_segs += m->ooo_segs;
-	t->truncated_segs += m->truncated_segs;
-	t->enc_extra_bytes += m->enc_extra_bytes;
-	t->mid_stream += m->mid_stream;
-	t->tls += m->tls != 0;
-	t->tls_mid_stream += m->tls != 0 && m->mid_stream;
-	t->undecodable += m->undecodable;
-	if (m->evicted)
-		t->evicted++;
-
-	if (a->nlisted == a->cap_listed && a->cap_listed < ANALYSIS_MAX_LISTED) {
-		uint32_t n = a->cap_listed ? a->cap_listed * 2 : 64;
-		if (n > ANALYSIS_MAX_LISTED)
-			n = ANALYSIS_MAX_LISTED;
-		struct conn_summary *l = realloc(a->listed, n * sizeof(*l));
-		if (l) {
-			a->listed = l;
-			a->cap_listed = n;
-		}
-	}
-	if (a->nlisted < a->cap_listed)
-		a->listed[a->nlisted++] = *m;
-	else
-		t->conns_not_listed++;
-
-	unlink_and_free(a, c);
 }
 
 /* The table is full: close the connection seen least recently. */
@@ -519,19 +330,114 @@ static uint64_t watermark(struct analysis *a)
 		oldest = w;
 	for (struct conn *c = a->lru_head; c; c = c->lru_next) {
 		uint64_t t;
-		if (c->kind == CONN_HTTP) {
-			if (http1_oldest_open(c->http, &t) && t < w && t >= oldest)
-				w = t;
-		} else {
-			struct rtt *r = &c->rtt;
-			rtt_tick(r, now);
-			if (r->npend && (t = r->pend[0].t_start) < w && t >= oldest)
-				w = t;
-			if (r->open && r->cur.has_start && (t = r->cur.t_start) < w && t >= oldest)
-				w = t;
-		}
+		if (c->proto->oldest_open(c->state, now, oldest, &t) && t < w)
+			w = t;
 	}
 	return w;
+}
+
+/* The open connection a segment belongs to, looked up in the likelier
+ * orientation first, or NULL (k, h: the key to open it under).  A client
+ * SYN on a connection that already carried data is a reused port pair:
+ * the old one is closed. */
+static struct conn *flow_find(struct analysis *a, const struct seg *s, bool dst_srv, bool src_srv,
+			      struct flow_key *k, uint64_t *h, bool *from_client, uint64_t ts)
+{
+	*from_client = dst_srv &&
+		       !(src_srv && (s->flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK));
+	key_make(k, s, *from_client);
+	*h = key_hash(k);
+	struct conn **pp = slot_of(a, k, *h);
+	if (!*pp) {
+		struct flow_key r;
+		key_make(&r, s, !*from_client);
+		uint64_t hr = key_hash(&r);
+		struct conn **pr = slot_of(a, &r, hr);
+		if (*pr) {
+			*k = r;
+			*h = hr;
+			pp = pr;
+			*from_client = !*from_client;
+		}
+	}
+	struct conn *c = *pp;
+	bool client_syn = *from_client && (s->flags & (TCP_SYN | TCP_ACK)) == TCP_SYN;
+	if (c && client_syn && (c->tcp[0].bytes > 0 || c->tcp[0].fin_seen ||
+				c->tcp[0].next != s->seq + 1)) {
+		conn_close(a, c, ts); /* the port pair was reused */
+		c = NULL;
+	}
+	return c;
+}
+
+/* A segment of no open connection: open one, unless the segment cannot
+ * start one (a RST, a stray ACK or FIN).  NULL then, or out of memory. */
+static struct conn *flow_open(struct analysis *a, const struct seg *s,
+			      const struct proto_ops *proto, bool both_srv, struct flow_key *k,
+			      uint64_t h, bool *from_client, uint64_t ts)
+{
+	const char *server_from = s->flags & TCP_SYN ? "syn" : "port";
+	if (s->flags & TCP_RST)
+		return NULL;
+	if (!(s->flags & TCP_SYN) && s->wirelen == 0)
+		return NULL; /* a stray ACK or FIN of a connection we never saw */
+	if (!(s->flags & TCP_SYN) && both_srv && proto->guess_side) {
+		/* both ports are server ports and the handshake was missed: let
+		 * the first payload tell which side is the client */
+		int g = proto->guess_side(s->payload, s->caplen);
+		if (g >= 0) {
+			server_from = "traffic";
+			if (*from_client != (g == 0)) {
+				*from_client = !*from_client;
+				key_make(k, s, *from_client);
+				h = key_hash(k);
+			}
+		}
+	}
+	if (a->nopen >= a->opts.max_open)
+		evict_one(a, ts);
+	enum proto_id server_kind = port_proto(a, k->sport);
+	struct conn *c = conn_new(a, k, h, (s->flags & TCP_SYN) != 0, ts,
+				  protos[server_kind == PROTO_HTTP ? PROTO_HTTP : PROTO_PGSQL]);
+	if (!c) {
+		a->tot.nomem++;
+		return NULL;
+	}
+	c->sum.syn_seen = (s->flags & TCP_SYN) != 0;
+	c->sum.server_from = server_from;
+	return c;
+}
+
+/* One segment of connection c from side: reassembly (and the global
+ * out-of-order budget), then close the connection if it ended. */
+static void flow_segment(struct analysis *a, struct conn *c, const struct seg *s, int side,
+			 uint64_t ts)
+{
+	lru_touch(a, c);
+	uint64_t held_before = held(c);
+	c->sum.packets++;
+	c->sum.last_ts = ts;
+	if ((s->flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && !c->tcp[0].have_next) {
+		/* we missed the client's SYN: its stream starts at the ack */
+		c->tcp[0].have_next = true;
+		c->tcp[0].next = s->ack;
+	}
+	if (!reasm_push(&c->tcp[side], &c->out[side], s->seq, s->flags, s->payload, s->caplen,
+			s->wirelen, ts))
+		a->tot.nomem++;
+	if (s->flags & TCP_ACK)
+		reasm_ack(&c->tcp[!side], &c->out[!side], s->ack, ts);
+	a->ooo_bytes += held(c) - held_before;
+	if (a->ooo_bytes > a->opts.max_buffer)
+		over_budget(a, ts);
+	if (s->flags & TCP_FIN)
+		c->sum.fin_seen = true;
+	if (s->flags & TCP_RST) {
+		c->sum.rst_seen = true;
+		conn_close(a, c, ts);
+	} else if (c->tcp[0].closed && c->tcp[1].closed) {
+		conn_close(a, c, ts);
+	}
 }
 
 void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t caplen,
@@ -564,103 +470,26 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 		return;
 	}
 
-	int dst_kind = port_kind(a, s.dport), src_kind = port_kind(a, s.sport);
-	bool dst_srv = dst_kind != 0, src_srv = src_kind != 0;
+	enum proto_id dst_kind = port_proto(a, s.dport), src_kind = port_proto(a, s.sport);
+	bool dst_srv = dst_kind != PROTO_NONE, src_srv = src_kind != PROTO_NONE;
 	if (!dst_srv && !src_srv) {
 		a->tot.other_packets++;
 		note_other_port(a, &s);
 		return;
 	}
-	if (dst_kind == 1 || src_kind == 1)
-		a->tot.pg_packets++;
-	else
-		a->tot.http.packets++;
+	/* between two server ports, the database protocol is the one counted */
+	const struct proto_ops *proto =
+		protos[dst_kind == PROTO_PGSQL || src_kind == PROTO_PGSQL ? PROTO_PGSQL
+		       : dst_srv ? dst_kind : src_kind];
+	proto->count_packet(a);
 
-	/* look the flow up in the likelier orientation first */
-	bool from_client = dst_srv &&
-			   !(src_srv && (s.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK));
+	bool from_client;
 	struct flow_key k;
-	key_make(&k, &s, from_client);
-	uint64_t h = key_hash(&k);
-	struct conn **pp = slot_of(a, &k, h);
-	if (!*pp) {
-		struct flow_key r;
-		key_make(&r, &s, !from_client);
-		uint64_t hr = key_hash(&r);
-		struct conn **pr = slot_of(a, &r, hr);
-		if (*pr) {
-			k = r;
-			h = hr;
-			pp = pr;
-			from_client = !from_client;
-		}
-	}
-	struct conn *c = *pp;
-	bool client_syn = from_client && (s.flags & (TCP_SYN | TCP_ACK)) == TCP_SYN;
-
-	if (c && client_syn && (c->tcp[PGSQL_FE].bytes > 0 || c->tcp[PGSQL_FE].fin_seen ||
-				c->tcp[PGSQL_FE].next != s.seq + 1)) {
-		conn_close(a, c, ts); /* the port pair was reused */
-		c = NULL;
-	}
-	const char *server_from = s.flags & TCP_SYN ? "syn" : "port";
-	if (!c) {
-		if (s.flags & TCP_RST)
-			return;
-		if (!(s.flags & TCP_SYN) && s.wirelen == 0)
-			return; /* a stray ACK or FIN of a connection we never saw */
-		if (!(s.flags & TCP_SYN) && dst_srv && src_srv) {
-			/* both ports are server ports and the handshake was missed:
-			 * let the first payload tell which side speaks frontend */
-			int g = pgsql_guess_side(s.payload, s.caplen);
-			if (g >= 0) {
-				server_from = "traffic";
-				if (from_client != (g == PGSQL_FE)) {
-					from_client = !from_client;
-					key_make(&k, &s, from_client);
-					h = key_hash(&k);
-				}
-			}
-		}
-		if (a->nopen >= a->opts.max_open)
-			evict_one(a, ts);
-		int server_kind = port_kind(a, k.sport);
-		c = conn_new(a, &k, h, (s.flags & TCP_SYN) != 0, ts,
-			     server_kind == 2 ? CONN_HTTP : CONN_PGSQL);
-		if (!c) {
-			a->tot.nomem++;
-			return;
-		}
-		c->sum.syn_seen = (s.flags & TCP_SYN) != 0;
-		c->sum.server_from = server_from;
-	}
-
-	int side = from_client ? PGSQL_FE : PGSQL_BE; /* = HTTP1_CLIENT / HTTP1_SERVER */
-	lru_touch(a, c);
-	uint64_t held_before = held(c);
-	c->sum.packets++;
-	c->sum.last_ts = ts;
-	if ((s.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK) && !c->tcp[PGSQL_FE].have_next) {
-		/* we missed the client's SYN: its stream starts at the ack */
-		c->tcp[PGSQL_FE].have_next = true;
-		c->tcp[PGSQL_FE].next = s.ack;
-	}
-	if (!reasm_push(&c->tcp[side], &c->out[side], s.seq, s.flags, s.payload, s.caplen,
-			s.wirelen, ts))
-		a->tot.nomem++;
-	if (s.flags & TCP_ACK)
-		reasm_ack(&c->tcp[!side], &c->out[!side], s.ack, ts);
-	a->ooo_bytes += held(c) - held_before;
-	if (a->ooo_bytes > a->opts.max_buffer)
-		over_budget(a, ts);
-	if (s.flags & TCP_FIN)
-		c->sum.fin_seen = true;
-	if (s.flags & TCP_RST) {
-		c->sum.rst_seen = true;
-		conn_close(a, c, ts);
-	} else if (c->tcp[0].closed && c->tcp[1].closed) {
-		conn_close(a, c, ts);
-	}
+	uint64_t h;
+	struct conn *c = flow_find(a, &s, dst_srv, src_srv, &k, &h, &from_client, ts);
+	if (!c && !(c = flow_open(a, &s, proto, dst_srv && src_srv, &k, h, &from_client, ts)))
+		return;
+	flow_segment(a, c, &s, from_client ? 0 : 1, ts);
 	if (a->attributing && a->tot.packets >= a->next_settle) {
 		attrib_settle(&a->attrib, watermark(a));
 		a->next_settle = a->tot.packets + 4096;
@@ -724,11 +553,6 @@ void analysis_live(const struct analysis *a, struct analysis_live *o)
 	o->pages = a->tot.http.responses;
 	o->open = a->nopen;
 	for (const struct conn *c = a->lru_head; c; c = c->lru_next) {
-		if (c->kind == CONN_HTTP) {
-			o->pages += c->http->responses;
-		} else {
-			o->rfq += c->rtt.st.rfq;
-			o->round_trips += c->rtt.st.round_trips;
-		}
+		c->proto->live(c->state, o);
 	}
 }

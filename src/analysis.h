@@ -16,6 +16,7 @@
 #include "http1.h"
 #include "netdecode.h"
 #include "pgsql.h"
+#include "proto.h"
 #include "rtt.h"
 #include "tcp_reasm.h"
 
@@ -104,6 +105,7 @@ struct analysis {
 	struct conn *lru_head, *lru_tail; /* open connections by last activity */
 	uint32_t nbuckets, nopen;
 	uint64_t ooo_bytes;             /* held out of order, over all open connections */
+	uint8_t port_proto[65536];      /* enum proto_id of each server port */
 	uint64_t next_id;
 	struct conn_summary *listed;
 	uint32_t nlisted, cap_listed;

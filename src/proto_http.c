@@ -1,0 +1,123 @@
+/* proto_http.c - HTTP/1.x on a server port: each request/response pair is
+ * a page for attribution (see proto.h, attrib.h). */
+#define _DEFAULT_SOURCE /* strnlen */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "proto.h"
+
+/* What attribution needs of a request until its response completes. */
+struct page_req {
+	uint32_t route;
+	char target[ATTRIB_TARGET_MAX];
+};
+
+struct http_state {
+	struct proto_ctx cx;
+	struct http1_conn *http;
+	struct page_req *page_req; /* requests by seq % HTTP1_PENDING_MAX */
+};
+
+static void count_packet(struct analysis *a)
+{
+	a->tot.http.packets++;
+}
+
+static void on_msg(void *ctx, const struct http1_msg *m)
+{
+	struct http_state *s = ctx;
+	struct analysis *a = s->cx.a;
+	if (a->attributing && m->request) {
+		char route[ROUTE_MAX];
+		route_of(a->opts.routes, m->method, m->target, route, sizeof route);
+		struct page_req *pr = &s->page_req[m->seq % HTTP1_PENDING_MAX];
+		pr->route = attrib_route_id(&a->attrib, route);
+		if (a->opts.on_page) { /* cut to ATTRIB_TARGET_MAX - 1 */
+			size_t n = strnlen(m->target, sizeof pr->target - 1);
+			memcpy(pr->target, m->target, n);
+			pr->target[n] = '\0';
+		}
+	} else if (a->attributing && !m->interim && m->seq != UINT32_MAX) {
+		const struct page_req *pr = &s->page_req[m->seq % HTTP1_PENDING_MAX];
+		attrib_add_page(&a->attrib, pr->route, m->request_ts, m->ts_last, s->cx.sum->id,
+				m->method, pr->target, m->status);
+	}
+	if (a->opts.on_http)
+		a->opts.on_http(a->opts.ctx, s->cx.sum, m);
+}
+
+static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint64_t ts)
+{
+	(void)from_start;
+	(void)ts;
+	struct http_state *s = st;
+	s->cx = *cx;
+	s->http = malloc(sizeof(*s->http));
+	s->page_req = calloc(HTTP1_PENDING_MAX, sizeof(*s->page_req));
+	if (!s->http || !s->page_req) {
+		free(s->http);
+		free(s->page_req);
+		return -1;
+	}
+	http1_conn_init(s->http);
+	cx->a->tot.http.connections++;
+	return 0;
+}
+
+static void data(void *st, int side, const uint8_t *p, size_t n, uint64_t ts)
+{
+	struct http_state *s = st;
+	http1_feed(s->http, (enum http1_side)side, p, n, ts, on_msg, s);
+}
+
+static void gap(void *st, int side, uint64_t n, uint64_t ts)
+{
+	struct http_state *s = st;
+	http1_gap(s->http, (enum http1_side)side, n, ts, on_msg, s);
+}
+
+static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
+{
+	struct http_state *s = st;
+	struct analysis_totals *t = &s->cx.a->tot;
+	struct http1_conn *h = s->http;
+	http1_eof(h, HTTP1_SERVER, ts, on_msg, s); /* ends a read-until-close body */
+	t->http.requests += h->requests;
+	t->http.responses += h->responses;
+	t->http.interim += h->interim;
+	t->http.unmatched += h->unmatched;
+	t->http.malformed += h->malformed;
+	t->http.not_decodable += h->error == HTTP1_E_HTTP2 || h->error == HTTP1_E_TLS ||
+				 h->error == HTTP1_E_UPGRADE;
+	t->http.gaps += tcp[0].gaps + tcp[1].gaps;
+	if (h->error) {
+		t->http.by_error[h->error]++;
+		if (t->http.nmarked < 16) {
+			uint32_t i = t->http.nmarked++;
+			memcpy(t->http.marked[i].client, s->cx.sum->client, ADDR_STR_MAX);
+			memcpy(t->http.marked[i].server, s->cx.sum->server, ADDR_STR_MAX);
+			t->http.marked[i].error = h->error;
+		}
+	}
+	free(s->http);
+	free(s->page_req);
+}
+
+static bool oldest_open(void *st, uint64_t now, uint64_t not_before, uint64_t *ts)
+{
+	(void)now;
+	struct http_state *s = st;
+	return http1_oldest_open(s->http, ts) && *ts >= not_before;
+}
+
+static void live(const void *st, struct analysis_live *out)
+{
+	const struct http_state *s = st;
+	out->pages += s->http->responses;
+}
+
+const struct proto_ops proto_http = {
+	"http", sizeof(struct http_state), count_packet, NULL, open_conn, data, gap, close_conn,
+	oldest_open, live,
+};

@@ -1,0 +1,198 @@
+/* proto_pgsql.c - PostgreSQL on a server port: the framer's messages feed
+ * the round-trip engine; at close, the connection's figures join the
+ * totals and the listing (see proto.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "proto.h"
+
+struct pgsql_state {
+	struct proto_ctx cx;
+	struct pgsql_conn pg;
+	struct rtt rtt;
+	struct hist lat;
+};
+
+static void count_packet(struct analysis *a)
+{
+	a->tot.pg_packets++;
+}
+
+static void on_msg(void *ctx, const struct pgsql_msg *m)
+{
+	struct pgsql_state *s = ctx;
+	rtt_msg(&s->rtt, m);
+	const struct analysis_opts *o = &s->cx.a->opts;
+	if (o->on_msg)
+		o->on_msg(o->ctx, s->cx.sum, m);
+}
+
+static void on_round_trip(void *ctx, const struct rt *rt)
+{
+	struct pgsql_state *s = ctx;
+	struct analysis *a = s->cx.a;
+	if (a->attributing)
+		attrib_add_rt(&a->attrib, s->cx.sum->id, rt);
+	if (a->opts.on_rt)
+		a->opts.on_rt(a->opts.ctx, s->cx.sum, rt);
+}
+
+static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint64_t ts)
+{
+	(void)ts;
+	struct pgsql_state *s = st;
+	struct analysis *a = cx->a;
+	s->cx = *cx;
+	pgsql_conn_init(&s->pg, from_start);
+	hist_init(&s->lat);
+	rtt_init(&s->rtt, &s->lat, a->lat_class,
+		 a->opts.on_rt || a->attributing ? on_round_trip : NULL, s);
+	a->tot.connections++;
+	if (a->opts.on_conn)
+		a->opts.on_conn(a->opts.ctx, cx->sum);
+	return 0;
+}
+
+static void data(void *st, int side, const uint8_t *p, size_t n, uint64_t ts)
+{
+	struct pgsql_state *s = st;
+	pgsql_feed(&s->pg, (enum pgsql_side)side, p, n, ts, on_msg, s);
+}
+
+static void gap(void *st, int side, uint64_t n, uint64_t ts)
+{
+	struct pgsql_state *s = st;
+	rtt_gap(&s->rtt, (enum pgsql_side)side);
+	pgsql_gap(&s->pg, (enum pgsql_side)side, n, ts, on_msg, s);
+}
+
+static void add_stats(struct rtt_stats *t, const struct rtt_stats *s)
+{
+	t->rfq += s->rfq;
+	t->round_trips += s->round_trips;
+	for (int i = 0; i < RT_NCLASS; i++)
+		t->by_class[i] += s->by_class[i];
+	for (int i = 0; i < PING_NROLE; i++)
+		t->pings[i] += s->pings[i];
+	for (int i = 0; i < 4; i++)
+		t->ping_sigs[i] += s->ping_sigs[i];
+	t->rows += s->rows;
+	t->errors += s->errors;
+	t->unanswered += s->unanswered;
+	t->cancel_requests += s->cancel_requests;
+	t->notifications += s->notifications;
+	t->returned_in_tx += s->returned_in_tx;
+	for (int d = 0; d < 2; d++)
+		for (int i = 0; i < RTT_MSG_SLOTS; i++)
+			t->msgs[d][i] += s->msgs[d][i];
+}
+
+/* Keep the summary for the listing: the first ANALYSIS_MAX_LISTED, the
+ * rest counted in the totals only. */
+static void list_conn(struct analysis *a, const struct conn_summary *m)
+{
+	struct analysis_totals *t = &a->tot;
+	if (a->nlisted == a->cap_listed && a->cap_listed < ANALYSIS_MAX_LISTED) {
+		uint32_t n = a->cap_listed ? a->cap_listed * 2 : 64;
+		if (n > ANALYSIS_MAX_LISTED)
+			n = ANALYSIS_MAX_LISTED;
+		struct conn_summary *l = realloc(a->listed, n * sizeof(*l));
+		if (l) {
+			a->listed = l;
+			a->cap_listed = n;
+		}
+	}
+	if (a->nlisted < a->cap_listed)
+		a->listed[a->nlisted++] = *m;
+	else
+		t->conns_not_listed++;
+}
+
+static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
+{
+	(void)ts;
+	struct pgsql_state *s = st;
+	struct analysis *a = s->cx.a;
+	rtt_finish(&s->rtt);
+
+	struct conn_summary *m = s->cx.sum;
+	m->st = s->rtt.st;
+	m->mid_stream = s->pg.mid_stream;
+	m->tls = s->pg.tls;
+	m->enc_extra_bytes = s->pg.enc_extra_bytes;
+	m->undecodable = !m->tls && s->pg.dir[0].msgs + s->pg.dir[1].msgs == 0 &&
+			 tcp[0].bytes + tcp[1].bytes > 0;
+	for (int d = 0; d < 2; d++) {
+		const struct reasm_dir *t = &tcp[d];
+		const struct pgsql_dir *p = &s->pg.dir[d];
+		m->bytes[d] = t->bytes;
+		m->gaps += t->gaps;
+		m->gap_bytes += t->gap_bytes;
+		m->retrans_bytes += t->retrans_bytes;
+		m->ooo_segs += t->ooo_total;
+		m->truncated_segs += t->truncated_segs;
+		m->malformed += p->malformed;
+		m->skipped_bytes += p->skipped_bytes;
+		m->resyncs += p->resyncs; /* includes a mid-stream pickup's first */
+	}
+	m->lat_count = s->lat.count;
+	m->lat_p50 = hist_quantile(&s->lat, 0.50);
+	m->lat_p99 = hist_quantile(&s->lat, 0.99);
+	m->lat_max = s->lat.max;
+	hist_merge(&a->lat, &s->lat);
+
+	struct analysis_totals *t = &a->tot;
+	add_stats(&t->st, &m->st);
+	t->gaps += m->gaps;
+	t->gap_bytes += m->gap_bytes;
+	t->malformed += m->malformed;
+	t->skipped_bytes += m->skipped_bytes;
+	t->resyncs += m->resyncs;
+	t->retrans_bytes += m->retrans_bytes;
+	t->ooo_segs += m->ooo_segs;
+	t->truncated_segs += m->truncated_segs;
+	t->enc_extra_bytes += m->enc_extra_bytes;
+	t->mid_stream += m->mid_stream;
+	t->tls += m->tls != 0;
+	t->tls_mid_stream += m->tls != 0 && m->mid_stream;
+	t->undecodable += m->undecodable;
+	if (m->evicted)
+		t->evicted++;
+	list_conn(a, m);
+}
+
+static bool oldest_open(void *st, uint64_t now, uint64_t not_before, uint64_t *ts)
+{
+	struct pgsql_state *s = st;
+	struct rtt *r = &s->rtt;
+	rtt_tick(r, now); /* pings that waited long enough get their role */
+	bool any = false;
+	uint64_t t;
+	if (r->npend && (t = r->pend[0].t_start) >= not_before) {
+		*ts = t;
+		any = true;
+	}
+	if (r->open && r->cur.has_start && (t = r->cur.t_start) >= not_before && (!any || t < *ts)) {
+		*ts = t;
+		any = true;
+	}
+	return any;
+}
+
+static void live(const void *st, struct analysis_live *out)
+{
+	const struct pgsql_state *s = st;
+	out->rfq += s->rtt.st.rfq;
+	out->round_trips += s->rtt.st.round_trips;
+}
+
+static int guess_side(const uint8_t *p, size_t n)
+{
+	return pgsql_guess_side(p, n);
+}
+
+const struct proto_ops proto_pgsql = {
+	"postgresql", sizeof(struct pgsql_state), count_packet, guess_side, open_conn, data, gap,
+	close_conn, oldest_open, live,
+};
