@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "version.h"
 
 const char *pgrtt_cmd = "";
 
@@ -64,11 +63,6 @@ bool parse_port(const char *s, uint16_t *out)
 	return true;
 }
 
-const char *pgrtt_version_string(void)
-{
-	return "pgrtt " PGRTT_VERSION " (git " PGRTT_GIT_HASH ", built " PGRTT_BUILD_DATE ", "
-	       PGRTT_ARCH ")";
-}
 
 FILE *output_open(const char *path)
 {

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "about.h"
+
 /* Exit codes (docs/CLI.md, pgrtt(1)). */
 enum pgrtt_exit {
 	EXIT_OK = 0,       /* success */
@@ -23,7 +25,6 @@ void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parse a port number 1..65535; false on anything else. */
 bool parse_port(const char *s, uint16_t *out);
 
-const char *pgrtt_version_string(void);
 
 #include <stdio.h>
 

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +20,8 @@
 #define AUDIT_INPUT EXIT_ERROR /* input unusable: capture, run, policy, baseline */
 #define MAX_BUDGETS 64
 
-struct aroute {
-	char name[ROUTE_MAX];
-	double pages, rt, rfq, pings, acq, rel, conns;
-};
-
 struct adata {
-	struct aroute *r;
+	struct route_figures *r; /* routes with pages: figures per page */
 	int n;
 	double pages;
 	uint64_t acq, rel, idle, returned_in_tx;
@@ -140,43 +134,42 @@ static void per_page(struct checks *cs, const struct adata *d, const struct poli
 		return;
 	}
 	for (int i = 0; i < d->n; i++) {
-		const struct aroute *r = &d->r[i];
-		double rt = r->rt / r->pages, pings = r->pings / r->pages;
-		double acq = r->acq / r->pages, rel = r->rel / r->pages;
+		const struct route_figures *r = &d->r[i];
+		double rt = r->rt, pings = r->ping, acq = r->acq, rel = r->rel;
 		double limit = p->max_rt;
 		for (int b = 0; b < p->nbudgets; b++) {
 			const char *bn = p->budget_route[b];
-			const char *sp = strchr(r->name, ' ');
-			if (strcmp(bn, r->name) == 0 || (bn[0] == '/' && sp && strcmp(bn, sp + 1) == 0))
+			const char *sp = strchr(r->route, ' ');
+			if (strcmp(bn, r->route) == 0 || (bn[0] == '/' && sp && strcmp(bn, sp + 1) == 0))
 				limit = p->budget[b];
 		}
 		if (limit >= 0) {
 			bool ok = rt <= limit + 1e-9;
 			if (ok)
-				add_check(cs, r->name, "round-trips-per-page", true, "%.2f <= %g", rt, limit);
+				add_check(cs, r->route, "round-trips-per-page", true, "%.2f <= %g", rt, limit);
 			else
-				add_check(cs, r->name, "round-trips-per-page", false,
+				add_check(cs, r->route, "round-trips-per-page", false,
 					  "%.2f round trips per page > budget %g (%.2f pings per page: "
 					  "acquire %.2f, release %.2f)%s%s",
 					  rt, limit, pings, acq, rel, pings > 0 ? "; " : "",
 					  pings > 0 ? PINGS_DOC : "");
 		}
 		if (p->max_rfq >= 0) {
-			double v = r->rfq / r->pages;
-			add_check(cs, r->name, "ready-for-query-per-page", v <= p->max_rfq + 1e-9,
+			double v = r->rfq;
+			add_check(cs, r->route, "ready-for-query-per-page", v <= p->max_rfq + 1e-9,
 				  "%.2f ReadyForQuery per page %s %g", v, v <= p->max_rfq + 1e-9 ? "<=" : ">",
 				  p->max_rfq);
 		}
 		if (p->max_pings >= 0)
-			add_check(cs, r->name, "pings-per-page", pings <= p->max_pings + 1e-9,
+			add_check(cs, r->route, "pings-per-page", pings <= p->max_pings + 1e-9,
 				  "%.2f pings per page (acquire %.2f, release %.2f) %s %g%s%s", pings, acq,
 				  rel, pings <= p->max_pings + 1e-9 ? "<=" : ">", p->max_pings,
 				  pings > p->max_pings + 1e-9 ? "; " : "",
 				  pings > p->max_pings + 1e-9 ? PINGS_DOC : "");
 		if (p->max_conns >= 0) {
-			double v = r->conns / r->pages;
+			double v = r->conns;
 			bool ok = v <= p->max_conns + 1e-9;
-			add_check(cs, r->name, "connections-per-page", ok,
+			add_check(cs, r->route, "connections-per-page", ok,
 				  "%.2f PostgreSQL connections per page %s %g%s", v, ok ? "<=" : ">",
 				  p->max_conns,
 				  ok ? "" : ": a checkout per query, not per request (pass one connection "
@@ -274,13 +267,13 @@ static int baseline(struct checks *cs, const struct adata *d, const struct polic
 		return -1;
 	}
 	for (int i = 0; i < d->n; i++) {
-		const struct aroute *r = &d->r[i];
-		cJSON *b = cJSON_GetObjectItemCaseSensitive(routes, r->name);
+		const struct route_figures *r = &d->r[i];
+		cJSON *b = cJSON_GetObjectItemCaseSensitive(routes, r->route);
 		if (!cJSON_IsNumber(b))
 			continue; /* a new route: nothing to compare with */
-		double was = b->valuedouble, now = r->rt / r->pages;
+		double was = b->valuedouble, now = r->rt;
 		bool ok = now <= was + p->max_increase + 1e-9;
-		add_check(cs, r->name, "baseline", ok,
+		add_check(cs, r->route, "baseline", ok,
 			  "%.2f round trips per page, baseline %.2f (%+.2f, allowed +%g)%s", now, was,
 			  now - was, p->max_increase,
 			  ok ? "" : ": a new query, a lost statement cache or a pool setting; compare "
@@ -414,16 +407,17 @@ static int from_analysis(const struct analysis *a, bool partial, struct adata *d
 			d->pages_mixed_only += r->pages_mixed;
 			continue;
 		}
-		struct aroute *x = &d->r[d->n++];
-		snprintf(x->name, sizeof x->name, "%s", r->name);
-		x->pages = (double)r->pages;
-		x->rt = r->rt;
-		x->rfq = r->rfq;
-		x->pings = r->by_class[RT_PING];
-		x->acq = r->pings[PING_ACQUIRE];
-		x->rel = r->pings[PING_RELEASE];
-		x->conns = r->conns;
-		d->pages += x->pages;
+		struct route_figures *x = &d->r[d->n++];
+		double n = (double)r->pages;
+		snprintf(x->route, sizeof x->route, "%s", r->name);
+		x->pages = (int64_t)r->pages;
+		x->rt = r->rt / n;
+		x->rfq = r->rfq / n;
+		x->ping = r->by_class[RT_PING] / n;
+		x->acq = r->pings[PING_ACQUIRE] / n;
+		x->rel = r->pings[PING_RELEASE] / n;
+		x->conns = r->conns / n;
+		d->pages += n;
 	}
 	d->acq = a->tot.st.pings[PING_ACQUIRE];
 	d->rel = a->tot.st.pings[PING_RELEASE];
@@ -434,101 +428,53 @@ static int from_analysis(const struct analysis *a, bool partial, struct adata *d
 
 static int from_db(const char *path, const char *run, struct adata *d)
 {
-	struct store *s = open_db(path, STORE_READ);
-	if (!s)
-		return -1;
-	sqlite3 *db = store_db(s);
-	sqlite3_int64 id = 0;
-	sqlite3_stmt *st;
+	int64_t id = 0;
 	bool latest = strcmp(run, "latest") == 0;
 	char *end;
 	long long want = latest ? 0 : strtoll(run, &end, 10);
 	if (!latest && (*end || want < 1)) {
 		usage_error("bad --run \"%s\": a run number or latest", run);
-		store_close(s);
 		return -2;
 	}
-	const char *q = latest ? "SELECT max(id) FROM runs" : "SELECT id FROM runs WHERE id = ?";
-	int rc = -1;
-	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK) {
-		if (!latest)
-			sqlite3_bind_int64(st, 1, want);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-			id = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
+	struct store *s = open_db(path, STORE_READ);
+	if (!s)
+		return -1;
+	if (latest)
+		id = store_latest_run(s);
+	else if (store_has_run(s, want))
+		id = want;
 	if (!id) {
 		warnx_("%s: no run %s", path, run);
 		store_close(s);
 		return -1;
 	}
 	char err[STORE_ERRBUF];
-	if (store_run_evidence(s, id, &d->ev, err) != 0) {
-		warnx_("%s: %s", path, err);
-		store_close(s);
-		return -1;
-	}
-	int cap = 0;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT route, pages, round_trips_per_page, ready_for_query_per_page,"
-			       " ping_per_page, ping_acquire_per_page, ping_release_per_page,"
-			       " connections_per_page, pages_mixed FROM routes WHERE run_id = ?",
-			       -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		rc = 0;
-		while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-			double pages = sqlite3_column_double(st, 1);
-			if (pages <= 0) {
-				d->pages_mixed_only += (uint64_t)sqlite3_column_int64(st, 8);
-				continue;
-			}
-			if (d->n == cap) {
-				cap = cap ? cap * 2 : 64;
-				struct aroute *r = realloc(d->r, (size_t)cap * sizeof(*r));
-				if (!r) {
-					rc = -1;
-					break;
-				}
-				d->r = r;
-			}
-			struct aroute *x = &d->r[d->n++];
-			snprintf(x->name, sizeof x->name, "%s", (const char *)sqlite3_column_text(st, 0));
-			x->pages = pages;
-			double *v[] = {&x->rt, &x->rfq, &x->pings, &x->acq, &x->rel, &x->conns};
-			for (int i = 0; i < 6; i++)
-				*v[i] = sqlite3_column_double(st, 2 + i) * x->pages;
-			d->pages += x->pages;
-		}
-		sqlite3_finalize(st);
-	}
-	if (rc == 0 && sqlite3_prepare_v2(db,
-					  "SELECT class, round_trips FROM run_classes WHERE run_id = ?",
-					  -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			const char *c = (const char *)sqlite3_column_text(st, 0);
-			uint64_t n = (uint64_t)sqlite3_column_int64(st, 1);
-			if (strcmp(c, "ping_acquire") == 0)
-				d->acq = n;
-			else if (strcmp(c, "ping_release") == 0)
-				d->rel = n;
-			else if (strcmp(c, "ping_idle") == 0)
-				d->idle = n;
-		}
-		sqlite3_finalize(st);
-	}
-	if (rc == 0 && sqlite3_prepare_v2(db,
-					  "SELECT returned_in_transaction, http_ports FROM runs WHERE id = ?",
-					  -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			d->returned_in_tx = (uint64_t)sqlite3_column_int64(st, 0);
-			d->http = sqlite3_column_type(st, 1) != SQLITE_NULL;
-		}
-		sqlite3_finalize(st);
-	}
+	struct run_pings p = {0};
+	struct route_query q = {NULL, 0, NULL, 0, &want, 1, true};
+	want = id;
+	struct route_figures *all = NULL;
+	int n = 0;
+	int rc = store_run_evidence(s, id, &d->ev, err) == 0 &&
+				 store_routes(s, &q, &all, &n, err) == 0 &&
+				 store_run_pings(s, id, &p, err) == 0
+			 ? 0
+			 : -1;
 	if (rc != 0)
-		warnx_("%s: %s", path, sqlite3_errmsg(db));
+		warnx_("%s: %s", path, err);
+	for (int i = 0; i < n; i++) { /* routes with only mixed pages have no figure */
+		if (all[i].pages > 0) {
+			all[d->n++] = all[i];
+			d->pages += (double)all[i].pages;
+		} else {
+			d->pages_mixed_only += (uint64_t)all[i].pages_mixed;
+		}
+	}
+	d->r = all;
+	d->acq = p.acq;
+	d->rel = p.rel;
+	d->idle = p.idle;
+	d->returned_in_tx = p.returned_in_tx;
+	d->http = p.http;
 	store_close(s);
 	return rc;
 }
@@ -593,7 +539,7 @@ static int write_baseline(const char *path, const struct adata *d)
 	cJSON_AddNumberToObject(root, "pgrtt_baseline", 1);
 	cJSON *r = cJSON_AddObjectToObject(root, "routes");
 	for (int i = 0; i < d->n; i++)
-		cJSON_AddNumberToObject(r, d->r[i].name, round(d->r[i].rt / d->r[i].pages * 1e6) / 1e6);
+		cJSON_AddNumberToObject(r, d->r[i].route, round(d->r[i].rt * 1e6) / 1e6);
 	char *t = cJSON_Print(root);
 	cJSON_Delete(root);
 	FILE *f = t ? fopen(path, "w") : NULL;

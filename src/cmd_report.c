@@ -2,7 +2,7 @@
 /* cmd_report.c - pgrtt report: stored runs as Markdown, HTML (inline SVG
  * charts), JSON or CSV; --compare shows the change between two runs. */
 #include <cjson/cJSON.h>
-#include <sqlite3.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +16,10 @@
 
 #define MAX_FILTERS 32
 
-struct row {
-	long long run;
-	char app[64], labels[160], route[ROUTE_MAX], attribution[24];
-	long long pages;
-	double rt, rfq, query, ping, acq, rel, other, p50, p99;
-	bool lower_bound;  /* the run's counts are lower bounds */
-	char warnings[256]; /* the run's findings, codes separated by spaces (no notes) */
-};
-
+/* Rows of the report: one route of one run (store.h). */
 struct rows {
-	struct row *r;
-	int n, cap;
+	struct route_figures *r;
+	int n;
 };
 
 static void help(FILE *out)
@@ -52,93 +44,9 @@ static void help(FILE *out)
 	      out);
 }
 
-static void copy_col(char *dst, size_t cap, sqlite3_stmt *st, int i)
+static void run_name(const struct route_figures *r, char *buf, size_t cap)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
-	snprintf(dst, cap, "%s", t ? (const char *)t : "");
-}
-
-static int add_row(struct rows *rs, sqlite3_stmt *st)
-{
-	if (rs->n == rs->cap) {
-		int c = rs->cap ? rs->cap * 2 : 64;
-		struct row *r = realloc(rs->r, (size_t)c * sizeof(*r));
-		if (!r)
-			return -1;
-		rs->r = r;
-		rs->cap = c;
-	}
-	struct row *r = &rs->r[rs->n++];
-	memset(r, 0, sizeof(*r));
-	r->run = sqlite3_column_int64(st, 0);
-	copy_col(r->app, sizeof r->app, st, 1);
-	copy_col(r->labels, sizeof r->labels, st, 2);
-	copy_col(r->route, sizeof r->route, st, 3);
-	r->pages = sqlite3_column_int64(st, 4);
-	double *v[] = {&r->rt, &r->rfq, &r->query, &r->ping, &r->acq, &r->rel, &r->other, &r->p50, &r->p99};
-	for (int i = 0; i < 9; i++)
-		*v[i] = sqlite3_column_double(st, 5 + i);
-	copy_col(r->attribution, sizeof r->attribution, st, 14);
-	r->lower_bound = sqlite3_column_int(st, 15) != 0;
-	copy_col(r->warnings, sizeof r->warnings, st, 16);
-	return 0;
-}
-
-/* The rows of the runs that pass the filters, by route then run. */
-static int load(sqlite3 *db, char **apps, int napps, char **labels, int nlabels, long long *runs,
-		int nruns, struct rows *rs)
-{
-	char sql[4096];
-	size_t o = (size_t)snprintf(
-		sql, sizeof sql,
-		"SELECT r.run_id, coalesce(x.app, ''),"
-		" (SELECT group_concat(key || '=' || value, ' ') FROM run_labels WHERE run_id = r.run_id),"
-		" r.route, r.pages, r.round_trips_per_page, r.ready_for_query_per_page, r.query_per_page,"
-		" r.ping_per_page, r.ping_acquire_per_page, r.ping_release_per_page,"
-		" r.round_trips_per_page - r.query_per_page - r.ping_per_page, r.http_p50_ms,"
-		" r.http_p99_ms, r.attribution, coalesce(x.lower_bound, 0),"
-		" (SELECT group_concat(code, ' ') FROM run_warnings w WHERE w.run_id = r.run_id"
-		"  AND w.severity != 'note')"
-		" FROM routes r JOIN runs x ON x.id = r.run_id WHERE r.pages > 0");
-	if (napps) {
-		o += (size_t)snprintf(sql + o, sizeof sql - o, " AND x.app IN (");
-		for (int i = 0; i < napps; i++)
-			o += (size_t)snprintf(sql + o, sizeof sql - o, "%s?", i ? "," : "");
-		o += (size_t)snprintf(sql + o, sizeof sql - o, ")");
-	}
-	for (int i = 0; i < nlabels; i++)
-		o += (size_t)snprintf(sql + o, sizeof sql - o,
-				      " AND EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = x.id"
-				      " AND l.key || '=' || l.value = ?)");
-	if (nruns) {
-		o += (size_t)snprintf(sql + o, sizeof sql - o, " AND x.id IN (");
-		for (int i = 0; i < nruns; i++)
-			o += (size_t)snprintf(sql + o, sizeof sql - o, "%s?", i ? "," : "");
-		o += (size_t)snprintf(sql + o, sizeof sql - o, ")");
-	}
-	snprintf(sql + o, sizeof sql - o, " ORDER BY r.route, x.app, x.id");
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		warnx_("%s", sqlite3_errmsg(db));
-		return -1;
-	}
-	int k = 1;
-	for (int i = 0; i < napps; i++)
-		sqlite3_bind_text(st, k++, apps[i], -1, SQLITE_STATIC);
-	for (int i = 0; i < nlabels; i++)
-		sqlite3_bind_text(st, k++, labels[i], -1, SQLITE_STATIC);
-	for (int i = 0; i < nruns; i++)
-		sqlite3_bind_int64(st, k++, runs[i]);
-	int rc = 0;
-	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
-		rc = add_row(rs, st);
-	sqlite3_finalize(st);
-	return rc;
-}
-
-static void run_name(const struct row *r, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%s%s%s%s#%lld", r->app[0] ? r->app : "(no app)", r->labels[0] ? " (" : "",
+	snprintf(buf, cap, "%s%s%s%s#%" PRId64, r->app[0] ? r->app : "(no app)", r->labels[0] ? " (" : "",
 		 r->labels, r->labels[0] ? ") " : " ", r->run);
 }
 
@@ -149,14 +57,14 @@ static void md(FILE *out, const struct rows *rs)
 	fprintf(out, "| route | run | pages | round trips / page | RFQ / page | queries | pings (acquire/release) | other | p50 ms | p99 ms | attribution | warnings |\n");
 	fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
 	for (int i = 0; i < rs->n; i++) {
-		const struct row *r = &rs->r[i];
+		const struct route_figures *r = &rs->r[i];
 		char name[300];
 		run_name(r, name, sizeof name);
 		fputs("| ", out);
 		esc_md(out, r->route);
 		fputs(" | ", out);
 		esc_md(out, name);
-		fprintf(out, " | %lld | **%.2f**%s | %.2f | %.2f | %.2f (%.2f/%.2f) | %.2f | %.2f | %.2f | %s | ",
+		fprintf(out, " | %" PRId64 " | **%.2f**%s | %.2f | %.2f | %.2f (%.2f/%.2f) | %.2f | %.2f | %.2f | %s | ",
 			r->pages, r->rt, r->lower_bound ? " (at least)" : "", r->rfq, r->query, r->ping,
 			r->acq, r->rel, r->other, r->p50, r->p99, r->attribution);
 		esc_md(out, r->warnings);
@@ -170,14 +78,14 @@ static void csv(FILE *out, const struct rows *rs)
 		     "query_per_page,ping_per_page,ping_acquire_per_page,ping_release_per_page,"
 		     "other_per_page,http_p50_ms,http_p99_ms,attribution,lower_bound,warnings\n");
 	for (int i = 0; i < rs->n; i++) {
-		const struct row *r = &rs->r[i];
-		fprintf(out, "%lld,", r->run);
+		const struct route_figures *r = &rs->r[i];
+		fprintf(out, "%" PRId64 ",", r->run);
 		esc_csv(out, r->app);
 		fputc(',', out);
 		esc_csv(out, r->labels);
 		fputc(',', out);
 		esc_csv(out, r->route);
-		fprintf(out, ",%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%d,", r->pages, r->rt,
+		fprintf(out, ",%" PRId64 ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%d,", r->pages, r->rt,
 			r->rfq, r->query, r->ping, r->acq, r->rel, r->other, r->p50, r->p99,
 			r->attribution, r->lower_bound);
 		esc_csv(out, r->warnings);
@@ -191,7 +99,7 @@ static int json(FILE *out, const struct rows *rs)
 	cJSON_AddStringToObject(root, "pgrtt", pgrtt_version_string());
 	cJSON *arr = cJSON_AddArrayToObject(root, "rows");
 	for (int i = 0; i < rs->n; i++) {
-		const struct row *r = &rs->r[i];
+		const struct route_figures *r = &rs->r[i];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "run", (double)r->run);
 		cJSON_AddStringToObject(o, "app", r->app);
@@ -234,15 +142,16 @@ static void svg_chart(FILE *out, const struct rows *rs, int from, int to, double
 	fprintf(out, "<svg class=\"chart\" role=\"img\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
 		label_w + bar_w + 70, h, label_w + bar_w + 70, h);
 	for (int i = from; i < to; i++) {
-		const struct row *r = &rs->r[i];
+		const struct route_figures *r = &rs->r[i];
 		int y = top + (i - from) * row_h;
 		char name[300];
 		run_name(r, name, sizeof name);
 		fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", label_w - 8, y + 17);
 		esc_html(out, name);
 		fputs("</text>\n", out);
-		double segs[3] = {r->query, r->ping, r->other < 0 ? 0 : r->other};
-		static const char *cls[3] = {"query", "ping", "other"};
+		double rest = r->rt - r->query - r->ping; /* resets, transactions, prepares, other */
+		double segs[3] = {r->query, r->ping, rest < 0 ? 0 : rest};
+		static const char *cls[3] = {"query", "ping", "rest"};
 		double x = label_w;
 		for (int k = 0; k < 3; k++) {
 			double w = segs[k] / max * bar_w;
@@ -262,8 +171,8 @@ static void svg_chart(FILE *out, const struct rows *rs, int from, int to, double
 	fprintf(out, "<rect class=\"bar ping\" x=\"%d\" y=\"%d\" width=\"12\" height=\"12\"/>"
 		     "<text class=\"legend\" x=\"%d\" y=\"%d\">pings</text>\n",
 		label_w + 90, ly - 10, label_w + 106, ly);
-	fprintf(out, "<rect class=\"bar other\" x=\"%d\" y=\"%d\" width=\"12\" height=\"12\"/>"
-		     "<text class=\"legend\" x=\"%d\" y=\"%d\">other</text>\n",
+	fprintf(out, "<rect class=\"bar rest\" x=\"%d\" y=\"%d\" width=\"12\" height=\"12\"/>"
+		     "<text class=\"legend\" x=\"%d\" y=\"%d\">the rest</text>\n",
 		label_w + 170, ly - 10, label_w + 186, ly);
 	fputs("</svg>\n", out);
 }
@@ -274,14 +183,14 @@ static void html(FILE *out, const struct rows *rs)
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<title>pgrtt: PostgreSQL round trips per page</title>\n<style>\n"
 	      ":root { color-scheme: light dark; --fg: #1d2329; --bg: #ffffff; --muted: #5b6670;"
-	      " --query: #2f6fb3; --ping: #d9822b; --other: #8a949e; --grid: #d8dde2; }\n"
+	      " --query: #2f6fb3; --ping: #d9822b; --rest: #8a949e; --grid: #d8dde2; }\n"
 	      "@media (prefers-color-scheme: dark) { :root { --fg: #e6e9ec; --bg: #14181c;"
-	      " --muted: #9aa5ae; --query: #6ea8e8; --ping: #f0a45c; --other: #9aa5ae; --grid: #2c343b; } }\n"
+	      " --muted: #9aa5ae; --query: #6ea8e8; --ping: #f0a45c; --rest: #9aa5ae; --grid: #2c343b; } }\n"
 	      "body { font: 15px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg);"
 	      " margin: 2rem auto; max-width: 72rem; padding: 0 1rem; }\n"
 	      "h2 { font-size: 1.05rem; margin: 2rem 0 .5rem; font-family: ui-monospace, monospace; }\n"
 	      ".chart text { fill: var(--fg); font-size: 13px; } .chart .value { font-weight: 600; }\n"
-	      ".bar.query { fill: var(--query); } .bar.ping { fill: var(--ping); } .bar.other { fill: var(--other); }\n"
+	      ".bar.query { fill: var(--query); } .bar.ping { fill: var(--ping); } .bar.rest { fill: var(--rest); }\n"
 	      "table { border-collapse: collapse; margin: 1rem 0; font-size: 13px; }\n"
 	      "th, td { padding: .3rem .6rem; border-bottom: 1px solid var(--grid); text-align: right; }\n"
 	      "th:first-child, td:first-child, th:nth-child(2), td:nth-child(2) { text-align: left; }\n"
@@ -316,14 +225,14 @@ static void html(FILE *out, const struct rows *rs)
 	      "<th>other</th><th>p50 ms</th><th>p99 ms</th><th>attribution</th><th>warnings</th></tr>\n",
 	      out);
 	for (int i = 0; i < rs->n; i++) {
-		const struct row *r = &rs->r[i];
+		const struct route_figures *r = &rs->r[i];
 		char name[300];
 		run_name(r, name, sizeof name);
 		fputs("<tr><td>", out);
 		esc_html(out, r->route);
 		fputs("</td><td>", out);
 		esc_html(out, name);
-		fprintf(out, "</td><td>%lld</td><td class=\"rt\">%.2f</td><td>%.2f</td><td>%.2f</td>"
+		fprintf(out, "</td><td>%" PRId64 "</td><td class=\"rt\">%.2f</td><td>%.2f</td><td>%.2f</td>"
 			     "<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td>"
 			     "<td>%s</td><td>",
 			r->pages, r->rt, r->rfq, r->query, r->ping, r->acq, r->rel, r->other, r->p50,
@@ -346,10 +255,10 @@ static void compare(FILE *out, const struct rows *rs, long long a, long long b, 
 			     "query_change,ping_change,other_change\n");
 	}
 	for (int i = 0; i < rs->n; i++) {
-		const struct row *x = &rs->r[i];
+		const struct route_figures *x = &rs->r[i];
 		if (x->run != a)
 			continue;
-		const struct row *y = NULL;
+		const struct route_figures *y = NULL;
 		for (int j = 0; j < rs->n; j++)
 			if (rs->r[j].run == b && strcmp(rs->r[j].route, x->route) == 0)
 				y = &rs->r[j];
@@ -381,17 +290,10 @@ static bool run_number(const char *s, long long *out)
 }
 
 /* Every --run must name a stored run: a report of nothing is no report. */
-static bool runs_exist(sqlite3 *db, const char *path, const long long *runs, int n)
+static bool runs_exist(struct store *s, const char *path, const long long *runs, int n)
 {
 	for (int i = 0; i < n; i++) {
-		sqlite3_stmt *st;
-		bool found = false;
-		if (sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE id = ?", -1, &st, NULL) == SQLITE_OK) {
-			sqlite3_bind_int64(st, 1, runs[i]);
-			found = sqlite3_step(st) == SQLITE_ROW;
-			sqlite3_finalize(st);
-		}
-		if (!found) {
+		if (!store_has_run(s, runs[i])) {
 			warnx_("%s: no run %lld (pgrtt runs --db %s lists them)", path, runs[i], path);
 			return false;
 		}
@@ -400,32 +302,26 @@ static bool runs_exist(sqlite3 *db, const char *path, const long long *runs, int
 }
 
 /* What the report's runs could not vouch for, on stderr like analyze. */
-static void warn_runs(sqlite3 *db, const struct rows *rs)
+static void warn_runs(struct store *s, const struct rows *rs)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT code, message FROM run_warnings WHERE run_id = ?"
-			       " AND severity != 'note' ORDER BY rowid",
-			       -1, &st, NULL) != SQLITE_OK)
-		return;
 	for (int i = 0; i < rs->n; i++) {
-		if (i > 0 && rs->r[i - 1].run == rs->r[i].run)
-			continue;
 		bool seen = false;
 		for (int j = 0; j < i && !seen; j++)
 			seen = rs->r[j].run == rs->r[i].run;
 		if (seen || !rs->r[i].warnings[0])
 			continue;
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, rs->r[i].run);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			char code[64], msg[EV_MSG_MAX];
-			esc_term_buf(code, sizeof code, (const char *)sqlite3_column_text(st, 0));
-			esc_term_buf(msg, sizeof msg, (const char *)sqlite3_column_text(st, 1));
-			warnx_("warning: run %lld: %s [%s]", rs->r[i].run, msg, code);
+		struct evidence ev;
+		char err[STORE_ERRBUF];
+		if (store_run_evidence(s, rs->r[i].run, &ev, err) != 0)
+			continue;
+		for (int k = 0; k < ev.n; k++) {
+			if (ev.f[k].severity == EV_NOTE)
+				continue;
+			char msg[EV_MSG_MAX];
+			warnx_("warning: run %" PRId64 ": %s [%s]", rs->r[i].run,
+			       esc_term_buf(msg, sizeof msg, ev.f[k].message), ev_code_name(ev.f[k].code));
 		}
 	}
-	sqlite3_finalize(st);
 }
 
 int cmd_report(int argc, char **argv)
@@ -485,11 +381,14 @@ int cmd_report(int argc, char **argv)
 	}
 	struct rows rs = {0};
 	int rc = EXIT_OK;
-	if (!runs_exist(store_db(s), dbpath, runs, nruns)) {
+	if (!runs_exist(s, dbpath, runs, nruns)) {
 		rc = EXIT_ERROR;
 		goto done;
 	}
-	if (load(store_db(s), apps, napps, labels, nlabels, runs, nruns, &rs) != 0) {
+	struct route_query q = {apps, napps, labels, nlabels, runs, nruns, false};
+	char err[STORE_ERRBUF];
+	if (store_routes(s, &q, &rs.r, &rs.n, err) != 0) {
+		warnx_("%s: %s", dbpath, err);
 		rc = EXIT_ERROR;
 		goto done;
 	}
@@ -506,7 +405,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (rs.n == 0 && !cmp[0])
 		warnx_("%s: no routes match: store runs with analyze --db --http-port", dbpath);
-	warn_runs(store_db(s), &rs);
+	warn_runs(s, &rs);
 	FILE *out = output_open(output);
 	if (!out) {
 		rc = EXIT_ERROR;

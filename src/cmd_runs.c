@@ -1,5 +1,4 @@
 /* cmd_runs.c - pgrtt runs: list, show and delete stored runs. */
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,99 +24,69 @@ static void help(FILE *out)
 	      out);
 }
 
-/* A column as text for the terminal: stored values came from the network
- * (routes) or a caller (--app, --label, file names), so control bytes are
- * escaped.  Buffers rotate: up to 16 may be in one printf. */
-static const char *col(sqlite3_stmt *st, int i)
+/* Stored values came from the network (routes) or a caller (--app,
+ * --label, file names): escaped for the terminal, "-" for NULL. */
+static const char *term(const char *v, char *buf, size_t cap)
 {
-	static char buf[16][1024];
-	static int next;
-	const unsigned char *t = sqlite3_column_text(st, i);
-	if (!t)
-		return "-";
-	char *b = buf[next++ % 16];
-	return esc_term_buf(b, sizeof buf[0], (const char *)t);
+	return v ? esc_term_buf(buf, cap, v) : "-";
 }
 
-static int list(sqlite3 *db)
+static void list_row(void *ctx, int row, int nc, const char *const *names,
+		     const char *const *v)
 {
-	sqlite3_stmt *st;
-	const char *sql =
-		"SELECT r.id, r.created_at, r.app, "
-		" (SELECT group_concat(key || '=' || value, ' ') FROM run_labels WHERE run_id = r.id),"
-		" r.connections, r.ready_for_query, r.round_trips, r.http_requests, r.source "
-		"FROM runs r ORDER BY r.id";
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		warnx_("%s", sqlite3_errmsg(db));
-		return EXIT_ERROR;
-	}
-	int n = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (n++ == 0)
-			printf("%4s  %-20s  %-14s  %-24s %6s %9s %9s %7s  %s\n", "run", "stored (UTC)",
-			       "app", "labels", "conns", "rfq", "rt", "pages", "source");
-		printf("%4s  %-20s  %-14s  %-24s %6s %9s %9s %7s  %s\n", col(st, 0), col(st, 1),
-		       col(st, 2), col(st, 3), col(st, 4), col(st, 5), col(st, 6), col(st, 7),
-		       col(st, 8));
-	}
-	sqlite3_finalize(st);
-	if (n == 0)
-		printf("no runs stored yet (pgrtt analyze --db adds one)\n");
-	return EXIT_OK;
-}
-
-static bool run_exists(sqlite3 *db, sqlite3_int64 id)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_int64(st, 1, id);
-	bool ok = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return ok;
-}
-
-/* Print every column of each row of sql (bound to id) as name: value. */
-static void rows(sqlite3 *db, const char *title, const char *sql, sqlite3_int64 id, bool table)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	(void)ctx;
+	(void)names;
+	char b[9][1024];
+	if (nc < 9)
 		return;
-	sqlite3_bind_int64(st, 1, id);
-	int n = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int nc = sqlite3_column_count(st);
-		if (n++ == 0 && title)
-			printf("\n%s:\n", title);
-		if (table) {
-			for (int i = 0; i < nc; i++)
-				printf("%s%s=%s", i ? "  " : "  ", sqlite3_column_name(st, i), col(st, i));
-			putchar('\n');
-		} else {
-			for (int i = 0; i < nc; i++)
-				if (sqlite3_column_type(st, i) != SQLITE_NULL)
-					printf("%-26s %s\n", sqlite3_column_name(st, i), col(st, i));
-		}
-	}
-	sqlite3_finalize(st);
+	if (row == 0)
+		printf("%4s  %-20s  %-14s  %-24s %6s %9s %9s %7s  %s\n", "run", "stored (UTC)", "app",
+		       "labels", "conns", "rfq", "rt", "pages", "source");
+	printf("%4s  %-20s  %-14s  %-24s %6s %9s %9s %7s  %s\n", term(v[0], b[0], 1024),
+	       term(v[1], b[1], 1024), term(v[2], b[2], 1024), term(v[3], b[3], 1024),
+	       term(v[4], b[4], 1024), term(v[5], b[5], 1024), term(v[6], b[6], 1024),
+	       term(v[7], b[7], 1024), term(v[8], b[8], 1024));
 }
 
-static int show(sqlite3 *db, sqlite3_int64 id)
+struct section {
+	const char *title; /* printed before the first row, or NULL */
+	bool table;        /* name=value pairs on one line, or one "name value" line each */
+};
+
+static void section_row(void *ctx, int row, int nc, const char *const *names,
+			const char *const *v)
 {
-	rows(db, NULL, "SELECT * FROM runs WHERE id = ?", id, false);
-	rows(db, "labels", "SELECT key, value FROM run_labels WHERE run_id = ? ORDER BY key", id, true);
-	rows(db, "round trips by class",
-	     "SELECT class, round_trips, latency_p50_us, latency_p99_us FROM run_classes "
-	     "WHERE run_id = ? AND round_trips > 0",
-	     id, true);
-	rows(db, "warnings", "SELECT code, severity, count, message FROM run_warnings WHERE run_id = ?"
-	     " ORDER BY rowid", id, true);
-	rows(db, "routes",
-	     "SELECT route, pages, round_trips_per_page, ready_for_query_per_page, query_per_page,"
-	     " ping_acquire_per_page, ping_release_per_page, attribution FROM routes "
-	     "WHERE run_id = ? ORDER BY pages DESC",
-	     id, true);
-	return EXIT_OK;
+	const struct section *sec = ctx;
+	char b[1024];
+	if (row == 0 && sec->title)
+		printf("\n%s:\n", sec->title);
+	if (sec->table) {
+		for (int i = 0; i < nc; i++)
+			printf("  %s=%s", names[i], term(v[i], b, sizeof b));
+		putchar('\n');
+	} else {
+		for (int i = 0; i < nc; i++)
+			if (v[i])
+				printf("%-26s %s\n", names[i], term(v[i], b, sizeof b));
+	}
+}
+
+static int show(struct store *s, int64_t id, char *err)
+{
+	static const struct {
+		enum store_listing what;
+		struct section sec;
+	} parts[] = {
+		{STORE_LIST_TOTALS, {NULL, false}},
+		{STORE_LIST_LABELS, {"labels", true}},
+		{STORE_LIST_CLASSES, {"round trips by class", true}},
+		{STORE_LIST_WARNINGS, {"warnings", true}},
+		{STORE_LIST_ROUTES, {"routes", true}},
+	};
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		if (store_listing(s, parts[i].what, id, section_row, (void *)&parts[i].sec, err) < 0)
+			return -1;
+	return 0;
 }
 
 int cmd_runs(int argc, char **argv)
@@ -144,7 +113,7 @@ int cmd_runs(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *verb = i < argc ? argv[i++] : "list";
-	sqlite3_int64 id = 0;
+	long long id = 0;
 	bool needs_id = strcmp(verb, "show") == 0 || strcmp(verb, "delete") == 0;
 	if (needs_id) {
 		char *end;
@@ -164,28 +133,31 @@ int cmd_runs(int argc, char **argv)
 	struct store *s = open_db(dbpath, strcmp(verb, "delete") == 0 ? STORE_WRITE : STORE_READ);
 	if (!s)
 		return EXIT_ERROR;
-	sqlite3 *db = store_db(s);
-	int rc;
-	if (needs_id && !run_exists(db, id)) {
+	int rc = EXIT_OK;
+	char err[STORE_ERRBUF];
+	if (needs_id && !store_has_run(s, id)) {
 		warnx_("%s: no run %lld (pgrtt runs --db %s lists them)", dbpath, (long long)id, dbpath);
 		rc = EXIT_ERROR;
 	} else if (strcmp(verb, "show") == 0) {
-		rc = show(db, id);
-	} else if (strcmp(verb, "delete") == 0) {
-		sqlite3_stmt *st;
-		rc = EXIT_ERROR;
-		if (sqlite3_prepare_v2(db, "DELETE FROM runs WHERE id = ?", -1, &st, NULL) == SQLITE_OK) {
-			sqlite3_bind_int64(st, 1, id);
-			if (sqlite3_step(st) == SQLITE_DONE) {
-				printf("deleted run %lld\n", (long long)id);
-				rc = EXIT_OK;
-			}
-			sqlite3_finalize(st);
+		if (show(s, id, err) != 0) {
+			warnx_("%s: %s", dbpath, err);
+			rc = EXIT_ERROR;
 		}
-		if (rc != EXIT_OK)
-			warnx_("%s: %s", dbpath, sqlite3_errmsg(db));
+	} else if (strcmp(verb, "delete") == 0) {
+		if (store_delete_run(s, id, err) == 0) {
+			printf("deleted run %lld\n", (long long)id);
+		} else {
+			warnx_("%s: %s", dbpath, err);
+			rc = EXIT_ERROR;
+		}
 	} else {
-		rc = list(db);
+		int n = store_listing(s, STORE_LIST_RUNS, 0, list_row, NULL, err);
+		if (n < 0) {
+			warnx_("%s: %s", dbpath, err);
+			rc = EXIT_ERROR;
+		} else if (n == 0) {
+			printf("no runs stored yet (pgrtt analyze --db adds one)\n");
+		}
 	}
 	store_close(s);
 	return rc;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "format.h"
 
 /* Packet counts of a live capture (pcap_stats). */
 struct capture_drops {
@@ -24,9 +25,5 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 /* Returns 0, or -1 when out of memory. */
 int report_json(FILE *out, const struct analysis *a, const struct report_input *in);
 
-/* Shared helpers */
-const char *route_attribution(const struct attrib_route *r);
-const char *tls_name(uint8_t tls);
-void ts_format(char *buf, size_t cap, uint64_t ts_ns);
 
 #endif

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "about.h"
 #include "evidence.h"
 #include "report.h"
 

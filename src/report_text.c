@@ -8,32 +8,6 @@
 #include "evidence.h"
 #include "report.h"
 
-const char *tls_name(uint8_t tls)
-{
-	switch (tls) {
-	case 'S':
-		return "ssl";
-	case 'G':
-		return "gssapi";
-	case 'D':
-		return "direct-tls";
-	case 'T':
-		return "tls";
-	default:
-		return NULL;
-	}
-}
-
-void ts_format(char *buf, size_t cap, uint64_t ts)
-{
-	time_t s = (time_t)(ts / 1000000000ull);
-	struct tm tm;
-	gmtime_r(&s, &tm);
-	char d[32];
-	strftime(d, sizeof d, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, cap, "%s.%09" PRIu64 "Z", d, (uint64_t)(ts % 1000000000u));
-}
-
 static double ms(uint64_t ns)
 {
 	return (double)ns / 1e6;
@@ -54,13 +28,6 @@ static void class_line(FILE *out, const struct rtt_stats *st)
 	if (!sep[0])
 		fprintf(out, "none");
 	fputc('\n', out);
-}
-
-const char *route_attribution(const struct attrib_route *r)
-{
-	if (r->pages_aggregate == 0)
-		return "exact";
-	return r->pages_exact ? "exact+aggregate" : "aggregate";
 }
 
 static void routes_table(FILE *out, const struct analysis *a, const struct evidence *ev)
@@ -190,9 +157,9 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 	for (uint32_t i = 0; i < a->nlisted; i++) {
 		const struct conn_summary *c = &a->listed[i];
 		const struct rtt_stats *st = &c->st;
-		uint64_t other = st->round_trips - st->by_class[RT_QUERY] - st->by_class[RT_PING] -
-				 st->by_class[RT_RESET] - st->by_class[RT_TRANSACTION] -
-				 st->by_class[RT_PREPARE];
+		uint64_t other = 0;
+		for (int k = 0; k < RT_NCLASS; k++)
+			other += rt_class_is_other(k) ? st->by_class[k] : 0;
 		char acqrel[32];
 		snprintf(acqrel, sizeof acqrel, "%" PRIu64 "/%" PRIu64, st->pings[PING_ACQUIRE],
 			 st->pings[PING_RELEASE]);

@@ -18,6 +18,12 @@
  * Names and message slots
  * ---------------------------------------------------------------------- */
 
+bool rt_class_is_other(int cls)
+{
+	return cls != RT_QUERY && cls != RT_PING && cls != RT_RESET && cls != RT_TRANSACTION &&
+	       cls != RT_PREPARE;
+}
+
 const char *rt_class_name(int cls)
 {
 	static const char *names[] = {

@@ -161,6 +161,10 @@ void rtt_finish(struct rtt *r);
 void rtt_tick(struct rtt *r, uint64_t now);
 
 const char *rt_class_name(int cls);
+
+/* "other" in every table (text, store, report): the classes without a column
+ * of their own - all but query, ping, reset, transaction and prepare. */
+bool rt_class_is_other(int cls);
 const char *rt_ping_role_name(int role);
 const char *rt_ping_sig_name(int sig);
 

@@ -9,8 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "about.h"
 #include "report.h"
+#include "store_impl.h"
 #include "store_schema.h"
 
 struct store {
@@ -464,7 +465,9 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 static int put_labels(struct store *s, const struct store_run_info *in, char *err)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO run_labels VALUES (?,?,?)", -1, &st,
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT OR REPLACE INTO run_labels (run_id, key, value) VALUES (?,?,?)",
+			       -1, &st,
 			       NULL) != SQLITE_OK) {
 		set_err(err, "storing labels", s->db);
 		return -1;
@@ -484,7 +487,8 @@ static int put_labels(struct store *s, const struct store_run_info *in, char *er
 static int put_classes(struct store *s, const struct analysis *a, char *err)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO run_classes VALUES (?,?,?,?,?)", -1, &st, NULL) !=
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO run_classes (run_id, class, round_trips, latency_p50_us,"
+			       " latency_p99_us) VALUES (?,?,?,?,?)", -1, &st, NULL) !=
 	    SQLITE_OK) {
 		set_err(err, "storing classes", s->db);
 		return -1;
@@ -524,8 +528,13 @@ static int put_connections(struct store *s, const struct analysis *a, char *err)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db,
-			       "INSERT INTO connections VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-			       "?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       "INSERT INTO connections (run_id, conn_id, client, server, first_ts,"
+			       " last_ts, ready_for_query, round_trips, query, ping, ping_acquire,"
+			       " ping_release, ping_idle, reset, \"transaction\", prepare, \"close\","
+			       " copy, startup, function, other, unknown, latency_p50_us,"
+			       " latency_p99_us, gaps, malformed, mid_stream, tls, driver,"
+			       " application_name, user_name, database)"
+			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK) {
 		set_err(err, "storing connections", s->db);
 		return -1;
@@ -579,7 +588,13 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 		return 0;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db,
-			       "INSERT INTO routes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       "INSERT INTO routes (run_id, route, pages, pages_exact, pages_mixed,"
+			       " attribution, round_trips_per_page, round_trips_min, round_trips_max,"
+			       " ready_for_query_per_page, query_per_page, ping_per_page,"
+			       " ping_acquire_per_page, ping_release_per_page, reset_per_page,"
+			       " transaction_per_page, prepare_per_page, other_per_page, http_p50_ms,"
+			       " http_p99_ms, pg_time_per_page_ms, connections_per_page)"
+			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK) {
 		set_err(err, "storing routes", s->db);
 		return -1;
@@ -592,8 +607,9 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 			continue;
 		double n = r->pages ? (double)r->pages : 1;
 		const double *b = r->by_class;
-		double other = r->rt - b[RT_QUERY] - b[RT_PING] - b[RT_RESET] - b[RT_TRANSACTION] -
-			       b[RT_PREPARE];
+		double other = 0;
+		for (int c = 0; c < RT_NCLASS; c++)
+			other += rt_class_is_other(c) ? b[c] : 0;
 		int k = 1;
 		sqlite3_bind_int64(st, k++, s->run_id);
 		sqlite3_bind_text(st, k++, r->name, -1, SQLITE_STATIC);

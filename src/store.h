@@ -12,6 +12,7 @@
 
 #include "analysis.h"
 #include "evidence.h"
+#include "route.h"
 #include "report.h"
 
 #define STORE_ERRBUF 256
@@ -58,8 +59,60 @@ int store_finish_run(struct store *s, const struct analysis *a, const struct sto
 /* Give up the run being written. */
 void store_abort_run(struct store *s);
 
-/* The sqlite3 handle, for commands that read (pgrtt runs, report). */
-struct sqlite3 *store_db(struct store *s);
+/* ---- Reading (store_read.c): pgrtt runs, report and audit ---- */
+
+bool store_has_run(struct store *s, int64_t id);
+int64_t store_latest_run(struct store *s); /* 0 when there is none */
+int store_delete_run(struct store *s, int64_t id, char *err);
+
+/* One route of one run as stored: figures per page. */
+struct route_figures {
+	int64_t run;
+	char app[64], labels[160], route[ROUTE_MAX], attribution[24];
+	int64_t pages, pages_mixed;
+	double rt, rfq, query, ping, acq, rel, reset, tx, prepare, conns, p50, p99;
+	double other; /* round trips of no class above (rt_other, rtt.h) */
+	bool lower_bound;   /* the run's counts are lower bounds */
+	char warnings[256]; /* the run's findings, codes separated by spaces (no notes) */
+};
+
+struct route_query {
+	char *const *apps; /* any of these apps (none: all) */
+	int napps;
+	char *const *labels; /* every one of these KEY=VALUE labels */
+	int nlabels;
+	const long long *runs; /* any of these runs (none: all) */
+	int nruns;
+	bool with_mixed_only; /* also routes whose pages all overlapped other routes */
+};
+
+/* The routes matching q, by route, app and run; *out is malloc'ed.
+ * Returns 0, or -1 (err filled). */
+int store_routes(struct store *s, const struct route_query *q, struct route_figures **out, int *n,
+		 char *err);
+
+/* What the per-connection audit rules need of a run. */
+struct run_pings {
+	uint64_t acq, rel, idle, returned_in_tx;
+	bool http; /* stored with --http-port */
+};
+int store_run_pings(struct store *s, int64_t id, struct run_pings *p, char *err);
+
+/* A table of a run (or of all runs) as text, row by row, for pgrtt runs:
+ * values may be NULL. */
+enum store_listing {
+	STORE_LIST_RUNS,     /* every run, one line each (id ignored) */
+	STORE_LIST_TOTALS,   /* the run's row, every column */
+	STORE_LIST_LABELS,
+	STORE_LIST_CLASSES,
+	STORE_LIST_WARNINGS,
+	STORE_LIST_ROUTES,
+};
+typedef void store_row_fn(void *ctx, int row, int ncols, const char *const *names,
+			  const char *const *values);
+/* Returns the number of rows, or -1 (err filled). */
+int store_listing(struct store *s, enum store_listing what, int64_t id, store_row_fn *fn,
+		  void *ctx, char *err);
 
 /* The findings stored with a run (for a run stored before schema 4, what
  * its columns tell).  Returns 0, or -1 (err filled). */

@@ -1,0 +1,12 @@
+/* store_impl.h - shared by store.c and store_read.c only: the database
+ * handle.  Commands read records through store.h, never SQL. */
+#ifndef PGRTT_STORE_IMPL_H
+#define PGRTT_STORE_IMPL_H
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+sqlite3 *store_db(struct store *s);
+
+#endif
