@@ -1,0 +1,196 @@
+/* test_output.c - the output library (pgrtt_output): each escaping sink on
+ * hostile text, the store written from an analysis and read back as
+ * records, the JSON report's warnings, and message summaries. */
+#define _DEFAULT_SOURCE /* fmemopen, open_memstream, mkstemp */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "escape.h"
+#include "evidence.h"
+#include "pgsql_summary.h"
+#include "report.h"
+#include "store.h"
+#include "tinytest.h"
+
+/* What fn writes for s, as a string (static buffer). */
+static const char *sink(void (*fn)(FILE *, const char *), const char *s)
+{
+	static char buf[1024];
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+	fn(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void gh_msg(FILE *f, const char *s)
+{
+	esc_github(f, s, false);
+}
+
+static void gh_prop(FILE *f, const char *s)
+{
+	esc_github(f, s, true);
+}
+
+static void escapes(void)
+{
+	CHECK(strcmp(sink(esc_term, "a\x1b[31mb\\"), "a\\x1b[31mb\\\\") == 0);
+	char small[8];
+	CHECK(strcmp(esc_term_buf(small, sizeof small, "\x1b\x1b\x1b"), "\\x1b") == 0); /* cut whole */
+	CHECK(strcmp(sink(esc_md, "GET /a|b`c`![i](u)"), "GET /a\\|b\\`c\\`\\!\\[i\\](u)") == 0);
+	CHECK(strcmp(sink(esc_md, "www.x.com:80 <b>"), "www\\.x\\.com\\:80 \\<b\\>") == 0);
+	CHECK(strcmp(sink(esc_csv, "=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"") == 0);
+	CHECK(strcmp(sink(esc_csv, "+cmd|x"), "\"'+cmd|x\"") == 0);
+	CHECK(strcmp(sink(esc_csv, "GET /a,b"), "\"GET /a,b\"") == 0);
+	CHECK(strcmp(sink(esc_csv, ""), "\"\"") == 0);
+	CHECK(strcmp(sink(esc_html, "<script>'&\"\x01"), "&lt;script&gt;&#39;&amp;&quot;\xef\xbf\xbd") ==
+	      0);
+	CHECK(strcmp(sink(esc_xml, "a\x01<"), "a?&lt;") == 0);
+	CHECK(strcmp(sink(gh_msg, "50%\n::error::x"), "50%25%0A::error::x") == 0);
+	CHECK(strcmp(sink(gh_prop, "a:b,c"), "a%3Ab%2Cc") == 0);
+}
+
+static void summaries(void)
+{
+	char buf[256];
+	const uint8_t q[] = "SELECT 1\0";
+	struct pgsql_msg m = {PGSQL_FE, 'Q', false, false, 13, 0, 0, 0, q, 9};
+	pgsql_summarize(&m, buf, sizeof buf);
+	CHECK(strstr(buf, "SELECT 1") != NULL);
+	/* a password message is never shown */
+	const uint8_t pw[] = "s3cret\0";
+	struct pgsql_msg p = {PGSQL_FE, 'p', false, false, 11, 0, 0, 0, pw, 7};
+	pgsql_summarize(&p, buf, sizeof buf);
+	CHECK(strstr(buf, "s3cret") == NULL);
+}
+
+/* Ethernet + IPv4 + TCP from 127.0.0.1:port to :5432 (or back). */
+static size_t frame(uint8_t *f, uint16_t cport, bool to_server, uint32_t seq, uint8_t flags,
+		    const void *payload, size_t n)
+{
+	memset(f, 0, 54);
+	f[12] = 0x08;
+	uint8_t *ip = f + 14;
+	ip[0] = 0x45;
+	ip[2] = (uint8_t)((40 + n) >> 8);
+	ip[3] = (uint8_t)(40 + n);
+	ip[9] = 6;
+	ip[12] = 127, ip[15] = 1, ip[16] = 127, ip[19] = 1;
+	uint8_t *t = ip + 20;
+	uint16_t sp = to_server ? cport : 5432, dp = to_server ? 5432 : cport;
+	t[0] = (uint8_t)(sp >> 8), t[1] = (uint8_t)sp, t[2] = (uint8_t)(dp >> 8), t[3] = (uint8_t)dp;
+	t[4] = (uint8_t)(seq >> 24), t[5] = (uint8_t)(seq >> 16), t[6] = (uint8_t)(seq >> 8);
+	t[7] = (uint8_t)seq;
+	t[12] = 5 << 4;
+	t[13] = flags;
+	memcpy(t + 20, payload, n);
+	return 54 + n;
+}
+
+/* One mid-stream connection with three query round trips. */
+static void three_queries(struct analysis *a)
+{
+	static const uint8_t q[] = "Q\0\0\0\x20SELECT title FROM a WHERE x\0";
+	static const uint8_t z[] = "Z\0\0\0\x05I";
+	uint8_t f[256];
+	uint32_t cs = 100, ss = 900;
+	for (int i = 0; i < 3; i++) {
+		size_t n = frame(f, 40000, true, cs, 0x18, q, sizeof q - 1);
+		analysis_packet(a, 1, f, (uint32_t)n, 1000 + 10 * (uint64_t)i);
+		cs += sizeof q - 1;
+		n = frame(f, 40000, false, ss, 0x18, z, sizeof z - 1);
+		analysis_packet(a, 1, f, (uint32_t)n, 1005 + 10 * (uint64_t)i);
+		ss += sizeof z - 1;
+	}
+	analysis_finish(a);
+}
+
+static void rows_cb(void *ctx, int row, int nc, const char *const *names, const char *const *v)
+{
+	(void)row;
+	int *found = ctx;
+	for (int i = 0; i < nc; i++)
+		if (strcmp(names[i], "round_trips") == 0 && v[i] && strcmp(v[i], "3") == 0)
+			(*found)++;
+}
+
+static void store_and_read(void)
+{
+	char path[] = "/tmp/pgrtt-test-output-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	unlink(path);
+	char err[STORE_ERRBUF];
+	struct store *s = store_open(path, STORE_CREATE, err);
+	CHECK(s != NULL);
+	static struct analysis a;
+	struct analysis_opts o = {.ports = {5432}, .nports = 1};
+	CHECK(analysis_init(&a, &o) == 0);
+	three_queries(&a);
+	struct store_run_info info = {"app", "test", NULL, 0, false, NULL};
+	int64_t id = 0;
+	CHECK(store_finish_run(s, &a, &info, &id, err) == 0);
+	CHECK_EQ_U(id, 1);
+	CHECK(store_has_run(s, 1) && !store_has_run(s, 2));
+	CHECK_EQ_U(store_latest_run(s), 1);
+	int found = 0;
+	CHECK(store_listing(s, STORE_LIST_TOTALS, 1, rows_cb, &found, err) == 1);
+	CHECK_EQ_U(found, 1);
+	struct evidence ev;
+	CHECK(store_run_evidence(s, 1, &ev, err) == 0);
+	CHECK_EQ_U(ev.n, 1); /* picked up mid-stream: a note, kept with the run */
+	CHECK_EQ_U(ev.f[0].code, EV_MID_STREAM);
+	struct run_pings p;
+	CHECK(store_run_pings(s, 1, &p, err) == 0 && !p.http && p.acq == 0);
+	CHECK(store_delete_run(s, 1, err) == 0 && !store_has_run(s, 1));
+	store_close(s);
+	/* readers never write: a read-only open of a newer file is refused */
+	s = store_open(path, STORE_READ, err);
+	CHECK(s != NULL);
+	store_close(s);
+	analysis_free(&a);
+	char wal[64];
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	unlink(wal);
+	snprintf(wal, sizeof wal, "%s-shm", path);
+	unlink(wal);
+	unlink(path);
+}
+
+static void json_report(void)
+{
+	static struct analysis a;
+	struct analysis_opts o = {.ports = {5432}, .nports = 1};
+	CHECK(analysis_init(&a, &o) == 0);
+	three_queries(&a);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	char *files[] = {"x.pcap"};
+	struct report_input in = {files, 1, false, NULL};
+	CHECK(report_json(f, &a, &in) == 0);
+	fclose(f);
+	cJSON *root = cJSON_Parse(buf);
+	CHECK(root != NULL);
+	cJSON *tot = cJSON_GetObjectItem(root, "totals");
+	CHECK(cJSON_GetObjectItem(tot, "round_trips")->valuedouble == 3);
+	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(tot, "lower_bound")));
+	cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "warnings"), 0);
+	CHECK(w && strcmp(cJSON_GetObjectItem(w, "code")->valuestring, "mid-stream") == 0);
+	cJSON_Delete(root);
+	free(buf);
+	analysis_free(&a);
+}
+
+int main(void)
+{
+	RUN(escapes);
+	RUN(summaries);
+	RUN(store_and_read);
+	RUN(json_report);
+	return TT_EXIT();
+}
