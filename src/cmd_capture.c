@@ -11,12 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "source.h"
 #include "cli.h"
 #include "commands.h"
 #include "results.h"
 
-static struct live live;
+static struct source live;
 static volatile sig_atomic_t stop_signal;
 
 static volatile sig_atomic_t stats_signal;
@@ -24,7 +24,7 @@ static volatile sig_atomic_t stats_signal;
 static void on_signal(int sig)
 {
 	stop_signal = sig; /* only this and pcap_breakloop, as tcpdump does */
-	live_breakloop(&live);
+	source_breakloop(&live);
 }
 
 static void on_stats_signal(int sig)
@@ -73,15 +73,15 @@ struct cap_ctx {
 	uint64_t count, seen;
 };
 
-static void on_packet(u_char *u, const struct pcap_pkthdr *h, const u_char *bytes)
+static void on_packet(void *u, const struct source_packet *p)
 {
-	struct cap_ctx *c = (struct cap_ctx *)u;
+	struct cap_ctx *c = u;
 	if (c->count && c->seen >= c->count)
 		return;
 	c->seen++;
-	analysis_packet(c->a, live.dlt, bytes, h->caplen, pcap_ts_ns(h, live.nano));
+	analysis_packet(c->a, live.dlt, p->data, p->caplen, p->ts_ns);
 	if (c->count && c->seen >= c->count)
-		live_breakloop(&live);
+		source_breakloop(&live);
 }
 
 static double now_s(void)
@@ -286,9 +286,9 @@ int cmd_capture(int argc, char **argv)
 		usage_error("unexpected \"%s\" (a filter goes in --filter)", argv[optind]);
 		return EXIT_USAGE;
 	}
-	char err[CAPTURE_ERRBUF], warn[CAPTURE_ERRBUF];
+	char err[SOURCE_ERRBUF], warn[SOURCE_ERRBUF];
 	if (list) {
-		if (live_list(stdout, err) != 0) {
+		if (source_list_interfaces(stdout, err) != 0) {
 			warnx_("%s", err);
 			return EXIT_ERROR;
 		}
@@ -321,7 +321,7 @@ int cmd_capture(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	struct live_opts lo = {iface, (int)snaplen, (int)(buffer_kib * 1024), filter, wpath};
-	if (live_open(&live, &lo, err, warn) != 0) {
+	if (source_open_live(&live, &lo, err, warn) != 0) {
 		warnx_("%s", err);
 		store_close(st);
 		output_close(out, output, EXIT_ERROR);
@@ -336,7 +336,7 @@ int cmd_capture(int argc, char **argv)
 		ready = false;
 	}
 	if (!ready) {
-		live_close(&live);
+		source_close(&live);
 		store_close(st);
 		output_close(out, output, EXIT_ERROR);
 		return EXIT_ERROR;
@@ -363,9 +363,9 @@ int cmd_capture(int argc, char **argv)
 	struct capture_drops drops = {0};
 	int rc = EXIT_OK;
 	while (!stop_signal && !(ctx.count && ctx.seen >= ctx.count)) {
-		int n = live_dispatch(&live, on_packet, (u_char *)&ctx);
-		if (n == PCAP_ERROR) {
-			warnx_("%s: %s", iface, pcap_geterr(live.p));
+		int n = source_dispatch(&live, on_packet, &ctx);
+		if (n == SOURCE_ERROR) {
+			warnx_("%s: %s", iface, live.err);
 			rc = EXIT_ERROR;
 			break;
 		}
@@ -374,7 +374,7 @@ int cmd_capture(int argc, char **argv)
 			break;
 		if (stats_signal) {
 			stats_signal = 0;
-			live_stats(&live, &drops);
+			source_stats(&live, &drops);
 			struct analysis_live now;
 			analysis_live(&a, &now);
 			warnx_("%.1f s: %llu packets, %llu dropped, %llu open connections, %llu "
@@ -385,17 +385,17 @@ int cmd_capture(int argc, char **argv)
 			       (unsigned long long)now.round_trips, (unsigned long long)now.pages);
 		}
 		if (status && t - last >= 1.0) {
-			live_stats(&live, &drops);
+			source_stats(&live, &drops);
 			status_line(&a, t - t0, ctx.seen, &drops, &prev, t - last);
 			last = t;
 		}
 	}
 	if (!(ctx.count && ctx.seen >= ctx.count))
-		live_drain(&live, on_packet, (u_char *)&ctx);
+		source_drain(&live, on_packet, &ctx);
 	if (status)
 		fprintf(stderr, "\r\033[K");
-	live_stats(&live, &drops);
-	live_close(&live); /* flushes -w */
+	source_stats(&live, &drops);
+	source_close(&live); /* flushes -w */
 	analysis_finish(&a);
 	char *src[1] = {(char *)iface};
 	char source[300];

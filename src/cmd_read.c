@@ -1,11 +1,17 @@
 /* cmd_read.c - feed the capture files named on the command line. */
+#define _DEFAULT_SOURCE /* pcap.h needs the BSD types */
 #include <stdio.h>
 #include <string.h>
 
-#include "capfile.h"
+#include "source.h"
 #include "cli.h"
 #include "commands.h"
 #include "escape.h"
+
+struct feed {
+	struct analysis *a;
+	int dlt;
+};
 
 /* The TTY status line while a large file is read. */
 static void show_progress(void *ctx, const char *path, double done, uint64_t packets)
@@ -20,29 +26,38 @@ static void show_progress(void *ctx, const char *path, double done, uint64_t pac
 	fprintf(stderr, ": %3.0f%%  %llu packets", 100 * done, (unsigned long long)packets);
 }
 
+static void to_analysis(void *ctx, const struct source_packet *p)
+{
+	struct feed *f = ctx;
+	analysis_packet(f->a, f->dlt, p->data, p->caplen, p->ts_ns);
+}
+
 static int read_captures(const struct read_opts *ro, struct analysis *a, bool *partial)
 {
 	int rc = EXIT_OK;
 	int usable = 0;
 	*partial = false;
 	for (int i = 0; i < ro->nfiles; i++) {
-		char err[CAPFILE_ERRBUF];
-		uint64_t n;
-		enum capfile_status st = capfile_run(ro->files[i], ro->filter,
-							  ro->progress ? show_progress : NULL, NULL, a,
-							  &n, err);
-		if (st == CAPFILE_UNUSABLE) {
+		char err[SOURCE_ERRBUF];
+		struct source src;
+		if (source_open_file(&src, ro->files[i], ro->filter, ro->progress ? show_progress : NULL,
+				     NULL, err) != 0) {
 			warnx_("%s: %s", ro->files[i], err);
 			rc = EXIT_ERROR;
 			continue;
 		}
 		usable++;
-		if (st == CAPFILE_PARTIAL) {
-			warnx_("%s: %s", ro->files[i], err);
+		struct feed f = {a, src.dlt};
+		int n;
+		while ((n = source_dispatch(&src, to_analysis, &f)) > 0)
+			;
+		if (n == SOURCE_ERROR) {
+			warnx_("%s: %s", ro->files[i], src.err);
 			*partial = true;
 			if (rc == EXIT_OK)
 				rc = EXIT_PARTIAL;
 		}
+		source_close(&src);
 	}
 	if (usable > 0 && rc == EXIT_ERROR)
 		*partial = true; /* some files analysed, others not */
