@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "evidence.h"
 #include "commands.h"
+#include "opts.h"
 #include "route.h"
 #include "results.h"
 #include "store.h"
@@ -553,94 +554,148 @@ static int write_baseline(const char *path, const struct adata *d)
 	return fclose(f) == 0 ? 0 : -1;
 }
 
+enum {
+	A_MAX_RT = 1, A_MAX_RFQ, A_MAX_PINGS, A_MAX_CONNS, A_MIN_PAGES, A_MAX_INCREASE, A_FORBID,
+	A_ROUTE, A_ALLOW, A_POLICY, A_BASELINE, A_RUN, A_JUNIT, A_WRITE_BASELINE, A_GITHUB,
+};
+
+struct audit_args {
+	struct policy p;
+	struct cmd_opts *co;
+	const char *policy, *run, *junit_path, *write_path;
+	bool github;
+};
+
+static int audit_opt(void *ctx, int id, const char *arg)
+{
+	struct audit_args *x = ctx;
+	struct policy *p = &x->p;
+	static const char *const flags[] = {
+		[A_MAX_RT] = "--max-rt-per-page",
+		[A_MAX_RFQ] = "--max-rfq-per-page",
+		[A_MAX_PINGS] = "--max-pings-per-page",
+		[A_MAX_CONNS] = "--max-connections-per-page",
+		[A_MIN_PAGES] = "--min-pages",
+		[A_MAX_INCREASE] = "--max-increase",
+	};
+	double *nums[] = {[A_MAX_RT] = &p->max_rt,        [A_MAX_RFQ] = &p->max_rfq,
+			  [A_MAX_PINGS] = &p->max_pings,  [A_MAX_CONNS] = &p->max_conns,
+			  [A_MIN_PAGES] = &p->min_pages,  [A_MAX_INCREASE] = &p->max_increase};
+	switch (id) {
+	case A_MAX_RT:
+	case A_MAX_RFQ:
+	case A_MAX_PINGS:
+	case A_MAX_CONNS:
+	case A_MIN_PAGES:
+	case A_MAX_INCREASE:
+		return opt_number(flags[id], arg, 0, 1e15, "a number >= 0", nums[id]) ? 0 : -1;
+	case A_FORBID:
+		if (strcmp(arg, "ping") == 0)
+			p->forbid_ping = true;
+		else if (strcmp(arg, "acquire-ping") == 0)
+			p->forbid_acq = true;
+		else if (strcmp(arg, "release-ping") == 0)
+			p->forbid_rel = true;
+		else if (strcmp(arg, "returned-in-transaction") == 0)
+			p->forbid_returned = true;
+		else {
+			usage_error("bad --forbid \"%s\": ping, acquire-ping, release-ping or "
+				    "returned-in-transaction",
+				    arg);
+			return -1;
+		}
+		return 0;
+	case A_ROUTE: {
+		/* 'PATTERN=N' is a budget (its pattern also names the route);
+		 * a plain pattern is a route pattern, as in analyze */
+		const char *eq = strrchr(arg, '=');
+		char e[160];
+		if (!eq) {
+			if (!route_add_pattern(x->co->ro.routes, arg, e, sizeof e)) {
+				usage_error("%s", e);
+				return -1;
+			}
+			return 0;
+		}
+		char *end;
+		double b = strtod(eq + 1, &end);
+		if (*end || end == eq + 1 || b < 0 || eq == arg || p->nbudgets == MAX_BUDGETS) {
+			usage_error("bad --route \"%s\": expected 'PATTERN=N'", arg);
+			return -1;
+		}
+		snprintf(p->budget_route[p->nbudgets], ROUTE_MAX, "%.*s", (int)(eq - arg), arg);
+		p->budget[p->nbudgets++] = b;
+		return 0;
+	}
+	case A_ALLOW:
+		if (parse_allow(arg, p, "--allow") != 0) {
+			usage_error("bad --allow \"%s\"", arg);
+			return -1;
+		}
+		return 0;
+	case A_POLICY:
+		x->policy = arg;
+		return 0;
+	case A_BASELINE:
+		p->baseline = arg;
+		return 0;
+	case A_RUN:
+		x->run = arg;
+		return 0;
+	case A_JUNIT:
+		x->junit_path = arg;
+		return 0;
+	case A_WRITE_BASELINE:
+		x->write_path = arg;
+		return 0;
+	default: /* A_GITHUB */
+		x->github = true;
+		return 0;
+	}
+}
+
 int cmd_audit(int argc, char **argv)
 {
-	struct policy p = {0};
-	p.max_rt = p.max_rfq = p.max_pings = p.max_conns = p.min_pages = -1;
-	const char *policy = NULL, *dbpath = NULL, *run = "latest", *junit_path = NULL,
-		   *write_path = NULL, *format = "text", *output = NULL;
-	bool github = false;
-	/* audit's own options come out first; the rest go to the shared parser */
-	int n = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i];
-		bool v = i + 1 < argc;
-#define NUM(flag, field)                                                                  \
-	if (strcmp(o, flag) == 0 && v) {                                                      \
-		char *end;                                                                    \
-		p.field = strtod(argv[++i], &end);                                            \
-		if (*end || p.field < 0) {                                                    \
-			usage_error("bad %s \"%s\": a number >= 0", flag, argv[i]);           \
-			return EXIT_USAGE;                                                   \
-		}                                                                             \
-		continue;                                                                     \
+	static const char *const formats[] = {"text", "json", NULL};
+	static const struct opt_extra own[] = {
+		{"max-rt-per-page", 0, true, A_MAX_RT},
+		{"max-rfq-per-page", 0, true, A_MAX_RFQ},
+		{"max-pings-per-page", 0, true, A_MAX_PINGS},
+		{"max-connections-per-page", 0, true, A_MAX_CONNS},
+		{"min-pages", 0, true, A_MIN_PAGES},
+		{"max-increase", 0, true, A_MAX_INCREASE},
+		{"forbid", 0, true, A_FORBID},
+		{"route", 0, true, A_ROUTE},
+		{"allow", 0, true, A_ALLOW},
+		{"policy", 0, true, A_POLICY},
+		{"baseline", 0, true, A_BASELINE},
+		{"run", 0, true, A_RUN},
+		{"junit", 0, true, A_JUNIT},
+		{"write-baseline", 0, true, A_WRITE_BASELINE},
+		{"github", 0, false, A_GITHUB},
+		{NULL, 0, false, 0},
+	};
+	static struct cmd_opts co;
+	static struct audit_args x;
+	memset(&x, 0, sizeof x);
+	x.p.max_rt = x.p.max_rfq = x.p.max_pings = x.p.max_conns = x.p.min_pages = -1;
+	x.run = "latest";
+	x.co = &co;
+	/* the route patterns must exist before the options name them */
+	int pr = opts_parse(argc, argv,
+			    OPTG_INPUT | OPTG_PORTS | OPTG_PAGES | OPTG_LIMITS | OPTG_OUTPUT |
+				    OPTG_FORMAT | OPTG_DB_READ,
+			    formats, own, audit_opt, &x, &co);
+	if (pr > 0) {
+		help(stdout);
+		return EXIT_OK;
 	}
-		NUM("--max-rt-per-page", max_rt)
-		NUM("--max-rfq-per-page", max_rfq)
-		NUM("--max-pings-per-page", max_pings)
-		NUM("--max-connections-per-page", max_conns)
-		NUM("--min-pages", min_pages)
-		NUM("--max-increase", max_increase)
-#undef NUM
-		if (strcmp(o, "--forbid") == 0 && v) {
-			const char *w = argv[++i];
-			if (strcmp(w, "ping") == 0)
-				p.forbid_ping = true;
-			else if (strcmp(w, "acquire-ping") == 0)
-				p.forbid_acq = true;
-			else if (strcmp(w, "release-ping") == 0)
-				p.forbid_rel = true;
-			else if (strcmp(w, "returned-in-transaction") == 0)
-				p.forbid_returned = true;
-			else {
-				usage_error("bad --forbid \"%s\": ping, acquire-ping, release-ping or "
-					    "returned-in-transaction",
-					    w);
-				return EXIT_USAGE;
-			}
-		} else if (strcmp(o, "--route") == 0 && v && strchr(argv[i + 1], '=')) {
-			const char *arg = argv[++i], *eq = strrchr(arg, '=');
-			char *end;
-			double b = strtod(eq + 1, &end);
-			if (*end || b < 0 || eq == arg || p.nbudgets == MAX_BUDGETS) {
-				usage_error("bad --route \"%s\": expected 'PATTERN=N'", arg);
-				return EXIT_USAGE;
-			}
-			snprintf(p.budget_route[p.nbudgets], ROUTE_MAX, "%.*s", (int)(eq - arg), arg);
-			p.budget[p.nbudgets++] = b;
-		} else if (strcmp(o, "--allow") == 0 && v) {
-			if (parse_allow(argv[++i], &p, "--allow") != 0) {
-				usage_error("bad --allow \"%s\"", argv[i]);
-				return EXIT_USAGE;
-			}
-		} else if (strcmp(o, "--policy") == 0 && v) {
-			policy = argv[++i];
-		} else if (strcmp(o, "--baseline") == 0 && v) {
-			p.baseline = argv[++i];
-		} else if (strcmp(o, "--db") == 0 && v) {
-			dbpath = argv[++i];
-		} else if (strcmp(o, "--run") == 0 && v) {
-			run = argv[++i];
-		} else if (strcmp(o, "--junit") == 0 && v) {
-			junit_path = argv[++i];
-		} else if (strcmp(o, "--write-baseline") == 0 && v) {
-			write_path = argv[++i];
-		} else if (strcmp(o, "--github") == 0) {
-			github = true;
-		} else if ((strcmp(o, "-F") == 0 || strcmp(o, "--format") == 0) && v) {
-			format = argv[++i];
-		} else if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
-			help(stdout);
-			return EXIT_OK;
-		} else {
-			argv[n++] = argv[i];
-		}
-	}
-	argc = n;
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		usage_error("bad format \"%s\": text or json", format);
+	if (pr < 0)
 		return EXIT_USAGE;
-	}
+	struct policy p = x.p;
+	const char *policy = x.policy, *dbpath = co.db.db, *run = x.run, *junit_path = x.junit_path,
+		   *write_path = x.write_path, *format = co.format, *output = co.output;
+	bool github = x.github;
 	if (policy && load_policy(policy, &p) != 0)
 		return AUDIT_INPUT;
 
@@ -648,7 +703,7 @@ int cmd_audit(int argc, char **argv)
 	static struct analysis a;
 	bool analysed = false;
 	if (dbpath) {
-		if (argc > 1) {
+		if (co.nrest) {
 			usage_error("give capture files or --db, not both");
 			return EXIT_USAGE;
 		}
@@ -658,10 +713,13 @@ int cmd_audit(int argc, char **argv)
 			return r == -2 ? EXIT_USAGE : AUDIT_INPUT;
 		}
 	} else {
-		struct read_opts ro = {0};
-		int pr = parse_read_opts(argc, argv, &ro, NULL, &output, NULL, NULL);
-		if (pr != 0)
-			return pr > 0 ? EXIT_OK : EXIT_USAGE;
+		struct read_opts ro = co.ro;
+		if (co.nrest == 0) {
+			usage_error("no capture file given");
+			return EXIT_USAGE;
+		}
+		for (int i = 0; i < co.nrest; i++)
+			ro.files[ro.nfiles++] = co.rest[i];
 		/* budgets' patterns also name the routes */
 		for (int b = 0; b < p.nbudgets; b++) {
 			char e[160];

@@ -1,7 +1,6 @@
 /* cmd_capture.c - pgrtt capture: the same analysis as analyze, live. */
 #define _DEFAULT_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
@@ -14,6 +13,7 @@
 #include "source.h"
 #include "cli.h"
 #include "commands.h"
+#include "opts.h"
 #include "results.h"
 
 static struct source live;
@@ -91,17 +91,6 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static bool parse_num(const char *s, double min, double max, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= min && v <= max))
-		return false;
-	*out = v;
-	return true;
-}
-
 /* -Z: every output is open by now; the -w file becomes the user's, as
  * tcpdump makes it. */
 static int drop_privileges(const char *user, const char *wpath)
@@ -147,145 +136,86 @@ static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 	*prev = now;
 }
 
+enum { C_IFACE = 1, C_LIST, C_DURATION, C_COUNT, C_WRITE, C_SNAPLEN, C_BUFFER, C_USER };
+
+struct cap_opts {
+	const char *iface, *wpath, *user;
+	double duration, count, snaplen, buffer_kib;
+	bool list;
+};
+
+static int capture_opt(void *ctx, int id, const char *arg)
+{
+	struct cap_opts *c = ctx;
+	switch (id) {
+	case C_IFACE:
+		c->iface = arg;
+		return 0;
+	case C_LIST:
+		c->list = true;
+		return 0;
+	case C_DURATION:
+		return opt_number("--duration", arg, 0.001, 1e7, "seconds", &c->duration) ? 0 : -1;
+	case C_COUNT:
+		return opt_number("--count", arg, 1, 1e15, "packets, 1 or more", &c->count) ? 0 : -1;
+	case C_WRITE:
+		c->wpath = arg;
+		return 0;
+	case C_SNAPLEN:
+		return opt_number("--snaplen", arg, 68, 262144, "68 to 262144", &c->snaplen) ? 0 : -1;
+	case C_BUFFER:
+		return opt_number("--buffer-size", arg, 1, 4194304, "KiB, 1 to 4194304", &c->buffer_kib)
+			       ? 0
+			       : -1;
+	default: /* C_USER */
+		c->user = arg;
+		return 0;
+	}
+}
+
 int cmd_capture(int argc, char **argv)
 {
-	struct db_opts dbo = {0};
-	if (take_db_opts(&argc, argv, &dbo) != 0)
-		return EXIT_USAGE;
-	static const struct option longopts[] = {
-		{"iface", required_argument, NULL, 'i'}, {"list", no_argument, NULL, 1},
-		{"port", required_argument, NULL, 'p'}, {"http-port", required_argument, NULL, 2},
-		{"route", required_argument, NULL, 3}, {"grace", required_argument, NULL, 4},
-		{"filter", required_argument, NULL, 'f'}, {"duration", required_argument, NULL, 'd'},
-		{"count", required_argument, NULL, 'c'}, {"write", required_argument, NULL, 'w'},
-		{"snaplen", required_argument, NULL, 's'}, {"buffer-size", required_argument, NULL, 'B'},
-		{"user", required_argument, NULL, 'Z'}, {"format", required_argument, NULL, 'F'},
-		{"output", required_argument, NULL, 'o'}, {"no-status", no_argument, NULL, 5},
-		{"no-progress", no_argument, NULL, 5}, /* the spelling of the other commands */
-		{"page-timeout", required_argument, NULL, 6}, {"max-buffer", required_argument, NULL, 7},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	static const char *const formats[] = {"text", "json", NULL};
+	static const struct opt_extra own[] = {
+		{"iface", 'i', true, C_IFACE},       {"list", 0, false, C_LIST},
+		{"duration", 'd', true, C_DURATION}, {"count", 'c', true, C_COUNT},
+		{"write", 'w', true, C_WRITE},       {"snaplen", 's', true, C_SNAPLEN},
+		{"buffer-size", 'B', true, C_BUFFER}, {"user", 'Z', true, C_USER},
+		{NULL, 0, false, 0},
 	};
-	const char *iface = NULL, *extra = NULL, *wpath = NULL, *user = NULL, *format = "text",
-		   *output = NULL;
-	double duration = 0, count = 0, snaplen = 262144, buffer_kib = 65536;
-	bool list = false, status = isatty(1) && isatty(2);
-	struct analysis_opts ao = {0};
-	static struct route_set routes;
-	ao.routes = &routes;
-	ao.grace_ns = ATTRIB_GRACE_NS;
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:p:f:d:c:w:s:B:Z:F:o:h", longopts, NULL)) != -1) {
-		double v;
-		char err[160];
-		switch (c) {
-		case 'i':
-			iface = optarg;
-			break;
-		case 1:
-			list = true;
-			break;
-		case 'p':
-		case 2: {
-			uint16_t *ports = c == 'p' ? ao.ports : ao.http_ports;
-			int *n = c == 'p' ? &ao.nports : &ao.nhttp_ports;
-			if (*n == ANALYSIS_MAX_PORTS || !parse_port(optarg, &ports[*n])) {
-				usage_error("bad port \"%s\": expected 1-65535 (at most %d)", optarg,
-					    ANALYSIS_MAX_PORTS);
-				return EXIT_USAGE;
-			}
-			(*n)++;
-			break;
-		}
-		case 3:
-			if (!route_add_pattern(&routes, optarg, err, sizeof err)) {
-				usage_error("%s", err);
-				return EXIT_USAGE;
-			}
-			break;
-		case 4:
-			if (!parse_num(optarg, 0, 60000, &v)) {
-				usage_error("bad --grace \"%s\"", optarg);
-				return EXIT_USAGE;
-			}
-			ao.grace_ns = (uint64_t)(v * 1e6);
-			break;
-		case 6:
-			if (!parse_num(optarg, 0.001, 86400, &v)) {
-				usage_error("bad --page-timeout \"%s\": seconds, up to 86400", optarg);
-				return EXIT_USAGE;
-			}
-			ao.hold_ns = (uint64_t)(v * 1e9);
-			break;
-		case 7:
-			if (!parse_num(optarg, 1, 1048576, &v)) {
-				usage_error("bad --max-buffer \"%s\": MiB, 1 to 1048576", optarg);
-				return EXIT_USAGE;
-			}
-			ao.max_buffer = (uint64_t)(v * 1048576);
-			break;
-		case 'f':
-			extra = optarg;
-			break;
-		case 'd':
-			if (!parse_num(optarg, 0.001, 1e7, &duration)) {
-				usage_error("bad --duration \"%s\": seconds", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'c':
-			if (!parse_num(optarg, 1, 1e15, &count)) {
-				usage_error("bad --count \"%s\"", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'w':
-			wpath = optarg;
-			break;
-		case 's':
-			if (!parse_num(optarg, 68, 262144, &snaplen)) {
-				usage_error("bad --snaplen \"%s\": 68 to 262144", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'B':
-			if (!parse_num(optarg, 1, 4194304, &buffer_kib)) {
-				usage_error("bad --buffer-size \"%s\": KiB, 1 to 4194304", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'Z':
-			user = optarg;
-			break;
-		case 'F':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				usage_error("bad format \"%s\": text or json", optarg);
-				return EXIT_USAGE;
-			}
-			format = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 5:
-			status = false;
-			break;
-		case 'h':
-			help(stdout);
-			return EXIT_OK;
-		case ':':
-			usage_error("option %s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			usage_error("unknown option %s", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
+	struct cap_opts c = {.snaplen = 262144, .buffer_kib = 65536};
+	static struct cmd_opts co;
+	int p = opts_parse(argc, argv, OPTG_INPUT | OPTG_PORTS | OPTG_PAGES | OPTG_LIMITS |
+					      OPTG_STORE | OPTG_OUTPUT | OPTG_FORMAT,
+			   formats, own, capture_opt, &c, &co);
+	if (p > 0) {
+		help(stdout);
+		return EXIT_OK;
 	}
-	if (optind < argc) {
-		usage_error("unexpected \"%s\" (a filter goes in --filter)", argv[optind]);
+	if (p < 0)
+		return EXIT_USAGE;
+	if (co.nrest) {
+		usage_error("unexpected \"%s\" (a filter goes in --filter)", co.rest[0]);
 		return EXIT_USAGE;
 	}
+	struct db_opts dbo = co.db;
+	const char *iface = c.iface, *extra = co.ro.filter, *wpath = c.wpath, *user = c.user,
+		   *format = co.format, *output = co.output;
+	double duration = c.duration, count = c.count, snaplen = c.snaplen,
+	       buffer_kib = c.buffer_kib;
+	bool list = c.list;
+	/* the status line needs a terminal on both streams (progress: stderr is
+	 * one, and no --no-status/--no-progress) */
+	bool status = isatty(1) && co.ro.progress;
+	struct analysis_opts ao = {0};
+	memcpy(ao.ports, co.ro.ports, sizeof ao.ports);
+	ao.nports = co.ro.nports;
+	memcpy(ao.http_ports, co.ro.http_ports, sizeof ao.http_ports);
+	ao.nhttp_ports = co.ro.nhttp_ports;
+	ao.routes = co.ro.routes;
+	ao.grace_ns = co.ro.grace_ns;
+	ao.hold_ns = co.ro.hold_ns;
+	ao.max_buffer = co.ro.max_buffer;
 	char err[SOURCE_ERRBUF], warn[SOURCE_ERRBUF];
 	if (list) {
 		if (source_list_interfaces(stdout, err) != 0) {

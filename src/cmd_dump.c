@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "opts.h"
 #include "report.h"
 #include "pgsql_summary.h"
 
@@ -123,21 +124,42 @@ static void on_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)
 	fputc('\n', d->out);
 }
 
+enum { DUMP_ROUND_TRIPS = 1, DUMP_NANO, DUMP_CONN };
+
+static int dump_opt(void *ctx, int id, const char *arg)
+{
+	struct dump_ctx *d = ctx;
+	double v;
+	switch (id) {
+	case DUMP_ROUND_TRIPS:
+		d->round_trips = true;
+		return 0;
+	case DUMP_NANO:
+		d->nano = true;
+		return 0;
+	default:
+		if (!opt_number("--conn", arg, 1, 1e15, "a connection number (1, 2, ...)", &v))
+			return -1;
+		d->conn = (int)v;
+		return 0;
+	}
+}
+
 int cmd_dump(int argc, char **argv)
 {
-	struct read_opts ro = {0};
-	const char *output = NULL;
 	struct dump_ctx d = {stdout, false, 0, false, NULL};
-	for (int i = 1; i < argc; i++) { /* dump's own flag; the rest are shared */
-		if (strcmp(argv[i], "--round-trips") == 0) {
-			d.round_trips = true;
-			for (int j = i; j < argc - 1; j++)
-				argv[j] = argv[j + 1];
-			argc--;
-			break;
-		}
-	}
-	int p = parse_read_opts(argc, argv, &ro, NULL, &output, &d.nano, &d.conn);
+	static const struct opt_extra own[] = {
+		{"round-trips", 0, false, DUMP_ROUND_TRIPS},
+		{"nano", 0, false, DUMP_NANO},
+		{"conn", 0, true, DUMP_CONN},
+		{NULL, 0, false, 0},
+	};
+	static struct cmd_opts co;
+	int p = opts_parse(argc, argv, OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_PAGES |
+					      OPTG_LIMITS | OPTG_OUTPUT,
+			   NULL, own, dump_opt, &d, &co);
+	struct read_opts ro = co.ro;
+	const char *output = co.output;
 	if (p > 0) {
 		help(stdout);
 		return EXIT_OK;

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "escape.h"
 #include "evidence.h"
+#include "opts.h"
 #include "results.h"
 #include "store.h"
 
@@ -324,47 +325,82 @@ static void warn_runs(struct store *s, const struct rows *rs)
 	}
 }
 
+enum { R_APP = 1, R_LABEL, R_RUN, R_COMPARE };
+
+struct report_args {
+	char *apps[MAX_FILTERS], *labels[MAX_FILTERS];
+	long long runs[MAX_FILTERS], cmp[2];
+	int napps, nlabels, nruns;
+	bool compare;
+};
+
+static int report_opt(void *ctx, int id, const char *arg)
+{
+	struct report_args *r = ctx;
+	switch (id) {
+	case R_APP:
+	case R_LABEL:
+		if ((id == R_APP ? r->napps : r->nlabels) == MAX_FILTERS) {
+			usage_error("at most %d --%s filters", MAX_FILTERS, id == R_APP ? "app" : "label");
+			return -1;
+		}
+		if (id == R_APP)
+			r->apps[r->napps++] = (char *)arg;
+		else
+			r->labels[r->nlabels++] = (char *)arg;
+		return 0;
+	case R_RUN:
+		if (r->nruns == MAX_FILTERS) {
+			usage_error("at most %d --run filters", MAX_FILTERS);
+			return -1;
+		}
+		return run_number(arg, &r->runs[r->nruns++]) ? 0 : -1;
+	default: /* R_COMPARE A: B is the next argument */
+		r->compare = true;
+		return run_number(arg, &r->cmp[0]) ? 0 : -1;
+	}
+}
+
 int cmd_report(int argc, char **argv)
 {
-	const char *dbpath = NULL, *format = "md", *output = NULL;
-	char *apps[MAX_FILTERS], *labels[MAX_FILTERS];
-	long long runs[MAX_FILTERS], cmp[2] = {0, 0};
-	int napps = 0, nlabels = 0, nruns = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i];
-		bool v = i + 1 < argc;
-		if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
-			help(stdout);
-			return EXIT_OK;
-		} else if (strcmp(o, "--db") == 0 && v) {
-			dbpath = argv[++i];
-		} else if ((strcmp(o, "-F") == 0 || strcmp(o, "--format") == 0) && v) {
-			format = argv[++i];
-		} else if ((strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) && v) {
-			output = argv[++i];
-		} else if (strcmp(o, "--app") == 0 && v && napps < MAX_FILTERS) {
-			apps[napps++] = argv[++i];
-		} else if (strcmp(o, "--label") == 0 && v && nlabels < MAX_FILTERS) {
-			labels[nlabels++] = argv[++i];
-		} else if (strcmp(o, "--run") == 0 && v && nruns < MAX_FILTERS) {
-			if (!run_number(argv[++i], &runs[nruns++]))
-				return EXIT_USAGE;
-		} else if (strcmp(o, "--compare") == 0 && i + 2 < argc) {
-			if (!run_number(argv[i + 1], &cmp[0]) || !run_number(argv[i + 2], &cmp[1]))
-				return EXIT_USAGE;
-			i += 2;
-		} else {
-			usage_error("unknown or incomplete option %s", o);
+	static const char *const formats[] = {"md", "html", "json", "csv", NULL};
+	static const struct opt_extra own[] = {
+		{"app", 0, true, R_APP},
+		{"label", 0, true, R_LABEL},
+		{"run", 0, true, R_RUN},
+		{"compare", 0, true, R_COMPARE},
+		{NULL, 0, false, 0},
+	};
+	static struct cmd_opts co;
+	static struct report_args ra;
+	memset(&ra, 0, sizeof ra);
+	int pr = opts_parse(argc, argv, OPTG_DB_READ | OPTG_OUTPUT | OPTG_FORMAT, formats, own,
+			    report_opt, &ra, &co);
+	if (pr > 0) {
+		help(stdout);
+		return EXIT_OK;
+	}
+	if (pr < 0)
+		return EXIT_USAGE;
+	int next = 0;
+	if (ra.compare) {
+		if (co.nrest < 1) {
+			usage_error("--compare takes two run numbers");
 			return EXIT_USAGE;
 		}
+		if (!run_number(co.rest[next++], &ra.cmp[1]))
+			return EXIT_USAGE;
 	}
-	if (!dbpath) {
-		usage_error("--db FILE is required");
+	if (next < co.nrest) {
+		usage_error("unexpected \"%s\"", co.rest[next]);
 		return EXIT_USAGE;
 	}
-	if (strcmp(format, "md") && strcmp(format, "html") && strcmp(format, "json") &&
-	    strcmp(format, "csv")) {
-		usage_error("bad format \"%s\": md, html, json or csv", format);
+	const char *dbpath = co.db.db, *format = co.format, *output = co.output;
+	char **apps = ra.apps, **labels = ra.labels;
+	long long *runs = ra.runs, *cmp = ra.cmp;
+	int napps = ra.napps, nlabels = ra.nlabels, nruns = ra.nruns;
+	if (!dbpath) {
+		usage_error("--db FILE is required");
 		return EXIT_USAGE;
 	}
 	if ((cmp[0] || cmp[1]) && (cmp[0] < 1 || cmp[1] < 1 || (strcmp(format, "md") && strcmp(format, "csv")))) {

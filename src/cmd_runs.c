@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "escape.h"
+#include "opts.h"
 #include "commands.h"
 #include "results.h"
 #include "store.h"
@@ -91,23 +92,18 @@ static int show(struct store *s, int64_t id, char *err)
 
 int cmd_runs(int argc, char **argv)
 {
-	const char *dbpath = NULL;
-	int i = 1;
-	for (; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			help(stdout);
-			return EXIT_OK;
-		}
-		if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
-			dbpath = argv[++i];
-			continue;
-		}
-		if (argv[i][0] == '-') {
-			usage_error("unknown option %s", argv[i]);
-			return EXIT_USAGE;
-		}
-		break;
+	static struct cmd_opts co;
+	int pr = opts_parse(argc, argv, OPTG_DB_READ, NULL, NULL, NULL, NULL, &co);
+	if (pr > 0) {
+		help(stdout);
+		return EXIT_OK;
 	}
+	if (pr < 0)
+		return EXIT_USAGE;
+	const char *dbpath = co.db.db;
+	argv = co.rest;
+	argc = co.nrest;
+	int i = 0;
 	if (!dbpath) {
 		usage_error("--db FILE is required");
 		return EXIT_USAGE;

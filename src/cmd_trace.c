@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "opts.h"
 #include "report.h"
 
 struct trace_ctx {
@@ -73,28 +74,27 @@ static void on_page(void *ctx, const struct attrib_page_view *p)
 	fprintf(t->out, "  %+9.3f ms  response %u\n", ms(p->t0, p->t1), p->status);
 }
 
+static int trace_opt(void *ctx, int id, const char *arg)
+{
+	(void)id; /* --limit */
+	struct trace_ctx *t = ctx;
+	double v;
+	if (!opt_number("--limit", arg, 1, 1e15, "a number of pages, 1 or more", &v))
+		return -1;
+	t->limit = (long)v;
+	return 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct trace_ctx t = {stdout, NULL, 0, 0};
-	/* trace's own options; the rest are shared */
-	int n = 1;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc) {
-			char *end;
-			t.limit = strtol(argv[i + 1], &end, 10);
-			if (*end || t.limit < 1) {
-				usage_error("bad --limit \"%s\"", argv[i + 1]);
-				return EXIT_USAGE;
-			}
-			i++;
-			continue;
-		}
-		argv[n++] = argv[i];
-	}
-	argc = n;
-	struct read_opts ro = {0};
-	const char *output = NULL;
-	int p = parse_read_opts(argc, argv, &ro, NULL, &output, NULL, NULL);
+	static const struct opt_extra own[] = {{"limit", 0, true, 1}, {NULL, 0, false, 0}};
+	static struct cmd_opts co;
+	int p = opts_parse(argc, argv, OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_PAGES |
+					      OPTG_LIMITS | OPTG_OUTPUT,
+			   NULL, own, trace_opt, &t, &co);
+	struct read_opts ro = co.ro;
+	const char *output = co.output;
 	if (p > 0) {
 		help(stdout);
 		return EXIT_OK;

@@ -32,18 +32,10 @@ struct read_opts {
 	bool progress;
 };
 
-/* Read every file into a (already initialised).  Prints one warning line per
- * problem.  Returns EXIT_OK, EXIT_PARTIAL or EXIT_ERROR. */
-/* Parse the options analyze and dump share; format, nano and conn_filter may
- * be NULL where a command has no such option.  Returns 0, 1 for --help, or
- * -1 after printing a usage error. */
-int parse_read_opts(int argc, char **argv, struct read_opts *ro, const char **format,
-		    const char **output, bool *nano, int *conn_filter);
-
 struct report_input;
 
 /* Say on stderr what the figures cannot vouch for (evidence.h); in may be
- * NULL. */
+ * NULL.  In results.c, beside storing and reporting. */
 void warn_evidence(const struct analysis *a, const struct report_input *in);
 
 /* Initialise a with ao (ports taken from ro), read every file into it and

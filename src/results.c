@@ -5,47 +5,23 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "evidence.h"
 #include "results.h"
 
 
-/* The --db options, taken out of argv; the rest are left for the shared parser. */
-int take_db_opts(int *argc, char **argv, struct db_opts *d)
+/* Say on stderr what the figures cannot vouch for (evidence.h). */
+void warn_evidence(const struct analysis *a, const struct report_input *in)
 {
-	int n = 1;
-	for (int i = 1; i < *argc; i++) {
-		const char *a = argv[i];
-		bool has_val = i + 1 < *argc;
-		if (strcmp(a, "--store-round-trips") == 0) {
-			d->round_trips = true;
-		} else if ((strcmp(a, "--db") == 0 || strcmp(a, "--app") == 0 ||
-			    strcmp(a, "--label") == 0)) {
-			if (!has_val) {
-				usage_error("option %s needs a value", a);
-				return -1;
-			}
-			const char *v = argv[++i];
-			if (strcmp(a, "--db") == 0) {
-				d->db = v;
-			} else if (strcmp(a, "--app") == 0) {
-				d->app = v;
-			} else {
-				const char *eq = strchr(v, '=');
-				if (!eq || eq == v || d->nlabels == 64) {
-					usage_error("bad --label \"%s\": expected KEY=VALUE (at most 64)", v);
-					return -1;
-				}
-				d->labels[d->nlabels++] = argv[i];
-			}
-		} else {
-			argv[n++] = argv[i];
-		}
-	}
-	*argc = n;
-	if (!d->db && (d->app || d->nlabels || d->round_trips)) {
-		usage_error("--app, --label and --store-round-trips need --db");
-		return -1;
-	}
-	return 0;
+	struct evidence ev;
+	evidence_of(a, in, &ev);
+	for (int i = 0; i < ev.n; i++)
+		warnx_("%s: %s [%s]", ev.f[i].severity == EV_NOTE ? "note" : "warning",
+		       ev.f[i].message, ev_code_name(ev.f[i].code));
+	const struct analysis_totals *t = &a->tot;
+	for (uint32_t i = 0; i < t->http.nmarked; i++)
+		warnx_("warning: HTTP connection %s > %s: %s: not decoded from there on",
+		       t->http.marked[i].client, t->http.marked[i].server,
+		       http1_error_name(t->http.marked[i].error));
 }
 
 static void store_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)

@@ -15,9 +15,6 @@ struct db_opts {
 	bool round_trips;
 };
 
-/* Take --db, --app, --label and --store-round-trips out of argv.  Returns 0,
- * or -1 after a usage error. */
-int take_db_opts(int *argc, char **argv, struct db_opts *d);
 
 /* store_open for a command: NULL after printing "pgrtt: CMD: PATH: why". */
 struct store *open_db(const char *path, enum store_mode mode);
