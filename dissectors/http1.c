@@ -12,6 +12,8 @@
  */
 #include "http1.h"
 
+#include "gap.h"
+
 #include <string.h>
 
 enum state {
@@ -543,9 +545,7 @@ void http1_gap(struct http1_conn *c, enum http1_side side, uint64_t n, uint64_t 
 	struct http1_dir *d = &c->dir[side];
 	if (n == 0 || d->state == H_DEAD)
 		return;
-	/* as pgsql_gap: a hole that ends with the body, or inside it, keeps
-	 * the side in step */
-	if ((d->state == H_BODY || d->state == H_CHUNK_DATA) && n <= d->body_left) {
+	if (gap_keeps_framing(d->state == H_BODY || d->state == H_CHUNK_DATA, n, d->body_left)) {
 		d->body_left -= n;
 		if (d->state == H_CHUNK_DATA)
 			d->cur.body_bytes += n;

@@ -18,6 +18,7 @@
 #include "pgsql.h"
 
 #include "encstream.h"
+#include "gap.h"
 
 #include <string.h>
 
@@ -33,26 +34,14 @@ struct type_info {
 	uint32_t exact; /* required length word, or 0 */
 };
 
-static struct type_info fe_info[256];
-static struct type_info be_info[256];
-static bool tables_ready;
-
-static void tables_init(void)
-{
-	if (tables_ready)
-		return;
-#define X(ch, id, nm, mx, ex) fe_info[(uint8_t)(ch)] = (struct type_info){nm, mx, ex};
-	PGSQL_FE_MSGS(X)
+/* By type byte, from the one list in pgsql_msgs.h; no name: not a type. */
+#define X(ch, id, nm, mx, ex) [(uint8_t)(ch)] = {nm, mx, ex},
+static const struct type_info fe_info[256] = {PGSQL_FE_MSGS(X)};
+static const struct type_info be_info[256] = {PGSQL_BE_MSGS(X)};
 #undef X
-#define X(ch, id, nm, mx, ex) be_info[(uint8_t)(ch)] = (struct type_info){nm, mx, ex};
-	PGSQL_BE_MSGS(X)
-#undef X
-	tables_ready = true;
-}
 
 static const struct type_info *info(enum pgsql_side side, uint8_t type)
 {
-	tables_init();
 	const struct type_info *t = side == PGSQL_FE ? &fe_info[type] : &be_info[type];
 	return t->name ? t : NULL;
 }
@@ -96,8 +85,8 @@ long pgsql_check_header(enum pgsql_side side, const uint8_t *buf, size_t len)
 		return 0;
 	if (n < 4 || n > t->max || (t->exact && n != t->exact))
 		return -1;
-	if (type == PGSQL_BE_READY && side == PGSQL_BE && len >= 6) {
-		uint8_t st = buf[5];
+	if (type == PGSQL_BE_READY && side == PGSQL_BE && rd_left(&r) >= 1) {
+		uint8_t st = rd_peek(&r, 0); /* the transaction status */
 		if (st != 'I' && st != 'T' && st != 'E')
 			return -1;
 	}
@@ -465,7 +454,7 @@ void pgsql_gap(struct pgsql_conn *c, enum pgsql_side side, uint64_t n, uint64_t 
 	d->gap_bytes += n;
 	if (d->phase == PGSQL_PH_TLS || d->phase == PGSQL_PH_RESYNC)
 		return;
-	if (d->in_body && n <= d->body_left) {
+	if (gap_keeps_framing(d->in_body, n, d->body_left)) {
 		d->cur.gap = true;
 		d->prefix_frozen = true;
 		d->body_left -= (uint32_t)n;

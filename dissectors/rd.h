@@ -65,6 +65,25 @@ static inline uint32_t rd_be32(struct rd *r)
 	return v;
 }
 
+/* The range ends n bytes from here, if that is sooner (a length field that
+ * says less than was captured: padding follows); never later. */
+static inline void rd_limit(struct rd *r, size_t n)
+{
+	if (rd_left(r) > n)
+		r->end = r->p + n;
+}
+
+/* The byte at offset i from here without consuming it; 0 (and bad) past
+ * the end. */
+static inline uint8_t rd_peek(struct rd *r, size_t i)
+{
+	if (rd_left(r) <= i) {
+		r->bad = true;
+		return 0;
+	}
+	return r->p[i];
+}
+
 static inline void rd_skip(struct rd *r, size_t n)
 {
 	if (rd_need(r, n))

@@ -95,8 +95,7 @@ static enum net_result ipv4(struct rd *r, struct seg *s)
 	memcpy(s->src, src, 4);
 	memcpy(s->dst, dst, 4);
 	/* Ethernet padding after the IP datagram is not payload */
-	if (rd_left(r) > (size_t)(total - ihl))
-		r->end = r->p + (total - ihl);
+	rd_limit(r, (size_t)(total - ihl));
 	return tcp(r, total - ihl, s);
 }
 
@@ -161,8 +160,7 @@ static enum net_result ipv6(struct rd *r, struct seg *s)
 	s->af = 6;
 	memcpy(s->src, src, 16);
 	memcpy(s->dst, dst, 16);
-	if (rd_left(r) > left)
-		r->end = r->p + left;
+	rd_limit(r, left);
 	return tcp(r, left, s);
 }
 

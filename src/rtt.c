@@ -54,30 +54,60 @@ const char *rt_label(int cls, int role, char *buf, size_t cap)
 	return buf;
 }
 
-static const char fe_slots[] = "\x01\x02\x03\x04" "BCdcfDEHFpPQSX";
-static const char be_slots[] = "\x05" "RK23CdcGHWDIEVvnNAtS1sZT";
+/* Message-count slots: the startup-phase pseudo types, then each table of
+ * pgsql_msgs.h in its order (the order of JSON's "frontend"/"backend"). */
+enum {
+	FE_SLOT_STARTUP, FE_SLOT_SSL, FE_SLOT_GSS, FE_SLOT_CANCEL,
+#define X(ch, id, nm, mx, ex) FE_SLOT_##id,
+	PGSQL_FE_MSGS(X)
+#undef X
+	FE_NSLOTS
+};
+enum {
+	BE_SLOT_ENC_ANSWER,
+#define X(ch, id, nm, mx, ex) BE_SLOT_##id,
+	PGSQL_BE_MSGS(X)
+#undef X
+	BE_NSLOTS
+};
+_Static_assert(FE_NSLOTS <= RTT_MSG_SLOTS && BE_NSLOTS <= RTT_MSG_SLOTS, "RTT_MSG_SLOTS too small");
 
-/* type byte -> slot + 1 (0: none), built once from the lists above */
-static int8_t slot_index[2][256];
-static bool slot_ready;
+/* type byte -> slot + 1 (0: no slot) */
+static const int8_t slot_of[2][256] = {
+	[PGSQL_FE] = {
+		[PGSQL_STARTUP] = 1 + FE_SLOT_STARTUP,
+		[PGSQL_SSL_REQUEST] = 1 + FE_SLOT_SSL,
+		[PGSQL_GSS_REQUEST] = 1 + FE_SLOT_GSS,
+		[PGSQL_CANCEL] = 1 + FE_SLOT_CANCEL,
+#define X(ch, id, nm, mx, ex) [(uint8_t)(ch)] = 1 + FE_SLOT_##id,
+		PGSQL_FE_MSGS(X)
+#undef X
+	},
+	[PGSQL_BE] = {
+		[PGSQL_ENC_ANSWER] = 1 + BE_SLOT_ENC_ANSWER,
+#define X(ch, id, nm, mx, ex) [(uint8_t)(ch)] = 1 + BE_SLOT_##id,
+		PGSQL_BE_MSGS(X)
+#undef X
+	},
+};
+
+/* slot -> type byte */
+#define X(ch, id, nm, mx, ex) (uint8_t)(ch),
+static const uint8_t fe_slot_type[FE_NSLOTS] = {PGSQL_STARTUP, PGSQL_SSL_REQUEST,
+						PGSQL_GSS_REQUEST, PGSQL_CANCEL, PGSQL_FE_MSGS(X)};
+static const uint8_t be_slot_type[BE_NSLOTS] = {PGSQL_ENC_ANSWER, PGSQL_BE_MSGS(X)};
+#undef X
 
 int rtt_msg_slot(enum pgsql_side side, uint8_t type)
 {
-	if (!slot_ready) {
-		for (size_t i = 0; i < sizeof fe_slots - 1; i++)
-			slot_index[PGSQL_FE][(uint8_t)fe_slots[i]] = (int8_t)(i + 1);
-		for (size_t i = 0; i < sizeof be_slots - 1; i++)
-			slot_index[PGSQL_BE][(uint8_t)be_slots[i]] = (int8_t)(i + 1);
-		slot_ready = true;
-	}
-	return slot_index[side][type] - 1;
+	return slot_of[side][type] - 1;
 }
 
 uint8_t rtt_slot_type(enum pgsql_side side, int slot)
 {
-	const char *s = side == PGSQL_FE ? fe_slots : be_slots;
-	size_t n = side == PGSQL_FE ? sizeof fe_slots - 1 : sizeof be_slots - 1;
-	return slot >= 0 && (size_t)slot < n ? (uint8_t)s[slot] : 0;
+	if (side == PGSQL_FE)
+		return slot >= 0 && slot < FE_NSLOTS ? fe_slot_type[slot] : 0;
+	return slot >= 0 && slot < BE_NSLOTS ? be_slot_type[slot] : 0;
 }
 
 /* ----------------------------------------------------------------------
@@ -618,10 +648,10 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 		r->st.errors++;
 	if (t == PGSQL_BE_READY)
 		r->st.rfq++;
-	if (t == PGSQL_BE_BACKEND_KEY && m->body_len >= 4)
 	if (async)
 		return;
-	if (t == PGSQL_ENC_ANSWER && m->body_len == 1 && m->body[0] != 'N') {
+	struct rd body = rd_init(m->body, m->body_len);
+	if (t == PGSQL_ENC_ANSWER && m->body_len == 1 && rd_peek(&body, 0) != 'N') {
 		/* encryption accepted: nothing more can be seen or counted */
 		r->open = false;
 		return;
@@ -641,7 +671,7 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 		c->damaged = true;
 	switch (t) {
 	case PGSQL_BE_READY: {
-		uint8_t st = m->body_len >= 1 ? m->body[0] : '?';
+		uint8_t st = m->body_len >= 1 ? rd_peek(&body, 0) : '?';
 		c->rfq++;
 		c->t_end = m->ts_last;
 		c->has_end = true;
