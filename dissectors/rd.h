@@ -1,9 +1,11 @@
 /* rd.h - bounds-checked reads over a caller-owned, immutable byte range.
  *
- * The only code in pgrtt that dereferences packet or stream bytes.  Reads
- * past the end set a sticky `bad` flag and return 0, so decoding code reads
- * like the specification and checks once at the end (tcpdump's GET_* idea,
- * without longjmp).
+ * Every header and field read of the dissectors and of netdecode.c goes
+ * through it; the byte scanners (pgsql.c's boundary search and header
+ * assembly, http1.c's line scanner over a struct span) index only below a
+ * length checked on the same line.  Reads past the end set a sticky `bad`
+ * flag and return 0, so decoding code reads like the specification and
+ * checks once at the end (tcpdump's GET_* idea, without longjmp).
  */
 #ifndef PGRTT_RD_H
 #define PGRTT_RD_H
