@@ -262,8 +262,36 @@ static void test_ping_wait(void)
 	CHECK_EQ_U(r.st.round_trips, 3);
 }
 
+/* Asynchronous backend messages (NotificationResponse, NoticeResponse,
+ * ParameterStatus) are counted, never answers: a LISTENing connection that
+ * receives a notification while idle, or a notice in the middle of an
+ * answer, changes no round trip nor where its latency ends. */
+static void test_async_messages(void)
+{
+	start();
+	startup();
+	query();
+	int before = nrt;
+	BE('A', "\0\0\0\1chan\0payload\0"); /* idle: a NOTIFY from another session */
+	BE('S', "TimeZone\0UTC\0");
+	CHECK_EQ_U(r.st.notifications, 1);
+	CHECK_EQ_U(nrt, before);
+	FE('Q', "SELECT 1");
+	BE('N', "SNOTICE\0Mhello\0\0");
+	BE('T', "\0\1");
+	BE('C', "SELECT 1");
+	uint64_t rfq_at = now;
+	Z();
+	FE('Q', "SELECT 2"); /* closes the previous round trip */
+	Z();
+	rtt_finish(&r);
+	CHECK_EQ_U(r.st.round_trips, 4); /* startup, two queries and the last one */
+	CHECK(lat.max <= rfq_at - 1000); /* no round trip ended at an async message */
+}
+
 int main(void)
 {
+	RUN(test_async_messages);
 	RUN(test_sqlx_pattern);
 	RUN(test_pipeline_and_flush);
 	RUN(test_copy_extended);
