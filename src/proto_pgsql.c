@@ -165,19 +165,8 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 static bool oldest_open(void *st, uint64_t now, uint64_t not_before, uint64_t *ts)
 {
 	struct pgsql_state *s = st;
-	struct rtt *r = &s->rtt;
-	rtt_tick(r, now); /* pings that waited long enough get their role */
-	bool any = false;
-	uint64_t t;
-	if (r->npend && (t = r->pend[0].t_start) >= not_before) {
-		*ts = t;
-		any = true;
-	}
-	if (r->open && r->cur.has_start && (t = r->cur.t_start) >= not_before && (!any || t < *ts)) {
-		*ts = t;
-		any = true;
-	}
-	return any;
+	rtt_tick(&s->rtt, now); /* pings that waited long enough get their role */
+	return rtt_oldest_open(&s->rtt, not_before, ts);
 }
 
 static void live(const void *st, struct analysis_live *out)

@@ -18,6 +18,21 @@
  * Names and message slots
  * ---------------------------------------------------------------------- */
 
+bool rtt_oldest_open(const struct rtt *r, uint64_t not_before, uint64_t *ts)
+{
+	bool any = false;
+	uint64_t t;
+	if (r->npend && (t = r->pend[0].t_start) >= not_before) {
+		*ts = t;
+		any = true;
+	}
+	if (r->open && r->cur.has_start && (t = r->cur.t_start) >= not_before && (!any || t < *ts)) {
+		*ts = t;
+		any = true;
+	}
+	return any;
+}
+
 bool rt_class_is_other(int cls)
 {
 	return cls != RT_QUERY && cls != RT_PING && cls != RT_RESET && cls != RT_TRANSACTION &&

@@ -160,6 +160,10 @@ void rtt_finish(struct rtt *r);
 #define RTT_PING_WAIT_NS 1000000000ull
 void rtt_tick(struct rtt *r, uint64_t now);
 
+/* The start of the oldest round trip still open (pending pings, the one
+ * being built) that started at or after not_before; false when none. */
+bool rtt_oldest_open(const struct rtt *r, uint64_t not_before, uint64_t *ts);
+
 const char *rt_class_name(int cls);
 
 /* "other" in every table (text, store, report): the classes without a column
