@@ -25,6 +25,16 @@ enum dataset_table {
 #define DS_LINKS_N 2600
 #define DS_COMMENTS_N 10000
 
+/* The schema (DROP and CREATE of every table, indexes), as one SQL string. */
+extern const char dataset_schema_sql[];
+
+/* Load the schema and every row into the database of conn (libpq), with COPY,
+ * in one transaction; then ANALYZE.  counts[t] gets each table's rows.
+ * Returns 0, or -1 with libpq's message in err (nothing is left half
+ * loaded). */
+struct pg_conn;
+int dataset_load(struct pg_conn *conn, size_t counts[DS_NTABLES], char *err, size_t errcap);
+
 /* The table's name and its COPY column list, e.g. "authors (id, name, bio)". */
 const char *dataset_copy_target(enum dataset_table t);
 

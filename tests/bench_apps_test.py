@@ -71,7 +71,7 @@ def main():
     subprocess.run(["psql", "-qAt", "-d", "postgres", "-c", "DROP DATABASE IF EXISTS blog",
                     "-c", "CREATE DATABASE blog"], env=env, check=True, capture_output=True)
     dsn = f"host=127.0.0.1 port={PORT} user=postgres dbname=blog sslmode=disable"
-    load = subprocess.run([BLOGLOAD, os.path.join(SRC, "bench", "schema.sql"), dsn],
+    load = subprocess.run([BLOGLOAD, dsn],
                           capture_output=True, text=True)
     counts = dict(re.findall(r"(\w+)=(\d+)", load.stdout))
     check("dataset loaded: the seed's counts", counts,
