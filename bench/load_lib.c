@@ -17,6 +17,12 @@ static void row(void *ctx, const char *line, size_t len)
 		k->failed = 1;
 }
 
+static void quiet(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
 static int run(PGconn *c, const char *sql)
 {
 	PGresult *r = PQexec(c, sql);
@@ -28,7 +34,7 @@ static int run(PGconn *c, const char *sql)
 int dataset_load(struct pg_conn *conn, size_t counts[DS_NTABLES], char *err, size_t errcap)
 {
 	PGconn *c = (PGconn *)conn;
-	PQsetNoticeProcessor(c, NULL, NULL); /* the schema's DROP ... IF EXISTS notices */
+	PQsetNoticeProcessor(c, quiet, NULL); /* the schema's DROP ... IF EXISTS notices */
 	int ok = run(c, "BEGIN") && run(c, dataset_schema_sql);
 	for (int t = 0; ok && t < DS_NTABLES; t++) {
 		char sql[256];

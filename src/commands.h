@@ -15,6 +15,7 @@ int cmd_runs(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* Options common to commands that read captures. */
 struct read_opts {

@@ -18,6 +18,7 @@ static const struct {
 	{"runs", cmd_runs, "list, show or delete runs stored with analyze --db"},
 	{"audit", cmd_audit, "CI gate: exit 1 when pages cost too many round trips or pools ping"},
 	{"report", cmd_report, "stored runs as Markdown, HTML with charts, JSON or CSV"},
+	{"bench", cmd_bench, "the benchmark's apps under capture: the seed's table reproduced"},
 };
 
 static void help(FILE *out)

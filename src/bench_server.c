@@ -1,0 +1,207 @@
+/* bench_server.c - a throwaway PostgreSQL for pgrtt bench (bench_server.h):
+ * initdb and pg_ctl from the installed server, as an unprivileged user when
+ * pgrtt runs as root, on a free loopback port, in a temporary directory
+ * that is removed with it. */
+#define _GNU_SOURCE
+#include "bench_server.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <ftw.h>
+#include <glob.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The newest installed server's bindir: pg_config's, else /usr/lib/postgresql/N/bin. */
+static bool find_bindir(char *out, size_t cap)
+{
+	FILE *p = popen("pg_config --bindir 2>/dev/null", "r");
+	if (p) {
+		char line[1024] = "";
+		bool got = fgets(line, sizeof line, p) != NULL;
+		pclose(p);
+		line[strcspn(line, "\n")] = '\0';
+		char initdb[1100];
+		snprintf(initdb, sizeof initdb, "%s/initdb", line);
+		if (got && access(initdb, X_OK) == 0) {
+			snprintf(out, cap, "%s", line);
+			return true;
+		}
+	}
+	glob_t g;
+	bool found = false;
+	if (glob("/usr/lib/postgresql/*/bin/initdb", 0, NULL, &g) == 0 && g.gl_pathc > 0) {
+		/* glob sorts: the last is the highest version with the same digits */
+		snprintf(out, cap, "%s", g.gl_pathv[g.gl_pathc - 1]);
+		char *slash = strrchr(out, '/');
+		*slash = '\0';
+		found = true;
+	}
+	globfree(&g);
+	return found;
+}
+
+/* A port nobody listens on now (a small race with other programs). */
+static int free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = {0};
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t len = sizeof sa;
+	int port = -1;
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+		port = ntohs(sa.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* Run argv (as uid/gid when set), output to log; its exit status or -1. */
+static int run_as(const struct pgserver *s, char *const argv[])
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (s->as_user && (setgid(s->gid) != 0 || setuid(s->uid) != 0))
+			_exit(126);
+		int fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND, 0644); /* the server's user's */
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* The log goes with the directory: keep its last line in the message. */
+static void fail_with_log(const struct pgserver *s, const char *what, char *err, size_t cap)
+{
+	char last[300] = "", line[300];
+	FILE *f = fopen(s->log, "r");
+	while (f && fgets(line, sizeof line, f))
+		if (line[0] != '\n')
+			snprintf(last, sizeof last, "%s", line);
+	if (f)
+		fclose(f);
+	last[strcspn(last, "\n")] = '\0';
+	snprintf(err, cap, "%s: %s", what, last[0] ? last : "no output");
+}
+
+int pgserver_start(struct pgserver *s, char *err, size_t cap)
+{
+	memset(s, 0, sizeof(*s));
+	if (!find_bindir(s->bindir, sizeof s->bindir)) {
+		snprintf(err, cap,
+			 "no PostgreSQL server installed (initdb not found): apt-get install -y "
+			 "postgresql, or give --dsn");
+		return -1;
+	}
+	snprintf(s->dir, sizeof s->dir, "/tmp/pgrtt-bench-XXXXXX");
+	if (!mkdtemp(s->dir)) {
+		snprintf(err, cap, "a temporary directory: %s", strerror(errno));
+		return -1;
+	}
+	s->made_dir = true;
+	snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
+	if (geteuid() == 0) { /* initdb refuses root: the postgres user, else nobody */
+		struct passwd *pw = getpwnam("postgres");
+		if (!pw)
+			pw = getpwnam("nobody");
+		if (!pw) {
+			snprintf(err, cap, "running as root, and no postgres or nobody user to run the server");
+			return -1;
+		}
+		s->as_user = true;
+		s->uid = pw->pw_uid;
+		s->gid = pw->pw_gid;
+		if (chown(s->dir, s->uid, s->gid) != 0) {
+			snprintf(err, cap, "%s: %s", s->dir, strerror(errno));
+			return -1;
+		}
+	}
+	if ((s->port = free_port()) < 0) {
+		snprintf(err, cap, "no free loopback port");
+		return -1;
+	}
+	char data[600], initdb[600], pg_ctl[600], opts[800];
+	snprintf(data, sizeof data, "%s/data", s->dir);
+	snprintf(initdb, sizeof initdb, "%s/initdb", s->bindir);
+	snprintf(pg_ctl, sizeof pg_ctl, "%s/pg_ctl", s->bindir);
+	char *const init_argv[] = {initdb, "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8",
+				   "--no-sync", NULL};
+	if (run_as(s, init_argv) != 0) {
+		fail_with_log(s, "initdb failed", err, cap);
+		return -1;
+	}
+	/* loopback only, no durability (a throwaway), room for several pools */
+	snprintf(opts, sizeof opts,
+		 "-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
+		 "-c full_page_writes=off -c max_connections=200 -c shared_buffers=128MB",
+		 s->port, s->dir);
+	char *const start_argv[] = {pg_ctl, "-D", data, "-l", s->log, "-w", "-o", opts, "start", NULL};
+	if (run_as(s, start_argv) != 0) {
+		fail_with_log(s, "the server did not start", err, cap);
+		return -1;
+	}
+	s->running = true;
+	snprintf(s->dsn, sizeof s->dsn, "host=127.0.0.1 port=%d user=postgres dbname=postgres "
+					"sslmode=disable",
+		 s->port);
+	return 0;
+}
+
+void pgserver_stop(struct pgserver *s)
+{
+	if (s->running) {
+		char data[600], pg_ctl[600];
+		snprintf(data, sizeof data, "%s/data", s->dir);
+		snprintf(pg_ctl, sizeof pg_ctl, "%s/pg_ctl", s->bindir);
+		char *const argv[] = {pg_ctl, "-D", data, "-m", "immediate", "-w", "stop", NULL};
+		run_as(s, argv);
+		s->running = false;
+	}
+	if (s->made_dir) {
+		nftw(s->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		s->made_dir = false;
+	}
+}
+
+long pgserver_postmaster(const struct pgserver *s)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/data/postmaster.pid", s->dir);
+	FILE *f = fopen(path, "r");
+	long pid = -1;
+	if (f) {
+		if (fscanf(f, "%ld", &pid) != 1)
+			pid = -1;
+		fclose(f);
+	}
+	return pid;
+}

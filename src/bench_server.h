@@ -1,0 +1,34 @@
+/* bench_server.h - a throwaway PostgreSQL server for pgrtt bench: started
+ * from the installed binaries on a free loopback port in a temporary
+ * directory, stopped and removed by pgserver_stop on every way out. */
+#ifndef PGRTT_BENCH_SERVER_H
+#define PGRTT_BENCH_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct pgserver {
+	char bindir[512];
+	char dir[256]; /* the temporary directory: data/, server.log, the socket */
+	char log[300];
+	char dsn[256]; /* to its postgres database */
+	int port;
+	bool as_user; /* started as root: the server runs as uid/gid */
+	uid_t uid;
+	gid_t gid;
+	bool made_dir, running;
+};
+
+/* Returns 0, or -1 with a one-line reason (and the fix) in err; what was
+ * made is still removed by pgserver_stop. */
+int pgserver_start(struct pgserver *s, char *err, size_t cap);
+
+/* Stop the server (immediate: a throwaway) and remove its directory.  Safe
+ * to call more than once and after a failed start. */
+void pgserver_stop(struct pgserver *s);
+
+/* The postmaster's pid (its backends are its children), or -1. */
+long pgserver_postmaster(const struct pgserver *s);
+
+#endif

@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""bench_test.py PGRTT - pgrtt bench --quick end to end: a throwaway
+PostgreSQL, the seed's dataset, the reference app in the five pool
+patterns under wrk while pgrtt captures lo.  results.json must hold the
+seed's 3 / 4 / 5 / 6 / 9 round trips per detail page (and the pings that
+make them), no database round trip for /compute, the same pages for every
+app, no error; every run stored; nothing left behind, also after Ctrl-C.
+Needs root (capture) and wrk; skipped (77) without them unless
+PGRTT_REQUIRE_LIVE=1."""
+import glob
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+PGRTT = sys.argv[1]
+failed = 0
+WANT = {"c-pgx": (3, 0), "c-rustango": (4, 1), "c-rocket": (5, 2), "c-axum-sqlx": (6, 3),
+        "c-axum-sqlx-ping": (9, 6)}  # round trips and pings per detail page
+
+
+def check(what, got, want):
+    global failed
+    ok = got == want
+    failed += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} {what}: got {got!r}, want {want!r}", flush=True)
+
+
+def leftovers():
+    dirs = set(glob.glob("/tmp/pgrtt-bench-*"))
+    procs = subprocess.run(["pgrep", "-f", "pgrtt-bench-"], capture_output=True, text=True).stdout
+    return dirs, procs.split()
+
+
+def main():
+    if os.geteuid() != 0 or not shutil.which("wrk"):
+        print("needs root and wrk: skipped")
+        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+    before = leftovers()
+    out = tempfile.mkdtemp(prefix="pgrtt-benchtest-")
+    t0 = time.monotonic()
+    p = subprocess.run([PGRTT, "bench", "--quick", "--routes", "detail,compute", "--out", out],
+                       capture_output=True, text=True, timeout=600)
+    print(p.stdout, p.stderr, sep="\n")
+    check("exit status", p.returncode, 0)
+    check(f"under 3 minutes ({time.monotonic() - t0:.0f} s)", time.monotonic() - t0 < 180, True)
+    res = json.load(open(os.path.join(out, "results.json")))
+    apps = {a["name"]: a for a in res["apps"]}
+    check("every app ran", sorted(apps), sorted(WANT))
+    for name, (rt, pings) in WANT.items():
+        a = apps[name]
+        routes = {r["route"]: r for r in a["routes"]}
+        d, c = routes["GET /articles/{id}"], routes["GET /compute"]
+        check(f"{name}: the same pages as the reference", a["html_matches_reference"], True)
+        check(f"{name}: round trips per detail page", d["round_trips_per_page"], rt)
+        check(f"{name}: queries per detail page", d["by_class_per_page"]["query"], 3)
+        check(f"{name}: pings per detail page", d["by_class_per_page"]["ping"], pings)
+        check(f"{name}: errors, non-2xx, drops", (d["errors"], d["non_2xx"], d["drops"]), (0, 0, 0))
+        check(f"{name}: pages measured", d["pages"] > 100, True)
+        check(f"{name}: /compute costs no round trip", c["round_trips_per_page"], 0)
+    db = sqlite3.connect(os.path.join(out, "bench.db"))
+    check("every (app, route, run) stored", db.execute("SELECT count(*) FROM runs").fetchone()[0], 10)
+    check("labelled", db.execute("SELECT count(*) FROM run_labels WHERE key = 'route'"
+                                 " AND value = 'detail'").fetchone()[0], 5)
+    db.close()
+    check("nothing left behind", leftovers(), before)
+    # Ctrl-C in the middle: the server and its directory go too
+    p = subprocess.Popen([PGRTT, "bench", "--quick", "--out", out], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(8)
+    p.send_signal(signal.SIGINT)
+    rc = p.wait(timeout=60)
+    check("Ctrl-C: stops", rc != 0, True)
+    time.sleep(0.5)
+    check("Ctrl-C: nothing left behind", leftovers(), before)
+    shutil.rmtree(out, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
