@@ -29,6 +29,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "dataset.h"
+#include "escape.h"
 #include "opts.h"
 #include "results.h"
 #include "source.h"
@@ -751,10 +752,15 @@ int cmd_bench(int argc, char **argv)
 			       routes[ri].name, m->rt, m->acq, m->rel, m->query, rps, m->p50_us / 1000,
 			       m->p99_us / 1000);
 			fflush(stdout);
-			if (md)
-				fprintf(md, "| %s | `%s` | **%.2f** | %.2f / %.2f | %.2f | %.0f | %.2f | %.2f | %.1f | %.1f |\n",
-					apps[ai].name, routes[ri].route, m->rt, m->acq, m->rel, m->query, rps,
-					m->p50_us / 1000, m->p99_us / 1000, m->app_cpu_us, m->pg_cpu_us);
+			if (md) {
+				fputs("| ", md);
+				esc_md(md, apps[ai].name);
+				fputs(" | ", md);
+				esc_md(md, routes[ri].route);
+				fprintf(md, " | **%.2f** | %.2f / %.2f | %.2f | %.0f | %.2f | %.2f | %.1f | %.1f |\n",
+					m->rt, m->acq, m->rel, m->query, rps, m->p50_us / 1000, m->p99_us / 1000,
+					m->app_cpu_us, m->pg_cpu_us);
+			}
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "route", routes[ri].route);
 			cJSON_AddNumberToObject(o, "round_trips_per_page", round(m->rt * 1e4) / 1e4);
