@@ -352,7 +352,7 @@ static size_t http_get(int port, const char *path, char *buf, size_t cap)
 
 struct phase {
 	double requests, seconds, errors, non_2xx, p50_us, p99_us;
-	double rt, rfq, query, ping, acq, rel, other, pages, drops;
+	double rt, rfq, query, ping, acq, rel, startup, other, pages, drops;
 	double app_cpu_us, pg_cpu_us, rss_mib;
 	bool ok;
 };
@@ -481,7 +481,9 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 		ph->ping = x->by_class[RT_PING] / n;
 		ph->acq = x->pings[PING_ACQUIRE] / n;
 		ph->rel = x->pings[PING_RELEASE] / n;
-		ph->other = (x->rt - x->by_class[RT_QUERY] - x->by_class[RT_PING]) / n;
+		ph->startup = x->by_class[RT_STARTUP] / n;
+		ph->other = (x->rt - x->by_class[RT_QUERY] - x->by_class[RT_PING] -
+			     x->by_class[RT_STARTUP]) / n;
 	}
 	if (st) {
 		char la[96], lr[64], ln[32];
@@ -770,6 +772,8 @@ int cmd_bench(int argc, char **argv)
 			cJSON_AddNumberToObject(bc, "ping", round(m->ping * 1e4) / 1e4);
 			cJSON_AddNumberToObject(bc, "ping_acquire", round(m->acq * 1e4) / 1e4);
 			cJSON_AddNumberToObject(bc, "ping_release", round(m->rel * 1e4) / 1e4);
+			/* connections the pool opened during the run: their startups */
+			cJSON_AddNumberToObject(bc, "startup", round(m->startup * 1e4) / 1e4);
 			cJSON_AddNumberToObject(bc, "other", round(m->other * 1e4) / 1e4);
 			cJSON_AddNumberToObject(o, "pages", m->pages);
 			cJSON_AddNumberToObject(o, "requests_per_s", round(rps));

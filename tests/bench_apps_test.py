@@ -119,7 +119,12 @@ def main():
             r = {x["route"]: x for x in d["routes"]}
             want = {"GET /articles/{id}": detail, "GET /": index, "GET /tags/{slug}": tag}
             for route in routes:
-                got = r.get(route, {}).get("round_trips_per_page", {}).get("mean")
+                x = r.get(route, {})
+                got = x.get("round_trips_per_page", {}).get("mean")
+                if name != "one page at a time" and got is not None:
+                    # a connection the pool opens under load costs its startup
+                    # inside a page: real, but not the pattern under test
+                    got = round(got - x["by_class_per_page"]["startup"], 6)
                 check(f"{mode}, {name}: {route} round trips per page", got, want[route])
             bc = r["GET /articles/{id}"]["by_class_per_page"]
             if name == "one page at a time":
