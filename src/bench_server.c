@@ -9,6 +9,9 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <ftw.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <time.h>
 #include <glob.h>
 #include <netinet/in.h>
 #include <pwd.h>
@@ -204,4 +207,86 @@ long pgserver_postmaster(const struct pgserver *s)
 		fclose(f);
 	}
 	return pid;
+}
+
+static int connect_port(const char *host, int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = {0};
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	inet_pton(AF_INET, host, &sa.sin_addr);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int redisserver_start(struct redisserver *r, const char *dir, char *err, size_t cap)
+{
+	memset(r, 0, sizeof(*r));
+	if (system("command -v redis-server >/dev/null 2>&1") != 0) {
+		snprintf(err, cap, "redis-server not found: apt-get install -y redis-server, or give --redis");
+		return -1;
+	}
+	if ((r->port = free_port()) < 0) {
+		snprintf(err, cap, "no free loopback port");
+		return -1;
+	}
+	char port[16];
+	snprintf(port, sizeof port, "%d", r->port);
+	r->pid = fork();
+	if (r->pid < 0) {
+		snprintf(err, cap, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (r->pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+		if (devnull >= 0) {
+			dup2(devnull, 1);
+			dup2(devnull, 2);
+		}
+		/* no persistence, loopback only, in the bench's directory */
+		execlp("redis-server", "redis-server", "--port", port, "--bind", "127.0.0.1",
+		       "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no",
+		       (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 100; i++) { /* up to 5 s for it to listen */
+		int fd = connect_port("127.0.0.1", r->port);
+		if (fd >= 0) {
+			close(fd);
+			snprintf(r->url, sizeof r->url, "redis://127.0.0.1:%d", r->port);
+			return 0;
+		}
+		struct timespec ts = {0, 50000000L};
+		nanosleep(&ts, NULL);
+	}
+	snprintf(err, cap, "redis-server did not start on port %d", r->port);
+	redisserver_stop(r);
+	return -1;
+}
+
+void redisserver_stop(struct redisserver *r)
+{
+	if (r->pid > 0) {
+		kill(r->pid, SIGTERM);
+		while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	r->pid = 0;
+}
+
+int redis_flushall(const char *host, int port)
+{
+	int fd = connect_port(host, port);
+	if (fd < 0)
+		return -1;
+	static const char cmd[] = "*1\r\n$8\r\nFLUSHALL\r\n";
+	char reply[64];
+	int ok = send(fd, cmd, sizeof cmd - 1, MSG_NOSIGNAL) == (ssize_t)(sizeof cmd - 1) &&
+		 recv(fd, reply, sizeof reply, 0) > 0 && reply[0] == '+';
+	close(fd);
+	return ok ? 0 : -1;
 }

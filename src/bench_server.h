@@ -31,4 +31,18 @@ void pgserver_stop(struct pgserver *s);
 /* The postmaster's pid (its backends are its children), or -1. */
 long pgserver_postmaster(const struct pgserver *s);
 
+/* A throwaway redis-server: no persistence, loopback, a free port. */
+struct redisserver {
+	pid_t pid;
+	int port;
+	char url[64]; /* redis://127.0.0.1:PORT */
+};
+
+/* Returns 0, or -1 with the reason (and the fix) in err. */
+int redisserver_start(struct redisserver *r, const char *dir, char *err, size_t cap);
+void redisserver_stop(struct redisserver *r);
+
+/* FLUSHALL on host:port: every app fills its own cache.  0 or -1. */
+int redis_flushall(const char *host, int port);
+
 #endif

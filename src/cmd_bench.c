@@ -58,6 +58,8 @@ static const struct broute routes[] = {
 	{"index", "GET /", "/", "index"},
 	{"detail", "GET /articles/{id}", "/articles/3", "detail"},
 	{"tag", "GET /tags/{slug}", "/tags/tag-7", "tag"},
+	{"cached-index", "GET /cached/", "/cached/", "cached-index"},
+	{"cached-detail", "GET /cached/articles/{id}", "/cached/articles/3", "cached-detail"},
 	{"compute", "GET /compute", "/compute", "compute"},
 };
 #define NROUTES (int)(sizeof routes / sizeof routes[0])
@@ -72,7 +74,9 @@ static const char lua_script[] =
 	"  local path = '/'\n"
 	"  if kind == 'detail' then path = '/articles/' .. (n % 1000 + 1)\n"
 	"  elseif kind == 'tag' then path = '/tags/tag-' .. (n % 30 + 1)\n"
-	"  elseif kind == 'compute' then path = '/compute' end\n"
+	"  elseif kind == 'compute' then path = '/compute'\n"
+	"  elseif kind == 'cached-index' then path = '/cached/'\n"
+	"  elseif kind == 'cached-detail' then path = '/cached/articles/' .. (n % 1000 + 1) end\n"
 	"  return wrk.format('GET', path)\n"
 	"end\n"
 	"function done(s, latency, requests)\n"
@@ -95,12 +99,12 @@ static void on_signal(int sig)
 
 struct bench_opts {
 	bool quick, list;
-	const char *apps, *routes, *out, *dsn, *db;
+	const char *apps, *routes, *out, *dsn, *db, *redis;
 	double duration, warmup, runs, connections;
 };
 
 enum { B_QUICK = 1, B_LIST, B_APPS, B_ROUTES, B_DURATION, B_WARMUP, B_RUNS, B_CONNECTIONS,
-       B_OUT, B_DSN };
+       B_OUT, B_DSN, B_REDIS };
 
 static int bench_opt(void *ctx, int id, const char *arg)
 {
@@ -131,6 +135,9 @@ static int bench_opt(void *ctx, int id, const char *arg)
 	case B_OUT:
 		b->out = arg;
 		return 0;
+	case B_REDIS:
+		b->redis = arg;
+		return 0;
 	default: /* B_DSN */
 		b->dsn = arg;
 		return 0;
@@ -149,13 +156,16 @@ static void help(FILE *out)
 	      "Options:\n"
 	      "      --quick            a smoke run: every app and route, 1 s warm-up, one 2 s run\n"
 	      "      --apps A,B         these apps only (--list shows them)\n"
-	      "      --routes R,S       these routes only: index, detail, tag, compute\n"
+	      "      --routes R,S       these routes only: index, detail, tag, cached-index,\n"
+	      "                         cached-detail, compute\n"
 	      "      --duration S       seconds per measured run (default 20)\n"
 	      "      --warmup S         seconds of warm-up per route (default 5)\n"
 	      "      --runs N           measured runs per route; the median counts (default 3)\n"
 	      "      --connections N    wrk connections (default 50)\n"
 	      "      --dsn DSN          an existing server instead of a throwaway one (its blog\n"
 	      "                         database is loaded; nothing else is dropped)\n"
+	      "      --redis HOST:PORT  an existing Redis for the page cache instead of a\n"
+	      "                         throwaway redis-server (it is FLUSHALLed between apps)\n"
 	      "      --db FILE          the store (default OUT/bench.db)\n"
 	      "      --out DIR          results.json, report.md, bench.db (default bench-out)\n"
 	      "      --list             the apps and routes, and what this machine can run\n"
@@ -537,6 +547,7 @@ int cmd_bench(int argc, char **argv)
 		{"duration", 0, true, B_DURATION},  {"warmup", 0, true, B_WARMUP},
 		{"runs", 0, true, B_RUNS},          {"connections", 0, true, B_CONNECTIONS},
 		{"out", 0, true, B_OUT},            {"dsn", 0, true, B_DSN},
+		{"redis", 0, true, B_REDIS},
 		{NULL, 0, false, 0},
 	};
 	struct bench_opts b = {0};
@@ -604,6 +615,7 @@ int cmd_bench(int argc, char **argv)
 	int rc = EXIT_OK;
 	char err[1024] = "";
 	struct pgserver srv = {0};
+	struct redisserver *redis_srv = NULL;
 	struct store *st = NULL;
 	struct child app = {0};
 	char dsn[600];
@@ -627,6 +639,26 @@ int cmd_bench(int argc, char **argv)
 		}
 		snprintf(dsn, sizeof dsn, "%s", srv.dsn);
 	}
+	/* the page cache */
+	struct redisserver rsrv = {0};
+	char redis_host[128] = "127.0.0.1", redis_url[200];
+	int redis_port = 0;
+	if (b.redis) {
+		if (sscanf(b.redis, "%127[^:]:%d", redis_host, &redis_port) != 2) {
+			usage_error("bad --redis \"%s\": HOST:PORT", b.redis);
+			rc = EXIT_USAGE;
+			goto done;
+		}
+	} else {
+		if (redisserver_start(&rsrv, srv.made_dir ? srv.dir : "/tmp", err, sizeof err) != 0) {
+			warnx_("%s", err);
+			rc = EXIT_ERROR;
+			goto done;
+		}
+		redis_port = rsrv.port;
+	}
+	redis_srv = &rsrv;
+	snprintf(redis_url, sizeof redis_url, "REDIS_URL=redis://%s:%d", redis_host, redis_port);
 	/* the blog database, loaded */
 	PGconn *c = PQconnectdb(dsn);
 	if (PQstatus(c) != CONNECTION_OK) {
@@ -674,7 +706,9 @@ int cmd_bench(int argc, char **argv)
 		snprintf(e1, sizeof e1, "PORT=%d", app_port);
 		snprintf(e2, sizeof e2, "DATABASE_URL=%s", blog_dsn);
 		snprintf(e3, sizeof e3, "POOL_MODE=%s", apps[ai].mode);
-		char *env[] = {e1, e2, e3, "POOL_MAX=16", "POOL_MIN=4", NULL};
+		char *env[] = {e1, e2, e3, "POOL_MAX=16", "POOL_MIN=4", redis_url, NULL};
+		if (redis_flushall(redis_host, redis_port) != 0)
+			warnx_("redis %s:%d: FLUSHALL failed", redis_host, redis_port);
 		char *aargv[] = {app_bin, NULL};
 		if (spawn(&app, aargv, env) != 0) {
 			warnx_("%s: cannot start", apps[ai].name);
@@ -807,6 +841,8 @@ int cmd_bench(int argc, char **argv)
 		rc = EXIT_ERROR;
 done:
 	stop_child(&app);
+	if (redis_srv)
+		redisserver_stop(redis_srv);
 	if (md)
 		fclose(md);
 	store_close(st);

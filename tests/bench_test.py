@@ -33,18 +33,20 @@ def check(what, got, want):
 
 def leftovers():
     dirs = set(glob.glob("/tmp/pgrtt-bench-*"))
-    procs = subprocess.run(["pgrep", "-f", "pgrtt-bench-"], capture_output=True, text=True).stdout
+    procs = subprocess.run(["pgrep", "-f", "pgrtt-bench-|redis-server --port"], capture_output=True,
+                           text=True).stdout
     return dirs, procs.split()
 
 
 def main():
-    if os.geteuid() != 0 or not shutil.which("wrk"):
-        print("needs root and wrk: skipped")
+    if os.geteuid() != 0 or not shutil.which("wrk") or not shutil.which("redis-server"):
+        print("needs root, wrk and redis-server: skipped")
         return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
     before = leftovers()
     out = tempfile.mkdtemp(prefix="pgrtt-benchtest-")
     t0 = time.monotonic()
-    p = subprocess.run([PGRTT, "bench", "--quick", "--routes", "detail,compute", "--out", out],
+    p = subprocess.run([PGRTT, "bench", "--quick", "--routes", "detail,cached-detail,compute",
+                        "--out", out],
                        capture_output=True, text=True, timeout=600)
     print(p.stdout, p.stderr, sep="\n")
     check("exit status", p.returncode, 0)
@@ -56,6 +58,7 @@ def main():
         a = apps[name]
         routes = {r["route"]: r for r in a["routes"]}
         d, c = routes["GET /articles/{id}"], routes["GET /compute"]
+        cached = routes["GET /cached/articles/{id}"]
         check(f"{name}: the same pages as the reference", a["html_matches_reference"], True)
         # a connection the pool opens during the run pays its startup in a page:
         # counted (by_class_per_page.startup), not the pool pattern under test
@@ -66,8 +69,10 @@ def main():
         check(f"{name}: errors, non-2xx, drops", (d["errors"], d["non_2xx"], d["drops"]), (0, 0, 0))
         check(f"{name}: pages measured", d["pages"] > 100, True)
         check(f"{name}: /compute costs no round trip", c["round_trips_per_page"], 0)
+        check(f"{name}: a cached page, once warm, costs no round trip",
+              (cached["round_trips_per_page"], cached["pages"] > 100, cached["errors"]), (0, True, 0))
     db = sqlite3.connect(os.path.join(out, "bench.db"))
-    check("every (app, route, run) stored", db.execute("SELECT count(*) FROM runs").fetchone()[0], 10)
+    check("every (app, route, run) stored", db.execute("SELECT count(*) FROM runs").fetchone()[0], 15)
     check("labelled", db.execute("SELECT count(*) FROM run_labels WHERE key = 'route'"
                                  " AND value = 'detail'").fetchone()[0], 5)
     db.close()

@@ -14,8 +14,11 @@
  * (Parse/Bind/Describe/Execute/Sync) with the SQL of bench/queries.h.
  *
  * Environment: PORT, DATABASE_URL (libpq), POOL_MAX (16), POOL_MIN (4),
- * POOL_MODE (pgx).  Routes: / (the 20 latest articles), /articles/{id},
- * /tags/{slug}, /compute (the sum of the primes below 20,000).  HTTP/1.1
+ * POOL_MODE (pgx), REDIS_URL (redis://HOST:PORT, for the cached routes).
+ * Routes: / (the 20 latest articles), /articles/{id}, /tags/{slug},
+ * /cached/ and /cached/articles/{id} (the same pages from a Redis page
+ * cache: GET, and on a miss the page rendered and SET; no PostgreSQL round
+ * trip once warm), /compute (the sum of the primes below 20,000).  HTTP/1.1
  * with keep-alive, one thread per client connection.  Prints "ready" on
  * standard output once it listens. */
 #define _GNU_SOURCE /* memmem, strcasestr */
@@ -339,6 +342,135 @@ static int page_compute(struct buf *b)
 	return 200;
 }
 
+/* ---------------------------------------------------------------- Redis */
+
+static char redis_host[128];
+static int redis_port;
+
+/* One connection per client thread, opened on first use. */
+static __thread int redis_fd = -1;
+
+static bool redis_connect(void)
+{
+	if (redis_fd >= 0)
+		return true;
+	if (!redis_port)
+		return false;
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	struct sockaddr_in sa = {0};
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)redis_port);
+	inet_pton(AF_INET, redis_host, &sa.sin_addr);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	redis_fd = fd;
+	return true;
+}
+
+static bool send_all(int fd, const char *p, size_t n);
+
+/* A RESP command of argc bulk strings; the reply in *out (a bulk string's
+ * bytes, or "+OK"), its length, -1 for a nil, -2 on an error. */
+static long redis_cmd(int argc, const char *const *argv, const size_t *lens, struct buf *out)
+{
+	if (!redis_connect())
+		return -2;
+	struct buf req = {0};
+	char head[64];
+	snprintf(head, sizeof head, "*%d\r\n", argc);
+	puts_(&req, head);
+	for (int i = 0; i < argc; i++) {
+		snprintf(head, sizeof head, "$%zu\r\n", lens[i]);
+		puts_(&req, head);
+		put(&req, argv[i], lens[i]);
+		puts_(&req, "\r\n");
+	}
+	bool ok = send_all(redis_fd, req.p, req.n);
+	free(req.p);
+	out->n = 0;
+	/* the reply: a line, then for a bulk string its bytes and CRLF */
+	char line[64];
+	size_t ln = 0;
+	while (ok && ln < sizeof line - 1) {
+		ssize_t r = recv(redis_fd, line + ln, 1, 0);
+		if (r <= 0) {
+			ok = false;
+			break;
+		}
+		if (line[ln++] == '\n')
+			break;
+	}
+	line[ln] = '\0';
+	if (!ok || ln < 3) {
+		close(redis_fd);
+		redis_fd = -1;
+		return -2;
+	}
+	if (line[0] == '+') {
+		puts_(out, "+OK");
+		return 3;
+	}
+	if (line[0] != '$')
+		return -2;
+	long n = atol(line + 1);
+	if (n < 0)
+		return -1;
+	size_t need = (size_t)n + 2;
+	char *tmp = malloc(need);
+	size_t got = 0;
+	while (tmp && got < need) {
+		ssize_t r = recv(redis_fd, tmp + got, need - got, 0);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (got == need)
+		put(out, tmp, (size_t)n);
+	free(tmp);
+	if (got != need) {
+		close(redis_fd);
+		redis_fd = -1;
+		return -2;
+	}
+	return n;
+}
+
+/* A page from the cache, or rendered and stored: the seed's page cache. */
+static int cached(const char *key, struct buf *b, int (*render)(struct buf *, const char *),
+		  const char *arg)
+{
+	const char *get[] = {"GET", key};
+	size_t getl[] = {3, strlen(key)};
+	long n = redis_cmd(2, get, getl, b);
+	if (n >= 0)
+		return 200;
+	b->n = 0;
+	int status = render(b, arg);
+	if (status == 200) {
+		struct buf reply = {0};
+		const char *set[] = {"SET", key, b->p};
+		size_t setl[] = {3, strlen(key), b->n};
+		redis_cmd(3, set, setl, &reply);
+		free(reply.p);
+	}
+	return status;
+}
+
+static int render_index(struct buf *b, const char *arg)
+{
+	(void)arg;
+	return page_index(b);
+}
+
+static int render_article(struct buf *b, const char *id)
+{
+	return page_article(b, id);
+}
+
 static bool digits(const char *s)
 {
 	if (!*s || strlen(s) > 9)
@@ -359,6 +491,13 @@ static int route(const char *path, struct buf *b)
 		return page_tag(b, path + 6);
 	if (strcmp(path, "/compute") == 0)
 		return page_compute(b);
+	if (strcmp(path, "/cached/") == 0)
+		return cached("page:/", b, render_index, NULL);
+	if (strncmp(path, "/cached/articles/", 17) == 0 && digits(path + 17)) {
+		char key[64];
+		snprintf(key, sizeof key, "page:/articles/%s", path + 17);
+		return cached(key, b, render_article, path + 17);
+	}
 	return 404;
 }
 
@@ -441,6 +580,12 @@ static int env_int(const char *name, int def)
 int main(void)
 {
 	const char *mode = getenv("POOL_MODE") ? getenv("POOL_MODE") : "pgx";
+	const char *redis = getenv("REDIS_URL");
+	if (redis && *redis &&
+	    sscanf(redis, "redis://%127[^:]:%d", redis_host, &redis_port) != 2) {
+		fprintf(stderr, "app: REDIS_URL: redis://HOST:PORT\n");
+		return 2;
+	}
 	pool.dsn = getenv("DATABASE_URL") ? getenv("DATABASE_URL") : "";
 	pool.max = env_int("POOL_MAX", 16);
 	int min = env_int("POOL_MIN", 4), port = env_int("PORT", 8080);
