@@ -31,22 +31,28 @@
 #include "dataset.h"
 #include "escape.h"
 #include "opts.h"
+#include "queries.h"
 #include "results.h"
 #include "source.h"
 #include "store.h"
 
 struct app {
-	const char *name, *stack, *mode;
+	const char *name, *stack;
+	const char *mode;   /* the reference app's POOL_MODE, or NULL */
+	const char *script; /* a Python app under bench/apps, or NULL */
 };
 
-/* The reference app (bench/apps/c-libpq) in the seed's pool patterns. */
+/* The reference app (bench/apps/c-libpq) in the seed's pool patterns, then
+ * the real stacks. */
 static const struct app apps[] = {
-	{"c-pgx", "C libpq, pgx's pattern: a checkout per query, no ping", "pgx"},
-	{"c-rustango", "C libpq, Rustango's: a checkout per page, a release ping", "rustango"},
-	{"c-rocket", "C libpq, Rocket's: a checkout per page, acquire + release pings", "rocket"},
-	{"c-axum-sqlx", "C libpq, axum + sqlx's: a checkout per query, a release ping", "axum-sqlx"},
+	{"c-pgx", "C libpq, pgx's pattern: a checkout per query, no ping", "pgx", NULL},
+	{"c-rustango", "C libpq, Rustango's: a checkout per page, a release ping", "rustango", NULL},
+	{"c-rocket", "C libpq, Rocket's: a checkout per page, acquire + release pings", "rocket", NULL},
+	{"c-axum-sqlx", "C libpq, axum + sqlx's: a checkout per query, a release ping", "axum-sqlx", NULL},
 	{"c-axum-sqlx-ping", "C libpq, axum + sqlx with test_before_acquire: both pings",
-	 "axum-sqlx-ping"},
+	 "axum-sqlx-ping", NULL},
+	{"py-sqlalchemy", "Python http.server + SQLAlchemy 1.4 QueuePool (pool_pre_ping) + psycopg2",
+	 NULL, "py-sqlalchemy/app.py"},
 };
 #define NAPPS (int)(sizeof apps / sizeof apps[0])
 
@@ -362,7 +368,7 @@ static size_t http_get(int port, const char *path, char *buf, size_t cap)
 
 struct phase {
 	double requests, seconds, errors, non_2xx, p50_us, p99_us;
-	double rt, rfq, query, ping, acq, rel, startup, other, pages, drops;
+	double rt, rfq, query, ping, acq, rel, startup, tx, other, pages, drops;
 	double app_cpu_us, pg_cpu_us, rss_mib;
 	bool ok;
 };
@@ -492,8 +498,9 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 		ph->acq = x->pings[PING_ACQUIRE] / n;
 		ph->rel = x->pings[PING_RELEASE] / n;
 		ph->startup = x->by_class[RT_STARTUP] / n;
+		ph->tx = x->by_class[RT_TRANSACTION] / n;
 		ph->other = (x->rt - x->by_class[RT_QUERY] - x->by_class[RT_PING] -
-			     x->by_class[RT_STARTUP]) / n;
+			     x->by_class[RT_STARTUP] - x->by_class[RT_TRANSACTION]) / n;
 	}
 	if (st) {
 		char la[96], lr[64], ln[32];
@@ -522,6 +529,33 @@ static int cmp_rps(const void *x, const void *y)
 	double ra = a->seconds > 0 ? a->requests / a->seconds : 0;
 	double rb = b->seconds > 0 ? b->requests / b->seconds : 0;
 	return (ra > rb) - (ra < rb);
+}
+
+/* The shared SQL (bench/queries.h) for apps that are not C. */
+static int write_queries(const char *outdir)
+{
+	static const struct {
+		const char *name, *sql;
+	} q[] = {
+#define Q(n) {#n, n}
+		Q(Q_INDEX_ARTICLES), Q(Q_INDEX_AUTHORS), Q(Q_INDEX_TAGS), Q(Q_DETAIL_ARTICLE),
+		Q(Q_DETAIL_AUTHOR), Q(Q_DETAIL_COMMENTS), Q(Q_TAG_TAG), Q(Q_TAG_ARTICLES),
+		Q(Q_TAG_AUTHORS), Q(Q_TAG_TAGS),
+#undef Q
+	};
+	cJSON *o = cJSON_CreateObject();
+	for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+		cJSON_AddStringToObject(o, q[i].name, q[i].sql);
+	char *t = cJSON_Print(o);
+	cJSON_Delete(o);
+	char path[800];
+	snprintf(path, sizeof path, "%s/queries.json", outdir);
+	FILE *f = t ? fopen(path, "w") : NULL;
+	int rc = f && fputs(t, f) >= 0 ? 0 : -1;
+	if (f && fclose(f) != 0)
+		rc = -1;
+	free(t);
+	return rc;
 }
 
 static void list_apps(void)
@@ -628,6 +662,10 @@ int cmd_bench(int argc, char **argv)
 		warnx_("%s: cannot write", lua);
 		return EXIT_ERROR;
 	}
+	if (write_queries(outdir) != 0) {
+		warnx_("%s/queries.json: cannot write", outdir);
+		return EXIT_ERROR;
+	}
 	if (b.dsn) {
 		snprintf(dsn, sizeof dsn, "%s", b.dsn);
 	} else {
@@ -705,12 +743,21 @@ int cmd_bench(int argc, char **argv)
 		char e1[64], e2[800], e3[32];
 		snprintf(e1, sizeof e1, "PORT=%d", app_port);
 		snprintf(e2, sizeof e2, "DATABASE_URL=%s", blog_dsn);
-		snprintf(e3, sizeof e3, "POOL_MODE=%s", apps[ai].mode);
-		char *env[] = {e1, e2, e3, "POOL_MAX=16", "POOL_MIN=4", redis_url, NULL};
+		snprintf(e3, sizeof e3, "POOL_MODE=%s", apps[ai].mode ? apps[ai].mode : "");
+		char *env[] = {e1, e2, e3, "POOL_MAX=16", "POOL_MIN=4", redis_url, NULL, NULL};
 		if (redis_flushall(redis_host, redis_port) != 0)
 			warnx_("redis %s:%d: FLUSHALL failed", redis_host, redis_port);
-		char *aargv[] = {app_bin, NULL};
-		if (spawn(&app, aargv, env) != 0) {
+		char script[900], qenv[900];
+		snprintf(script, sizeof script, "%s/apps/%s", PGRTT_BENCH_SRC,
+			 apps[ai].script ? apps[ai].script : "");
+		snprintf(qenv, sizeof qenv, "QUERIES=%s/queries.json", outdir);
+		env[6] = qenv;
+		char *aargv[] = {app_bin, NULL}, *pargv[] = {"/usr/bin/python3", script, NULL};
+		if (apps[ai].script && access(script, R_OK) != 0) {
+			warnx_("%s: %s missing: skipped", apps[ai].name, script);
+			continue;
+		}
+		if (spawn(&app, apps[ai].script ? pargv : aargv, env) != 0) {
 			warnx_("%s: cannot start", apps[ai].name);
 			rc = EXIT_ERROR;
 			break;
@@ -727,6 +774,10 @@ int cmd_bench(int argc, char **argv)
 		static char page[1 << 17];
 		for (int ri = 0; ri < NROUTES; ri++) {
 			http_get(app_port, routes[ri].sample, page, sizeof page);
+			/* the status line and the body: headers differ between servers */
+			char *body = strstr(page, "\r\n\r\n"), *eol = strstr(page, "\r\n");
+			if (body && eol)
+				memmove(eol + 2, body + 4, strlen(body + 4) + 1);
 			if (!have_reference) {
 				memcpy(reference[ri], page, sizeof page);
 			} else if (strcmp(reference[ri], page) != 0) {
@@ -808,6 +859,7 @@ int cmd_bench(int argc, char **argv)
 			cJSON_AddNumberToObject(bc, "ping_release", round(m->rel * 1e4) / 1e4);
 			/* connections the pool opened during the run: their startups */
 			cJSON_AddNumberToObject(bc, "startup", round(m->startup * 1e4) / 1e4);
+			cJSON_AddNumberToObject(bc, "transaction", round(m->tx * 1e4) / 1e4);
 			cJSON_AddNumberToObject(bc, "other", round(m->other * 1e4) / 1e4);
 			cJSON_AddNumberToObject(o, "pages", m->pages);
 			cJSON_AddNumberToObject(o, "requests_per_s", round(rps));
