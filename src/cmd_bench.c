@@ -531,6 +531,122 @@ static int cmp_rps(const void *x, const void *y)
 	return (ra > rb) - (ra < rb);
 }
 
+static double num(cJSON *o, const char *k)
+{
+	cJSON *x = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(x) ? x->valuedouble : 0;
+}
+
+/* report.html: the headline chart - round trips per detail page by app,
+ * stacked by class, each bar beside the pattern it reproduces - then every
+ * route's figures.  One self-contained file (inline CSS and SVG). */
+static int write_html(const char *path, cJSON *root)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<title>pgrtt bench: round trips per page</title>\n<style>\n"
+	      ":root { color-scheme: light dark; --fg: #1d2329; --bg: #fff; --q: #2f6fb3; --a: #d9822b;"
+	      " --r: #e8b04a; --t: #7a5cb8; --o: #8a949e; --grid: #d8dde2; }\n"
+	      "@media (prefers-color-scheme: dark) { :root { --fg: #e6e9ec; --bg: #14181c; --q: #6ea8e8;"
+	      " --a: #f0a45c; --r: #f5c76e; --t: #a98ae0; --o: #9aa5ae; --grid: #2c343b; } }\n"
+	      "body { font: 15px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg);"
+	      " margin: 2rem auto; max-width: 70rem; padding: 0 1rem; }\n"
+	      "svg text { fill: var(--fg); font-size: 13px; } .q { fill: var(--q); } .a { fill: var(--a); }"
+	      " .r { fill: var(--r); } .t { fill: var(--t); } .o { fill: var(--o); }\n"
+	      "table { border-collapse: collapse; font-size: 13px; } th, td { padding: .3rem .6rem;"
+	      " border-bottom: 1px solid var(--grid); text-align: right; } td:first-child,"
+	      " td:nth-child(2), th:first-child, th:nth-child(2) { text-align: left; }\n"
+	      "</style></head><body>\n<h1>Round trips to PostgreSQL per detail page</h1>\n"
+	      "<p>The same three queries; what the pool adds, by app. Captured by pgrtt on loopback "
+	      "under wrk.</p>\n",
+	      f);
+	cJSON *apps_j = cJSON_GetObjectItem(root, "apps");
+	int n = cJSON_GetArraySize(apps_j), row = 0;
+	double max = 1;
+	cJSON *a;
+	cJSON_ArrayForEach(a, apps_j)
+	{
+		cJSON *r;
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(a, "routes"))
+		if (strcmp(cJSON_GetObjectItem(r, "route")->valuestring, "GET /articles/{id}") == 0 &&
+		    num(r, "round_trips_per_page") > max)
+			max = num(r, "round_trips_per_page");
+	}
+	const int label_w = 190, bar_w = 460, row_h = 30;
+	fprintf(f, "<svg role=\"img\" width=\"%d\" height=\"%d\">\n", label_w + bar_w + 520,
+		n * row_h + 40);
+	cJSON_ArrayForEach(a, apps_j)
+	{
+		cJSON *r, *detail = NULL;
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(a, "routes"))
+		if (strcmp(cJSON_GetObjectItem(r, "route")->valuestring, "GET /articles/{id}") == 0)
+			detail = r;
+		if (!detail)
+			continue;
+		cJSON *bc = cJSON_GetObjectItem(detail, "by_class_per_page");
+		double seg[5] = {num(bc, "query"), num(bc, "ping_acquire"), num(bc, "ping_release"),
+				 num(bc, "transaction"), 0};
+		double rt = num(detail, "round_trips_per_page");
+		seg[4] = rt - seg[0] - seg[1] - seg[2] - seg[3];
+		static const char *cls[5] = {"q", "a", "r", "t", "o"};
+		static const char *what[5] = {"queries", "acquire pings", "release pings",
+					      "transaction", "other"};
+		int y = row * row_h + 6;
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", label_w - 8, y + 16);
+		esc_html(f, cJSON_GetObjectItem(a, "name")->valuestring);
+		fputs("</text>\n", f);
+		double x = label_w;
+		for (int k = 0; k < 5; k++) {
+			double w = seg[k] > 0 ? seg[k] / max * bar_w : 0;
+			if (w <= 0)
+				continue;
+			fprintf(f, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"20\">"
+				   "<title>%s: %.2f</title></rect>\n",
+				cls[k], x, y, w, what[k], seg[k]);
+			x += w;
+		}
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\"><tspan font-weight=\"600\">%.2f</tspan> ", x + 6,
+			y + 16, rt);
+		esc_html(f, cJSON_GetObjectItem(a, "stack")->valuestring);
+		fputs("</text>\n", f);
+		row++;
+	}
+	int ly = row * row_h + 20;
+	static const char *lcls[5] = {"q", "a", "r", "t", "o"};
+	static const char *lname[5] = {"queries", "acquire pings", "release pings", "transaction",
+				       "other"};
+	for (int k = 0; k < 5; k++)
+		fprintf(f, "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"12\" height=\"12\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
+			lcls[k], label_w + k * 110, ly - 10, label_w + k * 110 + 16, ly, lname[k]);
+	fputs("</svg>\n<h2>Every route</h2>\n<table>\n<tr><th>app</th><th>route</th><th>round trips /"
+	      " page</th><th>req/s</th><th>p50 ms</th><th>p99 ms</th><th>app CPU µs/req</th>"
+	      "<th>PostgreSQL CPU µs/page</th><th>peak RSS MiB</th></tr>\n",
+	      f);
+	cJSON_ArrayForEach(a, apps_j)
+	{
+		cJSON *r;
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(a, "routes"))
+		{
+			fputs("<tr><td>", f);
+			esc_html(f, cJSON_GetObjectItem(a, "name")->valuestring);
+			fputs("</td><td>", f);
+			esc_html(f, cJSON_GetObjectItem(r, "route")->valuestring);
+			cJSON *lat = cJSON_GetObjectItem(r, "latency_ms");
+			fprintf(f, "</td><td>%.2f</td><td>%.0f</td><td>%.2f</td><td>%.2f</td><td>%.1f</td>"
+				   "<td>%.1f</td><td>%.1f</td></tr>\n",
+				num(r, "round_trips_per_page"), num(r, "requests_per_s"), num(lat, "p50"),
+				num(lat, "p99"), num(r, "app_cpu_us_per_request"), num(r, "pg_cpu_us_per_page"),
+				num(r, "rss_mib"));
+		}
+	}
+	fprintf(f, "</table>\n<p>%s; loopback, everything on one host: round trips carry over to "
+		   "other machines, absolute req/s do not.</p>\n</body></html>\n",
+		pgrtt_version_string());
+	return fclose(f) == 0 ? 0 : -1;
+}
+
 /* The shared SQL (bench/queries.h) for apps that are not C. */
 static int write_queries(const char *outdir)
 {
@@ -889,6 +1005,10 @@ int cmd_bench(int argc, char **argv)
 	if (jf)
 		fclose(jf);
 	free(txt);
+	char hpath[800];
+	snprintf(hpath, sizeof hpath, "%s/report.html", outdir);
+	if (write_html(hpath, root) != 0)
+		warnx_("%s: cannot write", hpath);
 	if (stopping && rc == EXIT_OK)
 		rc = EXIT_ERROR;
 done:
@@ -901,7 +1021,7 @@ done:
 	cJSON_Delete(root);
 	pgserver_stop(&srv);
 	if (rc == EXIT_OK)
-		fprintf(stderr, "pgrtt: bench: %s/results.json, %s/report.md, %s\n", outdir, outdir,
-			dbpath);
+		fprintf(stderr, "pgrtt: bench: %s/results.json, %s/report.md, %s/report.html, %s\n",
+			outdir, outdir, outdir, dbpath);
 	return rc;
 }

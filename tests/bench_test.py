@@ -89,6 +89,10 @@ def main():
         check(f"{name}: /compute costs no round trip", c["round_trips_per_page"], 0)
         check(f"{name}: a cached page, once warm, costs no round trip",
               (cached["round_trips_per_page"], cached["pages"] > 100, cached["errors"]), (0, True, 0))
+    html = open(os.path.join(out, "report.html")).read()
+    check("report.html: self-contained", any(k in html for k in ("http://", "https://", "src=")),
+          False)
+    check("report.html: the headline chart, a query bar per app", html.count('class="bar q"'), 6)
     db = sqlite3.connect(os.path.join(out, "bench.db"))
     check("every (app, route, run) stored", db.execute("SELECT count(*) FROM runs").fetchone()[0], 18)
     check("labelled", db.execute("SELECT count(*) FROM run_labels WHERE key = 'route'"
