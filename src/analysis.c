@@ -474,7 +474,8 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 	bool dst_srv = dst_kind != PROTO_NONE, src_srv = src_kind != PROTO_NONE;
 	if (!dst_srv && !src_srv) {
 		a->tot.other_packets++;
-		note_other_port(a, &s);
+		if (a->tot.pg_packets == 0) /* the hint is for captures without any */
+			note_other_port(a, &s);
 		return;
 	}
 	/* between two server ports, the database protocol is the one counted */

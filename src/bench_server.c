@@ -209,7 +209,7 @@ long pgserver_postmaster(const struct pgserver *s)
 	return pid;
 }
 
-static int connect_port(const char *host, int port)
+int connect_port(const char *host, int port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in sa = {0};

@@ -42,6 +42,9 @@ struct redisserver {
 int redisserver_start(struct redisserver *r, const char *dir, char *err, size_t cap);
 void redisserver_stop(struct redisserver *r);
 
+/* A TCP connection to host:port (an IPv4 address), or -1. */
+int connect_port(const char *host, int port);
+
 /* FLUSHALL on host:port: every app fills its own cache.  0 or -1. */
 int redis_flushall(const char *host, int port);
 

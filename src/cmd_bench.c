@@ -30,6 +30,7 @@
 #include "commands.h"
 #include "dataset.h"
 #include "escape.h"
+#include "evidence.h"
 #include "opts.h"
 #include "queries.h"
 #include "results.h"
@@ -344,13 +345,9 @@ static long peak_rss_kib(long pid)
 /* A GET on 127.0.0.1:port; the whole response (status line to body). */
 static size_t http_get(int port, const char *path, char *buf, size_t cap)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = {0};
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int fd = connect_port("127.0.0.1", port);
 	size_t n = 0;
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+	if (fd >= 0) {
 		char req[512];
 		int len = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
 				   path);
@@ -371,18 +368,9 @@ struct phase {
 	double rt, rfq, query, ping, acq, rel, startup, tx, other, pages, drops;
 	double app_cpu_us, pg_cpu_us, rss_mib;
 	bool ok;
+	bool measured;      /* pages captured, and nothing the figures cannot vouch for */
+	char warnings[256]; /* the capture's findings (evidence.h), codes */
 };
-
-struct feed {
-	struct analysis *a;
-	int dlt;
-};
-
-static void to_analysis(void *ctx, const struct source_packet *p)
-{
-	struct feed *f = ctx;
-	analysis_packet(f->a, f->dlt, p->data, p->caplen, p->ts_ns);
-}
 
 /* Run wrk for secs seconds against the app; with a store, capture it. */
 static int run_wrk(int app_port, int pg_port, const struct broute *r, double secs, int conns,
@@ -432,7 +420,7 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 	struct feed f = {&a, live.dlt};
 	int status = 0;
 	for (;;) {
-		if (measure && source_dispatch(&live, to_analysis, &f) == SOURCE_ERROR)
+		if (measure && source_dispatch(&live, feed_analysis, &f) == SOURCE_ERROR)
 			break;
 		struct pollfd pf = {w.out, POLLIN, 0};
 		if (poll(&pf, 1, measure ? 0 : 100) > 0) {
@@ -454,7 +442,7 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 	stop_child(&w);
 	struct capture_drops drops = {0};
 	if (measure) {
-		source_drain(&live, to_analysis, &f);
+		source_drain(&live, feed_analysis, &f);
 		source_stats(&live, &drops);
 		source_close(&live);
 		analysis_finish(&a);
@@ -508,16 +496,38 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 		snprintf(lr, sizeof lr, "route=%s", r->name);
 		snprintf(ln, sizeof ln, "run=%d", run_no);
 		char *labels[] = {la, lr, ln};
-		struct report_input in = {NULL, 0, false, &drops};
 		struct store_run_info info = {app_name, "pgrtt bench (lo)", labels, 3, false, &drops};
 		int64_t id;
 		char serr[STORE_ERRBUF];
-		(void)in;
 		if (store_finish_run(st, &a, &info, &id, serr) != 0)
 			warnx_("storing %s %s: %s", app_name, r->name, serr);
 	}
+	/* what the capture cannot vouch for: a route that touches no database
+	 * leaves no PostgreSQL traffic (that is its figure, 0); anything else -
+	 * encryption (--dsn with TLS), gaps, drops, no pages - and the phase
+	 * is not measured */
+	struct report_input in = {NULL, 0, false, &drops};
+	struct evidence ev;
+	evidence_of(&a, &in, &ev);
+	bool blocked = false;
+	size_t o = 0;
+	for (int i = 0; i < ev.n; i++) {
+		int code = ev.f[i].code;
+		if (ev.f[i].severity == EV_NOTE)
+			continue;
+		o += (size_t)snprintf(ph->warnings + o, sizeof ph->warnings - o, "%s%s", o ? " " : "",
+				      ev_code_name(code));
+		if (o >= sizeof ph->warnings)
+			o = sizeof ph->warnings - 1;
+		if (code != EV_NO_POSTGRESQL && code != EV_NO_ROUND_TRIPS &&
+		    code != EV_PAGES_WITHOUT_ROUND_TRIPS) {
+			blocked = true;
+			snprintf(err, errcap, "%s", ev.f[i].message);
+		}
+	}
 	analysis_free(&a);
-	ph->ok = ph->errors == 0 && ph->non_2xx == 0 && ph->drops == 0 && ph->pages > 0;
+	ph->measured = ph->pages > 0 && !blocked;
+	ph->ok = ph->errors == 0 && ph->non_2xx == 0 && ph->drops == 0 && ph->measured;
 	return ph->ok ? 0 : 1;
 }
 
@@ -724,8 +734,7 @@ int cmd_bench(int argc, char **argv)
 		b.runs = 1;
 		b.connections = 8;
 	}
-	for (int i = 0; b.apps && i < NAPPS + 1; i++) {
-		/* every name given must be known */
+	if (b.apps) { /* every name given must be known */
 		char list[512];
 		snprintf(list, sizeof list, "%s", b.apps);
 		for (char *s = NULL, *t = strtok_r(list, ",", &s); t; t = strtok_r(NULL, ",", &s)) {
@@ -737,7 +746,6 @@ int cmd_bench(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 		}
-		break;
 	}
 	const char *outdir = b.out ? b.out : "bench-out";
 	char app_bin[800];
@@ -951,11 +959,15 @@ int cmd_bench(int argc, char **argv)
 			qsort(ph, (size_t)runs, sizeof ph[0], cmp_rps);
 			const struct phase *m = &ph[runs / 2]; /* the median run */
 			double rps = m->seconds > 0 ? m->requests / m->seconds : 0;
-			printf("%-18s %-8s %8.2f %4.2f/%-4.2f %8.2f %10.0f %8.2f %8.2f\n", apps[ai].name,
-			       routes[ri].name, m->rt, m->acq, m->rel, m->query, rps, m->p50_us / 1000,
-			       m->p99_us / 1000);
+			if (m->measured)
+				printf("%-18s %-8s %8.2f %4.2f/%-4.2f %8.2f %10.0f %8.2f %8.2f\n",
+				       apps[ai].name, routes[ri].name, m->rt, m->acq, m->rel, m->query, rps,
+				       m->p50_us / 1000, m->p99_us / 1000);
+			else
+				printf("%-18s %-8s %8s  not measured (%s)\n", apps[ai].name,
+				       routes[ri].name, "-", m->warnings[0] ? m->warnings : "no page");
 			fflush(stdout);
-			if (md) {
+			if (md && m->measured) {
 				fputs("| ", md);
 				esc_md(md, apps[ai].name);
 				fputs(" | ", md);
@@ -966,7 +978,16 @@ int cmd_bench(int argc, char **argv)
 			}
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "route", routes[ri].route);
-			cJSON_AddNumberToObject(o, "round_trips_per_page", round(m->rt * 1e4) / 1e4);
+			cJSON_AddBoolToObject(o, "measured", m->measured);
+			cJSON *w = cJSON_AddArrayToObject(o, "warnings");
+			char codes[sizeof m->warnings];
+			snprintf(codes, sizeof codes, "%s", m->warnings);
+			for (char *sv = NULL, *t = strtok_r(codes, " ", &sv); t; t = strtok_r(NULL, " ", &sv))
+				cJSON_AddItemToArray(w, cJSON_CreateString(t));
+			if (m->measured)
+				cJSON_AddNumberToObject(o, "round_trips_per_page", round(m->rt * 1e4) / 1e4);
+			else
+				cJSON_AddNullToObject(o, "round_trips_per_page");
 			cJSON_AddNumberToObject(o, "ready_for_query_per_page", round(m->rfq * 1e4) / 1e4);
 			cJSON *bc = cJSON_AddObjectToObject(o, "by_class_per_page");
 			cJSON_AddNumberToObject(bc, "query", round(m->query * 1e4) / 1e4);

@@ -8,10 +8,6 @@
 #include "commands.h"
 #include "escape.h"
 
-struct feed {
-	struct analysis *a;
-	int dlt;
-};
 
 /* The TTY status line while a large file is read. */
 static void show_progress(void *ctx, const char *path, double done, uint64_t packets)
@@ -26,7 +22,7 @@ static void show_progress(void *ctx, const char *path, double done, uint64_t pac
 	fprintf(stderr, ": %3.0f%%  %llu packets", 100 * done, (unsigned long long)packets);
 }
 
-static void to_analysis(void *ctx, const struct source_packet *p)
+void feed_analysis(void *ctx, const struct source_packet *p)
 {
 	struct feed *f = ctx;
 	analysis_packet(f->a, f->dlt, p->data, p->caplen, p->ts_ns);
@@ -49,7 +45,7 @@ static int read_captures(const struct read_opts *ro, struct analysis *a, bool *p
 		usable++;
 		struct feed f = {a, src.dlt};
 		int n;
-		while ((n = source_dispatch(&src, to_analysis, &f)) > 0)
+		while ((n = source_dispatch(&src, feed_analysis, &f)) > 0)
 			;
 		if (n == SOURCE_ERROR) {
 			warnx_("%s: %s", ro->files[i], src.err);

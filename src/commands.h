@@ -34,6 +34,14 @@ struct read_opts {
 };
 
 struct report_input;
+struct source_packet;
+
+/* A source's packets into an analysis (source_dispatch's callback). */
+struct feed {
+	struct analysis *a;
+	int dlt;
+};
+void feed_analysis(void *ctx, const struct source_packet *p);
 
 /* Say on stderr what the figures cannot vouch for (evidence.h); in may be
  * NULL.  In results.c, beside storing and reporting. */

@@ -32,10 +32,12 @@ def check(what, got, want):
 
 
 def leftovers():
+    # redis-server renames its process to "redis-server 127.0.0.1:PORT": look
+    # for it by name, and for the PostgreSQL server by its directory
     dirs = set(glob.glob("/tmp/pgrtt-bench-*"))
-    procs = subprocess.run(["pgrep", "-f", "pgrtt-bench-|redis-server --port"], capture_output=True,
-                           text=True).stdout
-    return dirs, procs.split()
+    procs = subprocess.run(["pgrep", "-f", "pgrtt-bench-"], capture_output=True, text=True).stdout
+    redis = subprocess.run(["pgrep", "-x", "redis-server"], capture_output=True, text=True).stdout
+    return dirs, sorted(procs.split() + redis.split())
 
 
 def main():
@@ -85,6 +87,8 @@ def main():
         check(f"{name}: queries per detail page", d["by_class_per_page"]["query"], 3)
         check(f"{name}: pings per detail page", d["by_class_per_page"]["ping"], pings)
         check(f"{name}: errors, non-2xx, drops", (d["errors"], d["non_2xx"], d["drops"]), (0, 0, 0))
+        check(f"{name}: measured, nothing the capture cannot vouch for",
+              (d["measured"], d["warnings"]), (True, []))
         check(f"{name}: pages measured", d["pages"] > 100, True)
         check(f"{name}: /compute costs no round trip", c["round_trips_per_page"], 0)
         check(f"{name}: a cached page, once warm, costs no round trip",

@@ -19,7 +19,7 @@ apt-get install -y -qq --no-install-recommends \
 	tcpdump tshark wrk redis-server postgresql postgresql-client \
 	python3 python3-psycopg2 python3-sqlalchemy sqlite3 libxml2-utils \
 	default-jdk-headless libhikaricp-java libpostgresql-jdbc-java libslf4j-java \
-	chromium fonts-liberation >/dev/null
+	chromium fonts-liberation procps >/dev/null
 
 jobs=$(nproc)
 cmake -S . -B build -DPGRTT_WERROR=ON >/dev/null
