@@ -127,10 +127,14 @@ def main():
                     got = round(got - x["by_class_per_page"]["startup"], 6)
                 check(f"{mode}, {name}: {route} round trips per page", got, want[route])
             bc = r["GET /articles/{id}"]["by_class_per_page"]
-            if name == "one page at a time":
+            if name == "one page at a time" and (acq == rel):
                 check(f"{mode}, {name}: acquire/release pings per detail page",
                       (bc["ping_acquire"], bc["ping_release"]), (acq, rel))
             else:
+                # release-only patterns: a lone Sync right after a query and right
+                # before the next one on the same connection reads as either, by
+                # timing alone, even one page at a time (a CI run saw 0.25/2.75
+                # for 0/3); issue 12 infers roles from the pool's policy
                 # a lone Sync between two queries of one connection is the first
                 # one's release or the next one's acquire; under load the pool
                 # hands connections straight back and timing cannot tell (issue
