@@ -53,7 +53,7 @@ static bool find_bindir(char *out, size_t cap)
 }
 
 /* A port nobody listens on now (a small race with other programs). */
-static int free_port(void)
+int free_port(void)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in sa = {0};

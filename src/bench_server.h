@@ -42,6 +42,10 @@ struct redisserver {
 int redisserver_start(struct redisserver *r, const char *dir, char *err, size_t cap);
 void redisserver_stop(struct redisserver *r);
 
+/* A loopback port nobody listens on now (a small race with other
+ * programs), or -1. */
+int free_port(void);
+
 /* A TCP connection to host:port (an IPv4 address), or -1. */
 int connect_port(const char *host, int port);
 

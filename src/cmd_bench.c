@@ -1,30 +1,35 @@
 /* cmd_bench.c - pgrtt bench: the benchmark's apps launched under capture,
  * the seed's table reproduced (docs/bench.md).
  *
- * One throwaway PostgreSQL (bench_server.c) with the seed's dataset; then,
- * app by app, only that app running: its pages fetched and compared byte
- * for byte with the reference's, then route by route a warm-up and the
- * measured runs of wrk while pgrtt's own live engine captures lo.  Each
- * (app, route, run) is a stored run; results.json and report.md go to the
- * output directory. */
+ * The apps are manifests (bench_manifest.c; bench/apps/NAME/manifest.json
+ * or --config), built once into a cache (bench_build.c).  One throwaway
+ * PostgreSQL and redis-server (bench_server.c) with the seed's dataset;
+ * then app by app, only that app running: its pages fetched and compared
+ * byte for byte with the reference's, then route by route a warm-up and
+ * the measured runs of wrk while pgrtt's own live engine captures lo.
+ * Each (app, route, run) is a stored run; results.json, report.md and
+ * report.html (bench_report.c) go to the output directory. */
 #define _GNU_SOURCE
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <libpq-fe.h>
 #include <math.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "about.h"
+#include "bench_build.h"
+#include "bench_manifest.h"
+#include "bench_proc.h"
+#include "bench_report.h"
 #include "bench_server.h"
 #include "cli.h"
 #include "commands.h"
@@ -36,26 +41,6 @@
 #include "results.h"
 #include "source.h"
 #include "store.h"
-
-struct app {
-	const char *name, *stack;
-	const char *mode;   /* the reference app's POOL_MODE, or NULL */
-	const char *script; /* a Python app under bench/apps, or NULL */
-};
-
-/* The reference app (bench/apps/c-libpq) in the seed's pool patterns, then
- * the real stacks. */
-static const struct app apps[] = {
-	{"c-pgx", "C libpq, pgx's pattern: a checkout per query, no ping", "pgx", NULL},
-	{"c-rustango", "C libpq, Rustango's: a checkout per page, a release ping", "rustango", NULL},
-	{"c-rocket", "C libpq, Rocket's: a checkout per page, acquire + release pings", "rocket", NULL},
-	{"c-axum-sqlx", "C libpq, axum + sqlx's: a checkout per query, a release ping", "axum-sqlx", NULL},
-	{"c-axum-sqlx-ping", "C libpq, axum + sqlx with test_before_acquire: both pings",
-	 "axum-sqlx-ping", NULL},
-	{"py-sqlalchemy", "Python http.server + SQLAlchemy 1.4 QueuePool (pool_pre_ping) + psycopg2",
-	 NULL, "py-sqlalchemy/app.py"},
-};
-#define NAPPS (int)(sizeof apps / sizeof apps[0])
 
 struct broute {
 	const char *name, *route, *sample, *lua_kind;
@@ -70,6 +55,12 @@ static const struct broute routes[] = {
 	{"compute", "GET /compute", "/compute", "compute"},
 };
 #define NROUTES (int)(sizeof routes / sizeof routes[0])
+
+/* pages compared with the reference's besides each route's sample: the
+ * last article and tag, and what is not there */
+static const char *const more_pages[] = {"/articles/1000", "/tags/tag-30", "/articles/1001",
+					 "/tags/no-such-tag", "/no-such-page"};
+#define NMORE (int)(sizeof more_pages / sizeof more_pages[0])
 
 /* varied ids, and a JSON summary wrk's done() prints */
 static const char lua_script[] =
@@ -105,13 +96,13 @@ static void on_signal(int sig)
 }
 
 struct bench_opts {
-	bool quick, list;
-	const char *apps, *routes, *out, *dsn, *db, *redis;
+	bool quick, list, build_only, no_progress;
+	const char *apps, *routes, *out, *dsn, *redis, *config, *build_dir;
 	double duration, warmup, runs, connections;
 };
 
 enum { B_QUICK = 1, B_LIST, B_APPS, B_ROUTES, B_DURATION, B_WARMUP, B_RUNS, B_CONNECTIONS,
-       B_OUT, B_DSN, B_REDIS };
+       B_OUT, B_DSN, B_REDIS, B_CONFIG, B_BUILD_DIR, B_BUILD_ONLY, B_NO_PROGRESS };
 
 static int bench_opt(void *ctx, int id, const char *arg)
 {
@@ -122,6 +113,12 @@ static int bench_opt(void *ctx, int id, const char *arg)
 		return 0;
 	case B_LIST:
 		b->list = true;
+		return 0;
+	case B_BUILD_ONLY:
+		b->build_only = true;
+		return 0;
+	case B_NO_PROGRESS:
+		b->no_progress = true;
 		return 0;
 	case B_APPS:
 		b->apps = arg;
@@ -144,6 +141,12 @@ static int bench_opt(void *ctx, int id, const char *arg)
 		return 0;
 	case B_REDIS:
 		b->redis = arg;
+		return 0;
+	case B_CONFIG:
+		b->config = arg;
+		return 0;
+	case B_BUILD_DIR:
+		b->build_dir = arg;
 		return 0;
 	default: /* B_DSN */
 		b->dsn = arg;
@@ -169,17 +172,24 @@ static void help(FILE *out)
 	      "      --warmup S         seconds of warm-up per route (default 5)\n"
 	      "      --runs N           measured runs per route; the median counts (default 3)\n"
 	      "      --connections N    wrk connections (default 50)\n"
+	      "      --config FILE      your apps' manifests instead of the bundled ones (the\n"
+	      "                         first app is the reference; docs/bench.md)\n"
 	      "      --dsn DSN          an existing server instead of a throwaway one (its blog\n"
 	      "                         database is loaded; nothing else is dropped)\n"
 	      "      --redis HOST:PORT  an existing Redis for the page cache instead of a\n"
 	      "                         throwaway redis-server (it is FLUSHALLed between apps)\n"
 	      "      --db FILE          the store (default OUT/bench.db)\n"
-	      "      --out DIR          results.json, report.md, bench.db (default bench-out)\n"
+	      "      --out DIR          results.json, report.md, report.html, bench.db, logs/\n"
+	      "                         (default bench-out)\n"
+	      "      --build-dir DIR    where apps are built and kept between runs (default\n"
+	      "                         $XDG_CACHE_HOME/pgrtt/bench or ~/.cache/pgrtt/bench)\n"
+	      "      --build-only       build the apps (what is out of date) and stop\n"
 	      "      --list             the apps and routes, and what this machine can run\n"
+	      "      --no-progress      no status line on a terminal\n"
 	      "  -h, --help             show this help\n"
 	      "\n"
-	      "Exit status: 0 ok, 1 a check failed (pages differ, errors, non-2xx, drops),\n"
-	      "2 setup failure, 64 usage error.\n",
+	      "Exit status: 0 ok, 1 a check failed (a build, pages differ, errors, non-2xx,\n"
+	      "drops), 2 setup failure, 64 usage error.\n",
 	      out);
 }
 
@@ -194,199 +204,97 @@ static bool listed(const char *list, const char *name)
 	return false;
 }
 
-/* ------------------------------------------------------------ processes */
-
-/* The directory of this executable: the apps are built beside it. */
-static void exe_dir(char *out, size_t cap)
+static double now_s(void)
 {
-	ssize_t n = readlink("/proc/self/exe", out, cap - 1);
-	out[n > 0 ? n : 0] = '\0';
-	char *slash = strrchr(out, '/');
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The bench/ folder: PGRTT_BENCH_DIR, the source tree pgrtt was built
+ * from, or an installed share/pgrtt/bench beside the executable. */
+static void find_bench_dir(char *out, size_t cap)
+{
+	const char *env = getenv("PGRTT_BENCH_DIR");
+	if (env && *env) {
+		snprintf(out, cap, "%s", env);
+		return;
+	}
+	snprintf(out, cap, "%s", PGRTT_BENCH_SRC);
+	char probe[800];
+	snprintf(probe, sizeof probe, "%s/apps", out);
+	if (access(probe, R_OK) == 0)
+		return;
+	char exe[600];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	char *slash = strrchr(exe, '/');
 	if (slash)
 		*slash = '\0';
+	if (snprintf(out, cap, "%s/../share/pgrtt/bench", exe) >= (int)cap)
+		out[0] = '\0';
 }
 
-static bool app_binary(char *out, size_t cap)
-{
-	char dir[700];
-	exe_dir(dir, sizeof dir);
-	snprintf(out, cap, "%s/bench/bench_app_c_libpq", dir);
-	if (access(out, X_OK) == 0)
-		return true;
-	snprintf(out, cap, "%s/bench_app_c_libpq", dir);
-	return access(out, X_OK) == 0;
-}
+/* ------------------------------------------------------------ the run */
 
-struct child {
-	pid_t pid;
-	int out; /* its standard output */
+struct bench {
+	struct bench_opts b;
+	char outdir[600], lua[800], logdir[800], build_root[800], bench_dir[600], queries[900];
+	int pg_port;
+	char blog_dsn[700], db_url[900], redis_url[200], redis_host[128];
+	int redis_port;
+	long postmaster;
+	struct store *st;
+	bool tty;
+	double planned, done; /* seconds of load: in all, behind us */
 };
 
-static int spawn(struct child *c, char *const argv[], char *const env[])
+/* the status line: what runs, how far, what it measures so far, and an
+ * estimate of what is left */
+static void status(const struct bench *B, const char *what, double phase_left, double rt_page)
 {
-	int p[2];
-	if (pipe(p) != 0)
-		return -1;
-	c->pid = fork();
-	if (c->pid < 0)
-		return -1;
-	if (c->pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		for (int i = 0; env && env[i]; i++)
-			putenv(env[i]);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
-	c->out = p[0];
-	return 0;
+	if (!B->tty)
+		return;
+	double left = B->planned - B->done + phase_left;
+	char rt[32] = "";
+	if (rt_page >= 0)
+		snprintf(rt, sizeof rt, " · %.2f rt/page", rt_page);
+	fprintf(stderr, "\r\033[K%s · %.0f s%s · ~%.0f:%02.0f left", what, phase_left, rt,
+		floor(left / 60), fmod(left, 60));
+	fflush(stderr);
 }
 
-static void stop_child(struct child *c)
+static void status_clear(const struct bench *B)
 {
-	if (c->pid > 0) {
-		kill(c->pid, SIGTERM);
-		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		c->pid = 0;
-	}
-	if (c->out > 0)
-		close(c->out);
-	c->out = 0;
+	if (B->tty)
+		fputs("\r\033[K", stderr);
 }
-
-/* Read the child's output until timeout_ms passes or it ends. */
-static size_t read_all(struct child *c, char *buf, size_t cap, int timeout_ms)
-{
-	size_t n = 0;
-	for (;;) {
-		struct pollfd pf = {c->out, POLLIN, 0};
-		int r = poll(&pf, 1, timeout_ms);
-		if (r <= 0)
-			break;
-		ssize_t got = read(c->out, buf + n, cap - 1 - n);
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-		if (n == cap - 1)
-			break;
-		if (memchr(buf, '\n', n) && timeout_ms < 0)
-			break;
-	}
-	buf[n] = '\0';
-	return n;
-}
-
-/* utime + stime of a process, in clock ticks; -1 if gone */
-static long long cpu_ticks(long pid)
-{
-	char path[64], line[1024];
-	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(line, 1, sizeof line - 1, f);
-	fclose(f);
-	line[n] = '\0';
-	char *p = strrchr(line, ')'); /* the name may hold spaces */
-	unsigned long long ut = 0, st = 0;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return -1;
-	return (long long)(ut + st);
-}
-
-/* The CPU of the postmaster's children (the backends and helpers). */
-static long long children_ticks(long parent)
-{
-	DIR *d = opendir("/proc");
-	long long sum = 0;
-	for (struct dirent *e; d && (e = readdir(d));) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-		if (*end || pid <= 0)
-			continue;
-		char path[64], line[512];
-		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		size_t n = fread(line, 1, sizeof line - 1, f);
-		fclose(f);
-		line[n] = '\0';
-		char *p = strrchr(line, ')');
-		long ppid = 0;
-		if (p && sscanf(p + 2, "%*c %ld", &ppid) == 1 && ppid == parent) {
-			long long t = cpu_ticks(pid);
-			if (t > 0)
-				sum += t;
-		}
-	}
-	if (d)
-		closedir(d);
-	return sum;
-}
-
-static long peak_rss_kib(long pid)
-{
-	char path[64], line[256];
-	snprintf(path, sizeof path, "/proc/%ld/status", pid);
-	FILE *f = fopen(path, "r");
-	long kib = 0;
-	while (f && fgets(line, sizeof line, f))
-		if (sscanf(line, "VmHWM: %ld", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kib;
-}
-
-/* A GET on 127.0.0.1:port; the whole response (status line to body). */
-static size_t http_get(int port, const char *path, char *buf, size_t cap)
-{
-	int fd = connect_port("127.0.0.1", port);
-	size_t n = 0;
-	if (fd >= 0) {
-		char req[512];
-		int len = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-				   path);
-		if (send(fd, req, (size_t)len, MSG_NOSIGNAL) == len)
-			for (ssize_t r; n < cap - 1 && (r = recv(fd, buf + n, cap - 1 - n, 0)) > 0;)
-				n += (size_t)r;
-	}
-	if (fd >= 0)
-		close(fd);
-	buf[n] = '\0';
-	return n;
-}
-
-/* ------------------------------------------------------------ one phase */
 
 struct phase {
 	double requests, seconds, errors, non_2xx, p50_us, p99_us;
 	double rt, rfq, query, ping, acq, rel, startup, tx, other, pages, drops;
-	double app_cpu_us, pg_cpu_us, rss_mib;
+	double app_cpu_us, pg_cpu_us, rss_mib, ctx_per_req, pg_conns;
 	bool ok;
 	bool measured;      /* pages captured, and nothing the figures cannot vouch for */
 	char warnings[256]; /* the capture's findings (evidence.h), codes */
 };
 
-/* Run wrk for secs seconds against the app; with a store, capture it. */
-static int run_wrk(int app_port, int pg_port, const struct broute *r, double secs, int conns,
-		   const char *lua, bool measure, long app_pid, long postmaster, struct store *st,
-		   const char *app_name, int run_no, struct phase *ph, char *err, size_t errcap)
+/* Run wrk for secs seconds against the app; when measuring, capture it,
+ * store it and read /proc around it.  0 ok, 1 a check failed, 2 setup. */
+static int run_wrk(struct bench *B, const struct bench_app *app, const struct child *ac,
+		   int app_port, const struct broute *r, double secs, bool measure, int run_no,
+		   const char *what, struct phase *ph, char *err, size_t errcap)
 {
 	memset(ph, 0, sizeof(*ph));
 	char url[64], dur[32], cs[32];
 	snprintf(url, sizeof url, "http://127.0.0.1:%d", app_port);
 	snprintf(dur, sizeof dur, "%.0fs", secs < 1 ? 1 : ceil(secs)); /* wrk: whole seconds */
-	snprintf(cs, sizeof cs, "%d", conns);
-	char *const argv[] = {"wrk", "-t", "2", "-c", cs, "-d", dur, "--latency", "-s", (char *)lua,
+	snprintf(cs, sizeof cs, "%d", (int)B->b.connections);
+	char *const argv[] = {"wrk", "-t", "2", "-c", cs, "-d", dur, "--latency", "-s", B->lua,
 			      url, "--", (char *)r->lua_kind, NULL};
 	static struct analysis a;
 	struct analysis_opts ao = {0};
-	ao.ports[0] = (uint16_t)pg_port;
+	ao.ports[0] = (uint16_t)B->pg_port;
 	ao.nports = 1;
 	ao.http_ports[0] = (uint16_t)app_port;
 	ao.nhttp_ports = 1;
@@ -394,7 +302,7 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 	ao.routes = &no_routes;
 	ao.grace_ns = ATTRIB_GRACE_NS;
 	char filter[128], warn[SOURCE_ERRBUF];
-	snprintf(filter, sizeof filter, "tcp and (port %d or port %d)", pg_port, app_port);
+	snprintf(filter, sizeof filter, "tcp and (port %d or port %d)", B->pg_port, app_port);
 	struct live_opts lo = {"lo", 262144, 64 << 20, filter, NULL};
 	if (measure) {
 		if (source_open_live(&live, &lo, err, warn) != 0)
@@ -405,9 +313,11 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 			return 2;
 		}
 	}
-	long long app0 = cpu_ticks(app_pid), pg0 = measure ? children_ticks(postmaster) : 0;
-	struct child w = {0};
-	if (spawn(&w, argv, NULL) != 0) {
+	struct tree_usage app0, app1, pg0, pg1;
+	tree_usage(ac->pid, &app0);
+	children_usage(B->postmaster, &pg0);
+	struct child w = {0, -1};
+	if (child_spawn(&w, argv, NULL, NULL, NULL) != 0) {
 		snprintf(err, errcap, "wrk: %s", strerror(errno));
 		if (measure) {
 			source_close(&live);
@@ -418,7 +328,8 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 	char out[8192] = "";
 	size_t have = 0;
 	struct feed f = {&a, live.dlt};
-	int status = 0;
+	int status_ = 0;
+	double t0 = now_s(), next_status = 0;
 	for (;;) {
 		if (measure && source_dispatch(&live, feed_analysis, &f) == SOURCE_ERROR)
 			break;
@@ -428,18 +339,24 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 			if (n > 0)
 				have += (size_t)n;
 		}
-		if (waitpid(w.pid, &status, WNOHANG) == w.pid) {
-			w.pid = 0;
+		if (child_exited(&w, &status_))
 			break;
-		}
-		if (stopping) {
-			kill(w.pid, SIGTERM);
+		if (stopping)
+			kill(-w.pid, SIGTERM);
+		double t = now_s();
+		if (t >= next_status) {
+			double rt_page = -1;
+			for (uint32_t i = 0; measure && i < a.attrib.nroutes; i++)
+				if (a.attrib.routes[i].pages)
+					rt_page = (double)a.attrib.routes[i].rt / (double)a.attrib.routes[i].pages;
+			status(B, what, fmax(0, ceil(secs) - (t - t0)), rt_page);
+			next_status = t + 0.5;
 		}
 	}
 	for (ssize_t n; have < sizeof out - 1 && (n = read(w.out, out + have, sizeof out - 1 - have)) > 0;)
 		have += (size_t)n;
 	out[have] = '\0';
-	stop_child(&w);
+	child_stop(&w, 1000);
 	struct capture_drops drops = {0};
 	if (measure) {
 		source_drain(&live, feed_analysis, &f);
@@ -447,7 +364,7 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 		source_close(&live);
 		analysis_finish(&a);
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !strstr(out, "PGRTT {")) {
+	if (!WIFEXITED(status_) || WEXITSTATUS(status_) != 0 || !strstr(out, "PGRTT {")) {
 		snprintf(err, errcap, "wrk failed: %.200s", out);
 		if (measure)
 			analysis_free(&a);
@@ -463,15 +380,21 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 	cJSON_Delete(j);
 	ph->seconds /= 1e6;
 	if (!measure)
-		return 0;
+		return ph->errors == 0 && ph->non_2xx == 0 ? 0 : 1;
 	long hz = sysconf(_SC_CLK_TCK);
-	long long app1 = cpu_ticks(app_pid), pg1 = children_ticks(postmaster);
+	tree_usage(ac->pid, &app1);
+	children_usage(B->postmaster, &pg1);
 	if (ph->requests > 0) {
-		ph->app_cpu_us = (double)(app1 - app0) * 1e6 / (double)hz / ph->requests;
-		ph->pg_cpu_us = (double)(pg1 - pg0) * 1e6 / (double)hz / ph->requests;
+		ph->app_cpu_us = (double)(app1.cpu_ticks - app0.cpu_ticks) * 1e6 / (double)hz /
+				 ph->requests;
+		ph->ctx_per_req = (double)(app1.ctx_switches - app0.ctx_switches) / ph->requests;
+		if (B->postmaster > 0)
+			ph->pg_cpu_us = (double)(pg1.cpu_ticks - pg0.cpu_ticks) * 1e6 / (double)hz /
+					ph->requests;
 	}
-	ph->rss_mib = (double)peak_rss_kib(app_pid) / 1024;
+	ph->rss_mib = (double)app1.rss_kib / 1024;
 	ph->drops = (double)(drops.drop + drops.ifdrop);
+	ph->pg_conns = (double)a.tot.connections;
 	const struct attrib *at = &a.attrib;
 	for (uint32_t i = 0; i < at->nroutes; i++) {
 		const struct attrib_route *x = &at->routes[i];
@@ -490,17 +413,17 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 		ph->other = (x->rt - x->by_class[RT_QUERY] - x->by_class[RT_PING] -
 			     x->by_class[RT_STARTUP] - x->by_class[RT_TRANSACTION]) / n;
 	}
-	if (st) {
+	if (B->st) {
 		char la[96], lr[64], ln[32];
-		snprintf(la, sizeof la, "app=%s", app_name);
+		snprintf(la, sizeof la, "app=%s", app->name);
 		snprintf(lr, sizeof lr, "route=%s", r->name);
 		snprintf(ln, sizeof ln, "run=%d", run_no);
 		char *labels[] = {la, lr, ln};
-		struct store_run_info info = {app_name, "pgrtt bench (lo)", labels, 3, false, &drops};
+		struct store_run_info info = {app->name, "pgrtt bench (lo)", labels, 3, false, &drops};
 		int64_t id;
 		char serr[STORE_ERRBUF];
-		if (store_finish_run(st, &a, &info, &id, serr) != 0)
-			warnx_("storing %s %s: %s", app_name, r->name, serr);
+		if (store_finish_run(B->st, &a, &info, &id, serr) != 0)
+			warnx_("storing %s %s: %s", app->name, r->name, serr);
 	}
 	/* what the capture cannot vouch for: a route that touches no database
 	 * leaves no PostgreSQL traffic (that is its figure, 0); anything else -
@@ -531,8 +454,6 @@ static int run_wrk(int app_port, int pg_port, const struct broute *r, double sec
 	return ph->ok ? 0 : 1;
 }
 
-/* ------------------------------------------------------------ the run */
-
 static int cmp_rps(const void *x, const void *y)
 {
 	const struct phase *a = x, *b = y;
@@ -541,124 +462,8 @@ static int cmp_rps(const void *x, const void *y)
 	return (ra > rb) - (ra < rb);
 }
 
-static double num(cJSON *o, const char *k)
-{
-	cJSON *x = cJSON_GetObjectItem(o, k);
-	return cJSON_IsNumber(x) ? x->valuedouble : 0;
-}
-
-/* report.html: the headline chart - round trips per detail page by app,
- * stacked by class, each bar beside the pattern it reproduces - then every
- * route's figures.  One self-contained file (inline CSS and SVG). */
-static int write_html(const char *path, cJSON *root)
-{
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	      "<title>pgrtt bench: round trips per page</title>\n<style>\n"
-	      ":root { color-scheme: light dark; --fg: #1d2329; --bg: #fff; --q: #2f6fb3; --a: #d9822b;"
-	      " --r: #e8b04a; --t: #7a5cb8; --o: #8a949e; --grid: #d8dde2; }\n"
-	      "@media (prefers-color-scheme: dark) { :root { --fg: #e6e9ec; --bg: #14181c; --q: #6ea8e8;"
-	      " --a: #f0a45c; --r: #f5c76e; --t: #a98ae0; --o: #9aa5ae; --grid: #2c343b; } }\n"
-	      "body { font: 15px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg);"
-	      " margin: 2rem auto; max-width: 70rem; padding: 0 1rem; }\n"
-	      "svg text { fill: var(--fg); font-size: 13px; } .q { fill: var(--q); } .a { fill: var(--a); }"
-	      " .r { fill: var(--r); } .t { fill: var(--t); } .o { fill: var(--o); }\n"
-	      "table { border-collapse: collapse; font-size: 13px; } th, td { padding: .3rem .6rem;"
-	      " border-bottom: 1px solid var(--grid); text-align: right; } td:first-child,"
-	      " td:nth-child(2), th:first-child, th:nth-child(2) { text-align: left; }\n"
-	      "</style></head><body>\n<h1>Round trips to PostgreSQL per detail page</h1>\n"
-	      "<p>The same three queries; what the pool adds, by app. Captured by pgrtt on loopback "
-	      "under wrk.</p>\n",
-	      f);
-	cJSON *apps_j = cJSON_GetObjectItem(root, "apps");
-	int n = cJSON_GetArraySize(apps_j), row = 0;
-	double max = 1;
-	cJSON *a;
-	cJSON_ArrayForEach(a, apps_j)
-	{
-		cJSON *r;
-		cJSON_ArrayForEach(r, cJSON_GetObjectItem(a, "routes"))
-		if (strcmp(cJSON_GetObjectItem(r, "route")->valuestring, "GET /articles/{id}") == 0 &&
-		    num(r, "round_trips_per_page") > max)
-			max = num(r, "round_trips_per_page");
-	}
-	const int label_w = 190, bar_w = 460, row_h = 30;
-	fprintf(f, "<svg role=\"img\" width=\"%d\" height=\"%d\">\n", label_w + bar_w + 520,
-		n * row_h + 40);
-	cJSON_ArrayForEach(a, apps_j)
-	{
-		cJSON *r, *detail = NULL;
-		cJSON_ArrayForEach(r, cJSON_GetObjectItem(a, "routes"))
-		if (strcmp(cJSON_GetObjectItem(r, "route")->valuestring, "GET /articles/{id}") == 0)
-			detail = r;
-		if (!detail)
-			continue;
-		cJSON *bc = cJSON_GetObjectItem(detail, "by_class_per_page");
-		double seg[5] = {num(bc, "query"), num(bc, "ping_acquire"), num(bc, "ping_release"),
-				 num(bc, "transaction"), 0};
-		double rt = num(detail, "round_trips_per_page");
-		seg[4] = rt - seg[0] - seg[1] - seg[2] - seg[3];
-		static const char *cls[5] = {"q", "a", "r", "t", "o"};
-		static const char *what[5] = {"queries", "acquire pings", "release pings",
-					      "transaction", "other"};
-		int y = row * row_h + 6;
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", label_w - 8, y + 16);
-		esc_html(f, cJSON_GetObjectItem(a, "name")->valuestring);
-		fputs("</text>\n", f);
-		double x = label_w;
-		for (int k = 0; k < 5; k++) {
-			double w = seg[k] > 0 ? seg[k] / max * bar_w : 0;
-			if (w <= 0)
-				continue;
-			fprintf(f, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"20\">"
-				   "<title>%s: %.2f</title></rect>\n",
-				cls[k], x, y, w, what[k], seg[k]);
-			x += w;
-		}
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\"><tspan font-weight=\"600\">%.2f</tspan> ", x + 6,
-			y + 16, rt);
-		esc_html(f, cJSON_GetObjectItem(a, "stack")->valuestring);
-		fputs("</text>\n", f);
-		row++;
-	}
-	int ly = row * row_h + 20;
-	static const char *lcls[5] = {"q", "a", "r", "t", "o"};
-	static const char *lname[5] = {"queries", "acquire pings", "release pings", "transaction",
-				       "other"};
-	for (int k = 0; k < 5; k++)
-		fprintf(f, "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"12\" height=\"12\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
-			lcls[k], label_w + k * 110, ly - 10, label_w + k * 110 + 16, ly, lname[k]);
-	fputs("</svg>\n<h2>Every route</h2>\n<table>\n<tr><th>app</th><th>route</th><th>round trips /"
-	      " page</th><th>req/s</th><th>p50 ms</th><th>p99 ms</th><th>app CPU µs/req</th>"
-	      "<th>PostgreSQL CPU µs/page</th><th>peak RSS MiB</th></tr>\n",
-	      f);
-	cJSON_ArrayForEach(a, apps_j)
-	{
-		cJSON *r;
-		cJSON_ArrayForEach(r, cJSON_GetObjectItem(a, "routes"))
-		{
-			fputs("<tr><td>", f);
-			esc_html(f, cJSON_GetObjectItem(a, "name")->valuestring);
-			fputs("</td><td>", f);
-			esc_html(f, cJSON_GetObjectItem(r, "route")->valuestring);
-			cJSON *lat = cJSON_GetObjectItem(r, "latency_ms");
-			fprintf(f, "</td><td>%.2f</td><td>%.0f</td><td>%.2f</td><td>%.2f</td><td>%.1f</td>"
-				   "<td>%.1f</td><td>%.1f</td></tr>\n",
-				num(r, "round_trips_per_page"), num(r, "requests_per_s"), num(lat, "p50"),
-				num(lat, "p99"), num(r, "app_cpu_us_per_request"), num(r, "pg_cpu_us_per_page"),
-				num(r, "rss_mib"));
-		}
-	}
-	fprintf(f, "</table>\n<p>%s; loopback, everything on one host: round trips carry over to "
-		   "other machines, absolute req/s do not.</p>\n</body></html>\n",
-		pgrtt_version_string());
-	return fclose(f) == 0 ? 0 : -1;
-}
-
 /* The shared SQL (bench/queries.h) for apps that are not C. */
-static int write_queries(const char *outdir)
+static int write_queries(const char *path)
 {
 	static const struct {
 		const char *name, *sql;
@@ -674,8 +479,6 @@ static int write_queries(const char *outdir)
 		cJSON_AddStringToObject(o, q[i].name, q[i].sql);
 	char *t = cJSON_Print(o);
 	cJSON_Delete(o);
-	char path[800];
-	snprintf(path, sizeof path, "%s/queries.json", outdir);
 	FILE *f = t ? fopen(path, "w") : NULL;
 	int rc = f && fputs(t, f) >= 0 ? 0 : -1;
 	if (f && fclose(f) != 0)
@@ -684,36 +487,396 @@ static int write_queries(const char *outdir)
 	return rc;
 }
 
-static void list_apps(void)
+/* %-encoded for a URL's user or password */
+static void url_part(char *out, size_t cap, const char *s)
 {
-	char bin[800];
-	bool have_app = app_binary(bin, sizeof bin);
+	size_t o = 0;
+	for (; s && *s && o + 4 < cap; s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '.' || c == '_' || c == '~')
+			out[o++] = (char)c;
+		else
+			o += (size_t)snprintf(out + o, cap - o, "%%%02X", c);
+	}
+	out[o] = '\0';
+}
+
+/* DATABASE_URL for the apps: every driver takes a postgresql:// URL */
+static void database_url(PGconn *c, char *out, size_t cap)
+{
+	char user[200], pass[300];
+	url_part(user, sizeof user, PQuser(c));
+	url_part(pass, sizeof pass, PQpass(c));
+	const char *host = PQhost(c);
+	snprintf(out, cap, "postgresql://%s%s%s@%s:%s/blog?sslmode=disable", user, pass[0] ? ":" : "",
+		 pass, host && *host && host[0] != '/' ? host : "127.0.0.1", PQport(c));
+}
+
+/* client connections to the blog database other than ours; -1 on error */
+static int blog_connections(const char *dsn)
+{
+	PGconn *c = PQconnectdb(dsn);
+	int n = -1;
+	if (PQstatus(c) == CONNECTION_OK) {
+		PGresult *r = PQexec(c, "SELECT count(*) FROM pg_stat_activity WHERE datname = 'blog'"
+					" AND pid <> pg_backend_pid()");
+		if (PQresultStatus(r) == PGRES_TUPLES_OK)
+			n = atoi(PQgetvalue(r, 0, 0));
+		PQclear(r);
+	}
+	PQfinish(c);
+	return n;
+}
+
+/* between apps: until the last app's connections are gone */
+static void wait_baseline(const struct bench *B, int baseline, const char *after)
+{
+	int n = -1;
+	for (int i = 0; i < 100 && !stopping; i++) {
+		if ((n = blog_connections(B->blog_dsn)) >= 0 && n <= baseline)
+			return;
+		struct timespec ts = {0, 100 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	if (n > baseline)
+		warnx_("bench: %d connections to blog still open 10 s after %s stopped (baseline %d)",
+		       n, after, baseline);
+}
+
+/* The last line of a log, for a one-line reason. */
+static void log_tail(const char *path, char *out, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	out[0] = '\0';
+	if (!f)
+		return;
+	char line[400], last[400] = "";
+	while (fgets(line, sizeof line, f))
+		if (line[0] != '\n')
+			snprintf(last, sizeof last, "%s", line);
+	fclose(f);
+	last[strcspn(last, "\n")] = '\0';
+	esc_term_buf(out, cap, last); /* an app's words, for a terminal */
+}
+
+/* Start the app on port with the harness's environment; wait until it
+ * accepts connections.  0, or -1 with the reason in err. */
+static int start_app(const struct bench *B, const struct bench_app *a, int port, struct child *c,
+		     char *err, size_t cap)
+{
+	char build[1100];
+	bench_build_dir(a, B->build_root, build, sizeof build);
+	static char argvs[BENCH_MAX_ARGS][1400];
+	char *argv[BENCH_MAX_ARGS + 1];
+	for (int i = 0; i < a->nrun; i++) {
+		if (bench_expand(a->run[i], a->dir, build, B->bench_dir, argvs[i], sizeof argvs[0]) != 0) {
+			snprintf(err, cap, "a run argument is too long");
+			return -1;
+		}
+		argv[i] = argvs[i];
+	}
+	argv[a->nrun] = NULL;
+	static char envs[BENCH_MAX_ENV + 8][1400];
+	char *env[BENCH_MAX_ENV + 9];
+	int n = 0;
+	snprintf(envs[n++], sizeof envs[0], "PORT=%d", port);
+	snprintf(envs[n++], sizeof envs[0], "DATABASE_URL=%s", B->db_url);
+	snprintf(envs[n++], sizeof envs[0], "REDIS_URL=%s", B->redis_url);
+	snprintf(envs[n++], sizeof envs[0], "QUERIES=%s", B->queries);
+	snprintf(envs[n++], sizeof envs[0], "POOL_MAX=16");
+	snprintf(envs[n++], sizeof envs[0], "POOL_MIN=4");
+	for (int i = 0; i < a->nenv; i++)
+		if (bench_expand(a->env[i], a->dir, build, B->bench_dir, envs[n], sizeof envs[0]) == 0)
+			n++;
+	for (int i = 0; i < n; i++)
+		env[i] = envs[i];
+	env[n] = NULL;
+	char log[1000];
+	snprintf(log, sizeof log, "%s/%s.log", B->logdir, a->name);
+	unlink(log);
+	if (child_spawn(c, argv, env, a->dir, log) != 0) {
+		snprintf(err, cap, "cannot start %s: %s", argv[0], strerror(errno));
+		return -1;
+	}
+	double until = now_s() + a->start_timeout;
+	while (!port_open(port)) {
+		int st;
+		if (child_exited(c, &st)) {
+			char tail[300];
+			log_tail(log, tail, sizeof tail);
+			if (snprintf(err, cap, "exited (%d) before listening on %d: %s (%s)",
+				     WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), port, tail,
+				     log) >= (int)cap)
+				err[cap - 1] = '\0';
+			return -1;
+		}
+		if (stopping || now_s() > until) {
+			child_stop(c, 2000);
+			snprintf(err, cap, stopping ? "interrupted" : "not listening on %d after %.0f s (%s)",
+				 port, a->start_timeout, log);
+			return -1;
+		}
+		struct timespec ts = {0, 50 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* A page as compared: the status code and the body (headers and reason
+ * phrases differ between servers). */
+static void fetch_page(int port, const char *path, char *buf, size_t cap)
+{
+	http_get(port, path, buf, cap);
+	char *body = strstr(buf, "\r\n\r\n");
+	if (strncmp(buf, "HTTP/1.", 7) != 0 || !body || strlen(buf) < 12) {
+		snprintf(buf, cap, "(no HTTP response)");
+		return;
+	}
+	char code[4] = {buf[9], buf[10], buf[11], 0};
+	memmove(buf + 4, body + 4, strlen(body + 4) + 1);
+	memcpy(buf, code, 3);
+	buf[3] = '\n';
+}
+
+#define NPAGES (NROUTES + NMORE)
+static const char *page_path(int i)
+{
+	return i < NROUTES ? routes[i].sample : more_pages[i - NROUTES];
+}
+
+/* every page of the app against the reference's; false (said: the first
+ * differing line, and how many pages differ) if one differs */
+static bool same_pages(const char *name, int port, char (*ref)[1 << 17])
+{
+	static char page[1 << 17];
+	int differ = 0;
+	for (int i = 0; i < NPAGES; i++) {
+		fetch_page(port, page_path(i), page, sizeof page);
+		if (strcmp(ref[i], page) == 0 || differ++)
+			continue;
+		size_t k = 0;
+		while (ref[i][k] && ref[i][k] == page[k])
+			k++;
+		char *ls = page + k, *rs = ref[i] + k;
+		while (ls > page && ls[-1] != '\n')
+			ls--, rs--;
+		/* what an app sent goes to a terminal: escaped */
+		char got[100], want[100], eg[400], ew[400];
+		snprintf(got, sizeof got, "%.*s", (int)strcspn(ls, "\n"), ls);
+		snprintf(want, sizeof want, "%.*s", (int)strcspn(rs, "\n"), rs);
+		esc_term_buf(eg, sizeof eg, got);
+		esc_term_buf(ew, sizeof ew, want);
+		warnx_("%s: %s differs from the reference: \"%s\", the reference has \"%s\"", name,
+		       page_path(i), eg, ew);
+	}
+	if (differ > 1)
+		warnx_("%s: %d of the %d pages compared differ", name, differ, NPAGES);
+	return !differ;
+}
+
+static void reference_pages(int port, char (*ref)[1 << 17])
+{
+	for (int i = 0; i < NPAGES; i++)
+		fetch_page(port, page_path(i), ref[i], sizeof ref[0]);
+}
+
+/* A cached route is measured warm, as the seed's were: every page it can
+ * serve fetched once first (a warm-up at a slow app's rate would leave
+ * most of the 1,000 articles cold). */
+static int prime_cache(const struct bench *B, const struct bench_app *a, int port,
+		       const struct broute *r)
+{
+	static char page[1 << 17];
+	int n = strcmp(r->lua_kind, "cached-detail") == 0 ? 1000 : 1, bad = 0;
+	for (int i = 1; i <= n && !stopping; i++) {
+		char path[64];
+		if (n > 1)
+			snprintf(path, sizeof path, "/cached/articles/%d", i);
+		else
+			snprintf(path, sizeof path, "%s", r->sample);
+		if (i % 50 == 1) {
+			char what[160];
+			snprintf(what, sizeof what, "%s %s: priming the cache %d/%d", a->name, r->name, i, n);
+			status(B, what, 0, -1);
+		}
+		http_get(port, path, page, sizeof page);
+		bad += strncmp(page + 8, " 200", 4) != 0;
+	}
+	status_clear(B);
+	if (bad)
+		warnx_("%s %s: %d of %d pages did not answer 200 while priming the cache", a->name,
+		       r->name, bad, n);
+	return bad ? -1 : 0;
+}
+
+static cJSON *route_json(const struct broute *r, const struct phase *m)
+{
+	double rps = m->seconds > 0 ? m->requests / m->seconds : 0;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "route", r->route);
+	cJSON_AddBoolToObject(o, "measured", m->measured);
+	cJSON *w = cJSON_AddArrayToObject(o, "warnings");
+	char codes[sizeof m->warnings];
+	snprintf(codes, sizeof codes, "%s", m->warnings);
+	for (char *sv = NULL, *t = strtok_r(codes, " ", &sv); t; t = strtok_r(NULL, " ", &sv))
+		cJSON_AddItemToArray(w, cJSON_CreateString(t));
+#define R4(x) (round((x) * 1e4) / 1e4)
+	if (m->measured)
+		cJSON_AddNumberToObject(o, "round_trips_per_page", R4(m->rt));
+	else
+		cJSON_AddNullToObject(o, "round_trips_per_page");
+	cJSON_AddNumberToObject(o, "ready_for_query_per_page", R4(m->rfq));
+	cJSON *bc = cJSON_AddObjectToObject(o, "by_class_per_page");
+	cJSON_AddNumberToObject(bc, "query", R4(m->query));
+	cJSON_AddNumberToObject(bc, "ping", R4(m->ping));
+	cJSON_AddNumberToObject(bc, "ping_acquire", R4(m->acq));
+	cJSON_AddNumberToObject(bc, "ping_release", R4(m->rel));
+	/* connections the pool opened during the run: their startups */
+	cJSON_AddNumberToObject(bc, "startup", R4(m->startup));
+	cJSON_AddNumberToObject(bc, "transaction", R4(m->tx));
+	cJSON_AddNumberToObject(bc, "other", R4(m->other));
+#undef R4
+	cJSON_AddNumberToObject(o, "pages", m->pages);
+	cJSON_AddNumberToObject(o, "requests_per_s", round(rps));
+	cJSON *lat = cJSON_AddObjectToObject(o, "latency_ms");
+	cJSON_AddNumberToObject(lat, "p50", m->p50_us / 1000);
+	cJSON_AddNumberToObject(lat, "p99", m->p99_us / 1000);
+	cJSON_AddNumberToObject(o, "non_2xx", m->non_2xx);
+	cJSON_AddNumberToObject(o, "errors", m->errors);
+	cJSON_AddNumberToObject(o, "rss_mib", round(m->rss_mib * 10) / 10);
+	cJSON_AddNumberToObject(o, "app_cpu_us_per_request", round(m->app_cpu_us * 10) / 10);
+	cJSON_AddNumberToObject(o, "pg_cpu_us_per_page", round(m->pg_cpu_us * 10) / 10);
+	cJSON_AddNumberToObject(o, "context_switches_per_request", round(m->ctx_per_req * 100) / 100);
+	cJSON_AddNumberToObject(o, "pg_connections", m->pg_conns);
+	cJSON_AddNumberToObject(o, "drops", m->drops);
+	return o;
+}
+
+/* One app: its pages checked, then each route's warm-up and runs.  Returns
+ * EXIT_OK, EXIT_FAILED (a check) or EXIT_ERROR (setup: stop). */
+static int bench_app(struct bench *B, const struct bench_app *a, struct child *ac, int port,
+		     char (*ref)[1 << 17], cJSON *ja, int nth, int napps)
+{
+	bool same = same_pages(a->name, port, ref);
+	cJSON_AddBoolToObject(ja, "html_matches_reference", same);
+	cJSON *jr = cJSON_AddArrayToObject(ja, "routes");
+	if (!same)
+		return EXIT_FAILED;
+	int rc = EXIT_OK;
+	char err[1024] = "";
+	for (int ri = 0; ri < NROUTES && !stopping; ri++) {
+		if (!listed(B->b.routes, routes[ri].name))
+			continue;
+		struct phase warm, ph[99];
+		int runs = (int)B->b.runs;
+		char what[200];
+		if (strncmp(routes[ri].name, "cached", 6) == 0 && prime_cache(B, a, port, &routes[ri]) != 0)
+			rc = EXIT_FAILED;
+		if (B->b.warmup > 0) {
+			snprintf(what, sizeof what, "[%d/%d] %s %s warm-up", nth, napps, a->name,
+				 routes[ri].name);
+			run_wrk(B, a, ac, port, &routes[ri], B->b.warmup, false, 0, what, &warm, err,
+				sizeof err);
+			B->done += ceil(B->b.warmup);
+		}
+		bool ok = true;
+		for (int k = 0; k < runs && !stopping; k++) {
+			snprintf(what, sizeof what, "[%d/%d] %s %s run %d/%d", nth, napps, a->name,
+				 routes[ri].name, k + 1, runs);
+			int r = run_wrk(B, a, ac, port, &routes[ri], B->b.duration, true, k + 1, what, &ph[k],
+					err, sizeof err);
+			B->done += ceil(B->b.duration);
+			status_clear(B);
+			if (r == 2) {
+				warnx_("%s %s: %s", a->name, routes[ri].name, err);
+				return EXIT_ERROR;
+			}
+			if (r == 1)
+				warnx_("%s %s run %d: %s", a->name, routes[ri].name, k + 1,
+				       err[0] ? err : "errors, non-2xx responses, drops or no page captured");
+			err[0] = '\0';
+			ok &= r == 0;
+		}
+		if (stopping)
+			break;
+		qsort(ph, (size_t)runs, sizeof ph[0], cmp_rps);
+		const struct phase *m = &ph[runs / 2]; /* the median run */
+		double rps = m->seconds > 0 ? m->requests / m->seconds : 0;
+		if (m->measured)
+			printf("%-18s %-13s %8.2f %4.2f/%-4.2f %8.2f %10.0f %8.2f %8.2f\n", a->name,
+			       routes[ri].name, m->rt, m->acq, m->rel, m->query, rps, m->p50_us / 1000,
+			       m->p99_us / 1000);
+		else
+			printf("%-18s %-13s %8s  not measured (%s)\n", a->name, routes[ri].name, "-",
+			       m->warnings[0] ? m->warnings : "no page");
+		fflush(stdout);
+		cJSON_AddItemToArray(jr, route_json(&routes[ri], m));
+		if (!ok)
+			rc = EXIT_FAILED;
+	}
+	return rc;
+}
+
+static void list_apps(const struct bench_apps *apps, const char *build_root, const char *bench_dir)
+{
 	bool have_wrk = system("command -v wrk >/dev/null 2>&1") == 0;
 	printf("apps:\n");
-	for (int i = 0; i < NAPPS; i++)
-		printf("  %-18s %s%s\n", apps[i].name, apps[i].stack,
-		       have_app ? "" : "  (not built here: bench_app_c_libpq missing)");
+	for (int i = 0; i < apps->n; i++) {
+		const struct bench_app *a = &apps->app[i];
+		char why[600] = "";
+		bool ok = bench_app_runnable(a, why, sizeof why);
+		const char *built = !a->build[0]					? "no build"
+				    : bench_build_current(a, build_root, bench_dir) ? "built"
+										    : "to build";
+		printf("  %-18s %s%s\n  %-18s   %s%s%s\n", a->name, a->stack, i == 0 ? " (the reference)" : "",
+		       "", ok ? "can run here, " : "cannot run here: ", ok ? built : why, "");
+	}
 	printf("routes:\n");
 	for (int i = 0; i < NROUTES; i++)
-		printf("  %-8s %-20s e.g. %s\n", routes[i].name, routes[i].route, routes[i].sample);
+		printf("  %-13s %-26s e.g. %s\n", routes[i].name, routes[i].route, routes[i].sample);
 	printf("load: wrk %s\n", have_wrk ? "found" : "missing: apt-get install -y wrk");
 }
+
+static void add_reason(cJSON *arr, const char *name, const char *reason)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddStringToObject(o, "reason", reason);
+	cJSON_AddItemToArray(arr, o);
+}
+
+static cJSON *app_json(cJSON *japps, const struct bench_app *a)
+{
+	cJSON *ja = cJSON_CreateObject();
+	cJSON_AddStringToObject(ja, "name", a->name);
+	cJSON_AddStringToObject(ja, "stack", a->stack);
+	cJSON_AddStringToObject(ja, "pattern", a->pattern);
+	cJSON_AddItemToArray(japps, ja);
+	return ja;
+}
+
+enum app_state { APP_UNUSED, APP_SKIPPED, APP_FAILED, APP_READY };
 
 int cmd_bench(int argc, char **argv)
 {
 	static const struct opt_extra own[] = {
-		{"quick", 0, false, B_QUICK},       {"list", 0, false, B_LIST},
-		{"apps", 0, true, B_APPS},          {"routes", 0, true, B_ROUTES},
-		{"duration", 0, true, B_DURATION},  {"warmup", 0, true, B_WARMUP},
-		{"runs", 0, true, B_RUNS},          {"connections", 0, true, B_CONNECTIONS},
-		{"out", 0, true, B_OUT},            {"dsn", 0, true, B_DSN},
-		{"redis", 0, true, B_REDIS},
+		{"quick", 0, false, B_QUICK},         {"list", 0, false, B_LIST},
+		{"apps", 0, true, B_APPS},            {"routes", 0, true, B_ROUTES},
+		{"duration", 0, true, B_DURATION},    {"warmup", 0, true, B_WARMUP},
+		{"runs", 0, true, B_RUNS},            {"connections", 0, true, B_CONNECTIONS},
+		{"out", 0, true, B_OUT},              {"dsn", 0, true, B_DSN},
+		{"redis", 0, true, B_REDIS},          {"config", 0, true, B_CONFIG},
+		{"build-dir", 0, true, B_BUILD_DIR},  {"build-only", 0, false, B_BUILD_ONLY},
+		{"no-progress", 0, false, B_NO_PROGRESS}, {"no-status", 0, false, B_NO_PROGRESS},
 		{NULL, 0, false, 0},
 	};
-	struct bench_opts b = {0};
-	b.duration = 20, b.warmup = 5, b.runs = 3, b.connections = 50;
+	static struct bench B;
+	memset(&B, 0, sizeof B);
+	struct bench_opts *b = &B.b;
+	b->duration = 20, b->warmup = 5, b->runs = 3, b->connections = 50;
 	static struct cmd_opts co;
-	int pr = opts_parse(argc, argv, OPTG_DB_READ, NULL, own, bench_opt, &b, &co);
+	int pr = opts_parse(argc, argv, OPTG_DB_READ, NULL, own, bench_opt, b, &co);
 	if (pr > 0) {
 		help(stdout);
 		return EXIT_OK;
@@ -724,44 +887,64 @@ int cmd_bench(int argc, char **argv)
 		usage_error("unexpected \"%s\"", co.rest[0]);
 		return EXIT_USAGE;
 	}
-	if (b.list) {
-		list_apps();
-		return EXIT_OK;
-	}
-	if (b.quick) {
-		b.warmup = 1;
-		b.duration = 2;
-		b.runs = 1;
-		b.connections = 8;
-	}
-	if (b.apps) { /* every name given must be known */
+	if (b->routes) {
 		char list[512];
-		snprintf(list, sizeof list, "%s", b.apps);
+		snprintf(list, sizeof list, "%s", b->routes);
 		for (char *s = NULL, *t = strtok_r(list, ",", &s); t; t = strtok_r(NULL, ",", &s)) {
 			bool known = false;
-			for (int k = 0; k < NAPPS; k++)
-				known |= strcmp(apps[k].name, t) == 0;
+			for (int k = 0; k < NROUTES; k++)
+				known |= strcmp(routes[k].name, t) == 0;
+			if (!known) {
+				usage_error("unknown route \"%s\" (pgrtt bench --list)", t);
+				return EXIT_USAGE;
+			}
+		}
+	}
+	find_bench_dir(B.bench_dir, sizeof B.bench_dir);
+	static struct bench_apps apps;
+	apps.n = 0;
+	char err[1024] = "";
+	if ((b->config ? bench_manifest_load_file(b->config, &apps, err, sizeof err)
+		       : bench_manifest_load_dir(B.bench_dir, &apps, err, sizeof err)) != 0) {
+		warnx_("bench: %s", err);
+		return EXIT_ERROR;
+	}
+	if (apps.n == 0) {
+		warnx_("bench: no apps in %s", b->config ? b->config : B.bench_dir);
+		return EXIT_ERROR;
+	}
+	if (b->apps) { /* every name given must be known */
+		char list[512];
+		snprintf(list, sizeof list, "%s", b->apps);
+		for (char *s = NULL, *t = strtok_r(list, ",", &s); t; t = strtok_r(NULL, ",", &s)) {
+			bool known = false;
+			for (int k = 0; k < apps.n; k++)
+				known |= strcmp(apps.app[k].name, t) == 0;
 			if (!known) {
 				usage_error("unknown app \"%s\" (pgrtt bench --list)", t);
 				return EXIT_USAGE;
 			}
 		}
 	}
-	const char *outdir = b.out ? b.out : "bench-out";
-	char app_bin[800];
-	if (!app_binary(app_bin, sizeof app_bin)) {
-		warnx_("bench_app_c_libpq is not built beside pgrtt (cmake --build builds it)");
+	bench_build_root(b->build_dir, B.build_root, sizeof B.build_root);
+	if (b->list) {
+		list_apps(&apps, B.build_root, B.bench_dir);
+		return EXIT_OK;
+	}
+	if (b->quick) {
+		b->warmup = 1;
+		b->duration = 2;
+		b->runs = 1;
+		b->connections = 8;
+	}
+	snprintf(B.outdir, sizeof B.outdir, "%s", b->out ? b->out : "bench-out");
+	snprintf(B.logdir, sizeof B.logdir, "%s/logs", B.outdir);
+	if ((mkdir(B.outdir, 0755) != 0 && errno != EEXIST) ||
+	    (mkdir(B.logdir, 0755) != 0 && errno != EEXIST)) {
+		warnx_("bench: %s: %s", B.logdir, strerror(errno));
 		return EXIT_ERROR;
 	}
-	if (system("command -v wrk >/dev/null 2>&1") != 0) {
-		warnx_("wrk not found: apt-get install -y wrk");
-		return EXIT_ERROR;
-	}
-	mkdir(outdir, 0755);
-	char dbpath[700];
-	snprintf(dbpath, sizeof dbpath, "%s/bench.db", outdir);
-	if (co.db.db)
-		snprintf(dbpath, sizeof dbpath, "%s", co.db.db);
+	B.tty = isatty(2) && !b->no_progress;
 
 	struct sigaction sa = {0};
 	sa.sa_handler = on_signal;
@@ -771,278 +954,262 @@ int cmd_bench(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	int rc = EXIT_OK;
-	char err[1024] = "";
-	struct pgserver srv = {0};
-	struct redisserver *redis_srv = NULL;
-	struct store *st = NULL;
-	struct child app = {0};
-	char dsn[600];
 	cJSON *root = cJSON_CreateObject(), *japps = cJSON_AddArrayToObject(root, "apps");
-	FILE *md = NULL;
-	char lua[800];
-	snprintf(lua, sizeof lua, "%s/bench.lua", outdir);
-	FILE *lf = fopen(lua, "w");
-	if (!lf || fputs(lua_script, lf) < 0 || fclose(lf) != 0) {
-		warnx_("%s: cannot write", lua);
-		return EXIT_ERROR;
-	}
-	if (write_queries(outdir) != 0) {
-		warnx_("%s/queries.json: cannot write", outdir);
-		return EXIT_ERROR;
-	}
-	if (b.dsn) {
-		snprintf(dsn, sizeof dsn, "%s", b.dsn);
-	} else {
-		fprintf(stderr, "pgrtt: bench: starting a throwaway PostgreSQL\n");
-		if (pgserver_start(&srv, err, sizeof err) != 0) {
-			warnx_("%s", err);
-			rc = EXIT_ERROR;
-			goto done;
-		}
-		snprintf(dsn, sizeof dsn, "%s", srv.dsn);
-	}
-	/* the page cache */
-	struct redisserver rsrv = {0};
-	char redis_host[128] = "127.0.0.1", redis_url[200];
-	int redis_port = 0;
-	if (b.redis) {
-		if (sscanf(b.redis, "%127[^:]:%d", redis_host, &redis_port) != 2) {
-			usage_error("bad --redis \"%s\": HOST:PORT", b.redis);
-			rc = EXIT_USAGE;
-			goto done;
-		}
-	} else {
-		if (redisserver_start(&rsrv, srv.made_dir ? srv.dir : "/tmp", err, sizeof err) != 0) {
-			warnx_("%s", err);
-			rc = EXIT_ERROR;
-			goto done;
-		}
-		redis_port = rsrv.port;
-	}
-	redis_srv = &rsrv;
-	snprintf(redis_url, sizeof redis_url, "REDIS_URL=redis://%s:%d", redis_host, redis_port);
-	/* the blog database, loaded */
-	PGconn *c = PQconnectdb(dsn);
-	if (PQstatus(c) != CONNECTION_OK) {
-		warnx_("%s", PQerrorMessage(c));
-		PQfinish(c);
-		rc = EXIT_ERROR;
-		goto done;
-	}
-	PQclear(PQexec(c, "CREATE DATABASE blog"));
-	int pg_port = atoi(PQport(c));
-	char blog_dsn[700];
-	snprintf(blog_dsn, sizeof blog_dsn, "%s dbname=blog", dsn);
-	PQfinish(c);
-	c = PQconnectdb(blog_dsn);
-	size_t counts[DS_NTABLES];
-	if (PQstatus(c) != CONNECTION_OK ||
-	    dataset_load((struct pg_conn *)c, counts, err, sizeof err) != 0) {
-		warnx_("loading the dataset: %s", PQstatus(c) == CONNECTION_OK ? err : PQerrorMessage(c));
-		PQfinish(c);
-		rc = EXIT_ERROR;
-		goto done;
-	}
-	PQfinish(c);
-	fprintf(stderr, "pgrtt: bench: dataset loaded (%zu articles, %zu comments) on port %d\n",
-		counts[DS_ARTICLES], counts[DS_COMMENTS], pg_port);
-	if (!(st = open_db(dbpath, STORE_CREATE))) {
-		rc = EXIT_ERROR;
-		goto done;
-	}
-	long postmaster = b.dsn ? -1 : pgserver_postmaster(&srv);
-	static char reference[NROUTES][1 << 17];
-	bool have_reference = false;
-	int app_port = 18180;
-	char mdpath[800];
-	snprintf(mdpath, sizeof mdpath, "%s/report.md", outdir);
-	md = fopen(mdpath, "w");
-	if (md)
-		fprintf(md, "| app | route | round trips / page | acquire / release pings | queries | req/s | p50 ms | p99 ms | app CPU µs/req | PostgreSQL CPU µs/page |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-	printf("%-18s %-8s %8s %9s %8s %10s %8s %8s\n", "app", "route", "rt/page", "acq/rel",
-	       "queries", "req/s", "p50 ms", "p99 ms");
-	for (int ai = 0; ai < NAPPS && !stopping; ai++) {
-		if (!listed(b.apps, apps[ai].name))
+	cJSON *jskipped = cJSON_AddArrayToObject(root, "skipped");
+	static enum app_state state[BENCH_MAX_APPS];
+	static char reason[BENCH_MAX_APPS][400];
+	/* what runs: the apps asked for, and the reference (the first app)
+	 * for the pages everything is compared with */
+	int nrun = 0;
+	for (int i = 0; i < apps.n && !stopping; i++) {
+		const struct bench_app *a = &apps.app[i];
+		state[i] = APP_UNUSED;
+		if (i > 0 && !listed(b->apps, a->name))
 			continue;
-		char e1[64], e2[800], e3[32];
-		snprintf(e1, sizeof e1, "PORT=%d", app_port);
-		snprintf(e2, sizeof e2, "DATABASE_URL=%s", blog_dsn);
-		snprintf(e3, sizeof e3, "POOL_MODE=%s", apps[ai].mode ? apps[ai].mode : "");
-		char *env[] = {e1, e2, e3, "POOL_MAX=16", "POOL_MIN=4", redis_url, NULL, NULL};
-		if (redis_flushall(redis_host, redis_port) != 0)
-			warnx_("redis %s:%d: FLUSHALL failed", redis_host, redis_port);
-		char script[900], qenv[900];
-		snprintf(script, sizeof script, "%s/apps/%s", PGRTT_BENCH_SRC,
-			 apps[ai].script ? apps[ai].script : "");
-		snprintf(qenv, sizeof qenv, "QUERIES=%s/queries.json", outdir);
-		env[6] = qenv;
-		char *aargv[] = {app_bin, NULL}, *pargv[] = {"/usr/bin/python3", script, NULL};
-		if (apps[ai].script && access(script, R_OK) != 0) {
-			warnx_("%s: %s missing: skipped", apps[ai].name, script);
+		if (!bench_app_runnable(a, reason[i], sizeof reason[i])) {
+			state[i] = APP_SKIPPED;
+			warnx_("bench: %s skipped: %s", a->name, reason[i]);
+			if (i == 0) {
+				warnx_("bench: %s is the reference every app's pages are compared with",
+				       a->name);
+				rc = EXIT_ERROR;
+				goto finish;
+			}
+			if (listed(b->apps, a->name))
+				add_reason(jskipped, a->name, reason[i]);
 			continue;
 		}
-		if (spawn(&app, apps[ai].script ? pargv : aargv, env) != 0) {
-			warnx_("%s: cannot start", apps[ai].name);
-			rc = EXIT_ERROR;
-			break;
-		}
-		char line[256];
-		read_all(&app, line, sizeof line, 5000);
-		if (!strstr(line, "ready")) {
-			warnx_("%s: did not start (%s)", apps[ai].name, line);
-			rc = EXIT_ERROR;
-			break;
-		}
-		/* the same pages as the reference, byte for byte */
-		bool same = true;
-		static char page[1 << 17];
-		for (int ri = 0; ri < NROUTES; ri++) {
-			http_get(app_port, routes[ri].sample, page, sizeof page);
-			/* the status line and the body: headers differ between servers */
-			char *body = strstr(page, "\r\n\r\n"), *eol = strstr(page, "\r\n");
-			if (body && eol)
-				memmove(eol + 2, body + 4, strlen(body + 4) + 1);
-			if (!have_reference) {
-				memcpy(reference[ri], page, sizeof page);
-			} else if (strcmp(reference[ri], page) != 0) {
-				size_t k = 0;
-				while (reference[ri][k] && reference[ri][k] == page[k])
-					k++;
-				char *ls = page + k;
-				while (ls > page && ls[-1] != '\n')
-					ls--;
-				warnx_("%s: %s differs from the reference at \"%.80s\"", apps[ai].name,
-				       routes[ri].sample, ls);
-				same = false;
+		/* variants share a build: done once */
+		int same = -1;
+		for (int k = 0; k < i && same < 0; k++)
+			if (strcmp(apps.app[k].build_id, a->build_id) == 0 &&
+			    strcmp(apps.app[k].dir, a->dir) == 0 && state[k] != APP_UNUSED &&
+			    state[k] != APP_SKIPPED)
+				same = k;
+		if (same >= 0) {
+			state[i] = state[same];
+			memcpy(reason[i], reason[same], sizeof reason[i]);
+		} else {
+			char log[1000];
+			snprintf(log, sizeof log, "%s/build-%s.log", B.logdir, a->build_id);
+			unlink(log);
+			if (a->build[0]) {
+				if (B.tty)
+					fprintf(stderr, "\r\033[Kbuilding %s ...", a->name);
+			}
+			bool cached;
+			if (bench_build(a, B.build_root, B.bench_dir, log, &cached, &stopping, reason[i],
+					sizeof reason[i]) != 0) {
+				status_clear(&B);
+				char tail[300];
+				log_tail(log, tail, sizeof tail);
+				warnx_("bench: %s: %s%s%s", a->name, reason[i], tail[0] ? ": " : "", tail);
+				state[i] = APP_FAILED;
+			} else {
+				status_clear(&B);
+				if (a->build[0])
+					fprintf(stderr, "pgrtt: bench: %s %s\n", a->build_id,
+						cached ? "is built (cached)" : "built");
+				state[i] = APP_READY;
 			}
 		}
-		have_reference = true;
-		cJSON *ja = cJSON_CreateObject();
-		cJSON_AddStringToObject(ja, "name", apps[ai].name);
-		cJSON_AddStringToObject(ja, "stack", apps[ai].stack);
-		cJSON_AddBoolToObject(ja, "html_matches_reference", same);
-		cJSON *jr = cJSON_AddArrayToObject(ja, "routes");
-		cJSON_AddItemToArray(japps, ja);
-		if (!same) {
+		if (state[i] == APP_FAILED) {
+			if (i == 0) {
+				rc = EXIT_ERROR;
+				goto finish;
+			}
+			cJSON *ja = app_json(japps, a);
+			cJSON_AddStringToObject(ja, "error", reason[i]);
+			cJSON_AddBoolToObject(ja, "html_matches_reference", false);
+			cJSON_AddArrayToObject(ja, "routes");
 			rc = EXIT_FAILED;
-			stop_child(&app);
-			break;
 		}
-		for (int ri = 0; ri < NROUTES && !stopping; ri++) {
-			if (!listed(b.routes, routes[ri].name))
+		if (state[i] == APP_READY && listed(b->apps, a->name))
+			nrun++;
+	}
+	if (stopping) {
+		rc = EXIT_ERROR;
+		goto finish;
+	}
+	if (b->build_only) {
+		fprintf(stderr, "pgrtt: bench: apps built in %s\n", B.build_root);
+		goto finish;
+	}
+	if (system("command -v wrk >/dev/null 2>&1") != 0) {
+		warnx_("wrk not found: apt-get install -y wrk");
+		rc = EXIT_ERROR;
+		goto finish;
+	}
+	int nroutes = 0;
+	for (int ri = 0; ri < NROUTES; ri++)
+		nroutes += listed(b->routes, routes[ri].name);
+	double per_route = ceil(b->warmup) + b->runs * ceil(b->duration);
+	B.planned = nrun * nroutes * per_route;
+	fprintf(stderr, "pgrtt: bench: %d apps × %d routes × (%.0f s warm-up + %.0f × %.0f s) ≈ "
+			"%.0f min of load\n",
+		nrun, nroutes, ceil(b->warmup), b->runs, ceil(b->duration), ceil(B.planned / 60));
+	snprintf(B.lua, sizeof B.lua, "%s/bench.lua", B.outdir);
+	snprintf(B.queries, sizeof B.queries, "%s/queries.json", B.outdir);
+	{
+		char real[PATH_MAX];
+		/* apps run in their own directories */
+		if (realpath(B.outdir, real) &&
+		    snprintf(B.queries, sizeof B.queries, "%s/queries.json", real) >= (int)sizeof B.queries) {
+			warnx_("bench: %s: the path is too long", real);
+			rc = EXIT_ERROR;
+			goto finish;
+		}
+	}
+	FILE *lf = fopen(B.lua, "w");
+	if (!lf || fputs(lua_script, lf) < 0 || fclose(lf) != 0 || write_queries(B.queries) != 0) {
+		warnx_("bench: %s: cannot write", B.outdir);
+		rc = EXIT_ERROR;
+		goto finish;
+	}
+	{
+		struct pgserver srv = {0};
+		struct redisserver rsrv = {0};
+		bool have_redis = false;
+		struct child app = {0, -1};
+		char dsn[600], dbpath[700];
+		snprintf(dbpath, sizeof dbpath, "%s/bench.db", B.outdir);
+		if (co.db.db)
+			snprintf(dbpath, sizeof dbpath, "%s", co.db.db);
+		if (b->dsn) {
+			snprintf(dsn, sizeof dsn, "%s", b->dsn);
+		} else {
+			fprintf(stderr, "pgrtt: bench: starting a throwaway PostgreSQL\n");
+			if (pgserver_start(&srv, err, sizeof err) != 0) {
+				warnx_("%s", err);
+				rc = EXIT_ERROR;
+				goto stop;
+			}
+			snprintf(dsn, sizeof dsn, "%s", srv.dsn);
+		}
+		/* the page cache */
+		snprintf(B.redis_host, sizeof B.redis_host, "127.0.0.1");
+		if (b->redis) {
+			if (sscanf(b->redis, "%127[^:]:%d", B.redis_host, &B.redis_port) != 2) {
+				usage_error("bad --redis \"%s\": HOST:PORT", b->redis);
+				rc = EXIT_USAGE;
+				goto stop;
+			}
+		} else {
+			if (redisserver_start(&rsrv, srv.made_dir ? srv.dir : "/tmp", err, sizeof err) != 0) {
+				warnx_("%s", err);
+				rc = EXIT_ERROR;
+				goto stop;
+			}
+			have_redis = true;
+			B.redis_port = rsrv.port;
+		}
+		snprintf(B.redis_url, sizeof B.redis_url, "redis://%s:%d", B.redis_host, B.redis_port);
+		/* the blog database, loaded */
+		PGconn *c = PQconnectdb(dsn);
+		if (PQstatus(c) != CONNECTION_OK) {
+			warnx_("%s", PQerrorMessage(c));
+			PQfinish(c);
+			rc = EXIT_ERROR;
+			goto stop;
+		}
+		PQclear(PQexec(c, "CREATE DATABASE blog"));
+		B.pg_port = atoi(PQport(c));
+		database_url(c, B.db_url, sizeof B.db_url);
+		snprintf(B.blog_dsn, sizeof B.blog_dsn, "%s dbname=blog", dsn);
+		PQfinish(c);
+		c = PQconnectdb(B.blog_dsn);
+		size_t counts[DS_NTABLES];
+		if (PQstatus(c) != CONNECTION_OK ||
+		    dataset_load((struct pg_conn *)c, counts, err, sizeof err) != 0) {
+			warnx_("loading the dataset: %s",
+			       PQstatus(c) == CONNECTION_OK ? err : PQerrorMessage(c));
+			PQfinish(c);
+			rc = EXIT_ERROR;
+			goto stop;
+		}
+		PQfinish(c);
+		fprintf(stderr, "pgrtt: bench: dataset loaded (%zu articles, %zu comments) on port %d\n",
+			counts[DS_ARTICLES], counts[DS_COMMENTS], B.pg_port);
+		if (!(B.st = open_db(dbpath, STORE_CREATE))) {
+			rc = EXIT_ERROR;
+			goto stop;
+		}
+		B.postmaster = b->dsn ? -1 : pgserver_postmaster(&srv);
+		int baseline = blog_connections(B.blog_dsn);
+		static char reference[NPAGES][1 << 17];
+		printf("%-18s %-13s %8s %9s %8s %10s %8s %8s\n", "app", "route", "rt/page", "acq/rel",
+		       "queries", "req/s", "p50 ms", "p99 ms");
+		int nth = 0;
+		for (int ai = 0; ai < apps.n && !stopping; ai++) {
+			const struct bench_app *a = &apps.app[ai];
+			bool run = listed(b->apps, a->name);
+			if (state[ai] != APP_READY || (!run && ai != 0))
 				continue;
-			struct phase warm, ph[99];
-			int runs = (int)b.runs;
-			if (b.warmup > 0)
-				run_wrk(app_port, pg_port, &routes[ri], b.warmup, (int)b.connections, lua,
-					false, app.pid, postmaster, NULL, apps[ai].name, 0, &warm, err,
-					sizeof err);
-			bool ok = true;
-			for (int k = 0; k < runs && !stopping; k++) {
-				int r = run_wrk(app_port, pg_port, &routes[ri], b.duration, (int)b.connections,
-						lua, true, app.pid, postmaster, st, apps[ai].name, k + 1,
-						&ph[k], err, sizeof err);
-				if (r == 2) {
-					warnx_("%s %s: %s", apps[ai].name, routes[ri].name, err);
+			if (redis_flushall(B.redis_host, B.redis_port) != 0)
+				warnx_("redis %s:%d: FLUSHALL failed", B.redis_host, B.redis_port);
+			int port = free_port();
+			if (start_app(&B, a, port, &app, err, sizeof err) != 0) {
+				warnx_("bench: %s: %s", a->name, err);
+				if (ai == 0) {
+					rc = EXIT_ERROR;
+					break;
+				}
+				cJSON *ja = app_json(japps, a);
+				cJSON_AddStringToObject(ja, "error", err);
+				cJSON_AddBoolToObject(ja, "html_matches_reference", false);
+				cJSON_AddArrayToObject(ja, "routes");
+				rc = EXIT_FAILED;
+				continue;
+			}
+			if (ai == 0)
+				reference_pages(port, reference);
+			if (run) {
+				cJSON *ja = app_json(japps, a);
+				int r = bench_app(&B, a, &app, port, reference, ja, ++nth, nrun);
+				if (r == EXIT_ERROR) {
 					rc = EXIT_ERROR;
 					stopping = 1;
-				} else if (r == 1) {
-					warnx_("%s %s run %d: %s", apps[ai].name, routes[ri].name, k + 1,
-					       err[0] ? err
-						      : "errors, non-2xx responses, drops or no page captured");
+				} else if (r != EXIT_OK && rc == EXIT_OK) {
+					rc = r;
 				}
-				err[0] = '\0';
-				ok &= r == 0;
 			}
-			if (stopping && rc == EXIT_ERROR)
-				break;
-			qsort(ph, (size_t)runs, sizeof ph[0], cmp_rps);
-			const struct phase *m = &ph[runs / 2]; /* the median run */
-			double rps = m->seconds > 0 ? m->requests / m->seconds : 0;
-			if (m->measured)
-				printf("%-18s %-8s %8.2f %4.2f/%-4.2f %8.2f %10.0f %8.2f %8.2f\n",
-				       apps[ai].name, routes[ri].name, m->rt, m->acq, m->rel, m->query, rps,
-				       m->p50_us / 1000, m->p99_us / 1000);
-			else
-				printf("%-18s %-8s %8s  not measured (%s)\n", apps[ai].name,
-				       routes[ri].name, "-", m->warnings[0] ? m->warnings : "no page");
-			fflush(stdout);
-			if (md && m->measured) {
-				fputs("| ", md);
-				esc_md(md, apps[ai].name);
-				fputs(" | ", md);
-				esc_md(md, routes[ri].route);
-				fprintf(md, " | **%.2f** | %.2f / %.2f | %.2f | %.0f | %.2f | %.2f | %.1f | %.1f |\n",
-					m->rt, m->acq, m->rel, m->query, rps, m->p50_us / 1000, m->p99_us / 1000,
-					m->app_cpu_us, m->pg_cpu_us);
-			}
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "route", routes[ri].route);
-			cJSON_AddBoolToObject(o, "measured", m->measured);
-			cJSON *w = cJSON_AddArrayToObject(o, "warnings");
-			char codes[sizeof m->warnings];
-			snprintf(codes, sizeof codes, "%s", m->warnings);
-			for (char *sv = NULL, *t = strtok_r(codes, " ", &sv); t; t = strtok_r(NULL, " ", &sv))
-				cJSON_AddItemToArray(w, cJSON_CreateString(t));
-			if (m->measured)
-				cJSON_AddNumberToObject(o, "round_trips_per_page", round(m->rt * 1e4) / 1e4);
-			else
-				cJSON_AddNullToObject(o, "round_trips_per_page");
-			cJSON_AddNumberToObject(o, "ready_for_query_per_page", round(m->rfq * 1e4) / 1e4);
-			cJSON *bc = cJSON_AddObjectToObject(o, "by_class_per_page");
-			cJSON_AddNumberToObject(bc, "query", round(m->query * 1e4) / 1e4);
-			cJSON_AddNumberToObject(bc, "ping", round(m->ping * 1e4) / 1e4);
-			cJSON_AddNumberToObject(bc, "ping_acquire", round(m->acq * 1e4) / 1e4);
-			cJSON_AddNumberToObject(bc, "ping_release", round(m->rel * 1e4) / 1e4);
-			/* connections the pool opened during the run: their startups */
-			cJSON_AddNumberToObject(bc, "startup", round(m->startup * 1e4) / 1e4);
-			cJSON_AddNumberToObject(bc, "transaction", round(m->tx * 1e4) / 1e4);
-			cJSON_AddNumberToObject(bc, "other", round(m->other * 1e4) / 1e4);
-			cJSON_AddNumberToObject(o, "pages", m->pages);
-			cJSON_AddNumberToObject(o, "requests_per_s", round(rps));
-			cJSON *lat = cJSON_AddObjectToObject(o, "latency_ms");
-			cJSON_AddNumberToObject(lat, "p50", m->p50_us / 1000);
-			cJSON_AddNumberToObject(lat, "p99", m->p99_us / 1000);
-			cJSON_AddNumberToObject(o, "non_2xx", m->non_2xx);
-			cJSON_AddNumberToObject(o, "errors", m->errors);
-			cJSON_AddNumberToObject(o, "rss_mib", round(m->rss_mib * 10) / 10);
-			cJSON_AddNumberToObject(o, "app_cpu_us_per_request", round(m->app_cpu_us * 10) / 10);
-			cJSON_AddNumberToObject(o, "pg_cpu_us_per_page", round(m->pg_cpu_us * 10) / 10);
-			cJSON_AddNumberToObject(o, "drops", m->drops);
-			cJSON_AddItemToArray(jr, o);
-			if (!ok && rc == EXIT_OK)
-				rc = EXIT_FAILED;
+			child_stop(&app, 5000);
+			wait_baseline(&B, baseline < 0 ? 0 : baseline, a->name);
 		}
-		stop_child(&app);
+		status_clear(&B);
+	stop:
+		child_stop(&app, 2000);
+		if (have_redis)
+			redisserver_stop(&rsrv);
+		pgserver_stop(&srv);
+		store_close(B.st);
+		if (rc == EXIT_USAGE || (rc == EXIT_ERROR && !cJSON_GetArraySize(japps)))
+			goto finish;
+		cJSON_AddStringToObject(root, "machine", "loopback, everything on one host");
+		cJSON_AddStringToObject(root, "pgrtt_version", pgrtt_version_string());
+		char path[900];
+		snprintf(path, sizeof path, "%s/results.json", B.outdir);
+		FILE *jf = fopen(path, "w");
+		char *txt = cJSON_Print(root);
+		if (!jf || !txt || fprintf(jf, "%s\n", txt) < 0 || fclose(jf) != 0) {
+			warnx_("%s: cannot write", path);
+			rc = EXIT_ERROR;
+			jf = NULL;
+		}
+		free(txt);
+		snprintf(path, sizeof path, "%s/report.md", B.outdir);
+		if (bench_write_md(path, root) != 0)
+			warnx_("%s: cannot write", path);
+		snprintf(path, sizeof path, "%s/report.html", B.outdir);
+		if (bench_write_html(path, root) != 0)
+			warnx_("%s: cannot write", path);
+		if (stopping && rc == EXIT_OK)
+			rc = EXIT_ERROR;
+		if (rc != EXIT_ERROR)
+			fprintf(stderr, "pgrtt: bench: %s/results.json, report.md, report.html, %s\n",
+				B.outdir, dbpath);
 	}
-	cJSON_AddStringToObject(root, "machine", "loopback, everything on one host");
-	cJSON_AddStringToObject(root, "pgrtt_version", pgrtt_version_string());
-	char jpath[800];
-	snprintf(jpath, sizeof jpath, "%s/results.json", outdir);
-	FILE *jf = fopen(jpath, "w");
-	char *txt = cJSON_Print(root);
-	if (jf && txt)
-		fprintf(jf, "%s\n", txt);
-	if (jf)
-		fclose(jf);
-	free(txt);
-	char hpath[800];
-	snprintf(hpath, sizeof hpath, "%s/report.html", outdir);
-	if (write_html(hpath, root) != 0)
-		warnx_("%s: cannot write", hpath);
-	if (stopping && rc == EXIT_OK)
-		rc = EXIT_ERROR;
-done:
-	stop_child(&app);
-	if (redis_srv)
-		redisserver_stop(redis_srv);
-	if (md)
-		fclose(md);
-	store_close(st);
+finish:
 	cJSON_Delete(root);
-	pgserver_stop(&srv);
-	if (rc == EXIT_OK)
-		fprintf(stderr, "pgrtt: bench: %s/results.json, %s/report.md, %s/report.html, %s\n",
-			outdir, outdir, outdir, dbpath);
 	return rc;
 }

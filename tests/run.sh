@@ -19,7 +19,10 @@ apt-get install -y -qq --no-install-recommends \
 	tcpdump tshark wrk redis-server postgresql postgresql-client \
 	python3 python3-psycopg2 python3-sqlalchemy sqlite3 libxml2-utils \
 	default-jdk-headless libhikaricp-java libpostgresql-jdbc-java libslf4j-java \
-	chromium fonts-liberation procps >/dev/null
+	chromium fonts-liberation procps \
+	golang-go golang-github-jackc-pgx-v4-dev golang-github-gomodule-redigo-dev nodejs >/dev/null
+# pgrtt bench's Node app: npm comes with some nodejs builds, as a package with Debian's
+command -v npm >/dev/null || apt-get install -y -qq --no-install-recommends npm >/dev/null
 
 jobs=$(nproc)
 cmake -S . -B build -DPGRTT_WERROR=ON >/dev/null
@@ -32,6 +35,8 @@ cmake --build build-clang -j"$jobs"
 
 PGRTT_PGDIR=$(mktemp -d /tmp/pgrtt-test.XXXXXX)
 export PGRTT_PGDIR PGRTT_PGPORT=55432 PGRTT_REQUIRE_LIVE=1
+# pgrtt bench's apps, built once for every build of pgrtt
+export PGRTT_BENCH_BUILD="$PWD/build/bench-build"
 trap 'tests/pg_cluster.sh stop "$PGRTT_PGDIR" $PGRTT_PGPORT; rm -rf "$PGRTT_PGDIR"' EXIT INT TERM
 tests/pg_cluster.sh start "$PGRTT_PGDIR" $PGRTT_PGPORT
 
