@@ -33,7 +33,10 @@ WANT = {"c-pgx": (3, 0), "c-rustango": (4, 1), "c-rocket": (5, 2), "c-axum-sqlx"
 #  - pgx v4 pgxpool: pool.Query checks out per query and never pings; its statement
 #    cache prepares a query once per connection (startups and first uses aside: 2%)
 #  - node-postgres Pool: pool.query per query, no validation on checkout
-REAL = {"py-sqlalchemy": (3, 1, 2), "go-pgx": (3, 0, 0), "node-pg": (3, 0, 0)}
+#  - HikariCP: a checkout per page; isValid() only for a connection idle over 500 ms
+#    (aliveBypassWindowMs), never under this load; pgjdbc in autocommit
+REAL = {"py-sqlalchemy": (3, 1, 2), "go-pgx": (3, 0, 0), "node-pg": (3, 0, 0),
+        "java-hikari": (3, 0, 0)}
 BAD_CONFIG = """{"apps": [
   {"name": "ref", "stack": "the reference", "dir": "%(src)s/bench/apps/c-libpq",
    "build": "cc -O2 -o \\"$BUILD/app\\" \\"$APP/app.c\\" $(pkg-config --cflags --libs libpq) -pthread",
