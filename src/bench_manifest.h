@@ -23,7 +23,7 @@ struct bench_req {
 struct bench_app {
 	char name[48];     /* [a-z0-9][a-z0-9._-]*, unique */
 	char stack[200];   /* what it is, in words */
-	char pattern[120]; /* what its pool is documented to do per page, or "" */
+	char pattern[200]; /* what its pool is documented to do per page, or "" */
 	char dir[512];     /* the manifest's directory: the app's source ($APP) */
 	char build_id[48]; /* variants of one manifest share one build */
 	char build[1024];  /* a shell command run in dir with APP, BUILD, BENCH set; "" none */

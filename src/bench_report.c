@@ -89,19 +89,22 @@ int bench_write_md(const char *path, const cJSON *root)
 
 static const char css[] =
 	":root { color-scheme: light dark; --fg: #1d2329; --bg: #fff; --q: #2f6fb3; --a: #d9822b;"
-	" --r: #e8b04a; --t: #7a5cb8; --o: #8a949e; --grid: #d8dde2; --bar: #3d8a6b; }\n"
+	" --r: #e8b04a; --i: #c4622d; --t: #7a5cb8; --p: #4fa3a5; --x: #b3475f; --o: #8a949e;"
+	" --grid: #d8dde2; --bar: #3d8a6b; }\n"
 	"@media (prefers-color-scheme: dark) { :root { --fg: #e6e9ec; --bg: #14181c; --q: #6ea8e8;"
-	" --a: #f0a45c; --r: #f5c76e; --t: #a98ae0; --o: #9aa5ae; --grid: #2c343b; --bar: #5cc29a; } }\n"
+	" --a: #f0a45c; --r: #f5c76e; --i: #e08a5a; --t: #a98ae0; --p: #72c7c9; --x: #e0798f;"
+	" --o: #9aa5ae; --grid: #2c343b; --bar: #5cc29a; } }\n"
 	"body { font: 15px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg);"
 	" margin: 2rem auto; max-width: 72rem; padding: 0 1rem; }\n"
 	"svg text { fill: var(--fg); font-size: 13px; } .q { fill: var(--q); } .a { fill: var(--a); }"
-	" .r { fill: var(--r); } .t { fill: var(--t); } .o { fill: var(--o); } .b { fill: var(--bar); }"
+	" .r { fill: var(--r); } .i { fill: var(--i); } .t { fill: var(--t); } .p { fill: var(--p); }"
+	" .x { fill: var(--x); } .o { fill: var(--o); } .b { fill: var(--bar); }"
 	" .grid { stroke: var(--grid); }\n"
 	"table { border-collapse: collapse; font-size: 13px; } th, td { padding: .3rem .6rem;"
 	" border-bottom: 1px solid var(--grid); text-align: right; } td:first-child,"
 	" td:nth-child(2), th:first-child, th:nth-child(2) { text-align: left; }\n";
 
-enum { LABEL_W = 190, BAR_W = 460, ROW_H = 30 };
+enum { LABEL_W = 190, BAR_W = 460, ROW_H = 30, NSEG = 8 };
 
 /* the headline: round trips per detail page by app, stacked by class,
  * each bar beside the pattern it reproduces */
@@ -126,6 +129,7 @@ static void headline(FILE *f, const cJSON *apps)
 		fputs("<p>No detail page was measured.</p>\n", f);
 		return;
 	}
+	max = ceil(max); /* the axis ends on a whole round trip */
 	fprintf(f, "<svg role=\"img\" aria-label=\"round trips per detail page by app\" width=\"%d\" "
 		   "height=\"%d\">\n",
 		LABEL_W + BAR_W + 560, n * ROW_H + 60);
@@ -138,9 +142,10 @@ static void headline(FILE *f, const cJSON *apps)
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">round trips per page</text>\n",
 		LABEL_W + BAR_W / 2, n * ROW_H + 34);
-	static const char *const cls[5] = {"q", "a", "r", "t", "o"};
-	static const char *const what[5] = {"queries", "acquire pings", "release pings",
-					    "transaction control", "other"};
+	static const char *const cls[NSEG] = {"q", "a", "r", "i", "t", "p", "x", "o"};
+	static const char *const what[NSEG] = {"queries", "acquire pings", "release pings",
+					       "other pings", "transaction control",
+					       "prepare / close", "session reset", "other"};
 	int row = 0;
 	cJSON_ArrayForEach(a, apps)
 	{
@@ -149,15 +154,20 @@ static void headline(FILE *f, const cJSON *apps)
 			continue;
 		const cJSON *bc = cJSON_GetObjectItemCaseSensitive(d, "by_class_per_page");
 		double rt = num(d, "round_trips_per_page");
-		double seg[5] = {num(bc, "query"), num(bc, "ping_acquire"), num(bc, "ping_release"),
-				 num(bc, "transaction"), 0};
-		seg[4] = rt - seg[0] - seg[1] - seg[2] - seg[3];
+		double acq = num(bc, "ping_acquire"), rel = num(bc, "ping_release");
+		double seg[NSEG] = {num(bc, "query"), acq, rel, num(bc, "ping") - acq - rel,
+				    num(bc, "transaction"), num(bc, "prepare") + num(bc, "close"),
+				    num(bc, "reset"), 0};
+		double named = 0;
+		for (int k = 0; k < NSEG - 1; k++)
+			named += seg[k];
+		seg[NSEG - 1] = rt - named;
 		int y = row * ROW_H + 4;
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", LABEL_W - 8, y + 16);
 		esc_html(f, str(a, "name"));
 		fputs("</text>\n", f);
 		double x = LABEL_W;
-		for (int k = 0; k < 5; k++) {
+		for (int k = 0; k < NSEG; k++) {
 			double w = seg[k] > 0.005 ? seg[k] / max * BAR_W : 0;
 			if (w <= 0)
 				continue;
@@ -173,7 +183,7 @@ static void headline(FILE *f, const cJSON *apps)
 		row++;
 	}
 	fputs("</svg>\n<p>", f);
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < NSEG; k++)
 		fprintf(f, "<svg width=\"12\" height=\"12\"><rect class=\"%s\" width=\"12\" "
 			   "height=\"12\"/></svg> %s &nbsp; ",
 			cls[k], what[k]);

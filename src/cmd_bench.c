@@ -42,6 +42,10 @@
 #include "source.h"
 #include "store.h"
 
+/* the database the dataset goes into, and the mark that says pgrtt made it */
+#define BENCH_DB "pgrtt_bench"
+#define BENCH_DB_MARK "made by pgrtt bench: its blog dataset, reloaded by every run"
+
 struct broute {
 	const char *name, *route, *sample, *lua_kind;
 };
@@ -96,13 +100,13 @@ static void on_signal(int sig)
 }
 
 struct bench_opts {
-	bool quick, list, build_only, no_progress;
+	bool quick, list, build_only, no_progress, keep_pcaps;
 	const char *apps, *routes, *out, *dsn, *redis, *config, *build_dir;
 	double duration, warmup, runs, connections;
 };
 
 enum { B_QUICK = 1, B_LIST, B_APPS, B_ROUTES, B_DURATION, B_WARMUP, B_RUNS, B_CONNECTIONS,
-       B_OUT, B_DSN, B_REDIS, B_CONFIG, B_BUILD_DIR, B_BUILD_ONLY, B_NO_PROGRESS };
+       B_OUT, B_DSN, B_REDIS, B_CONFIG, B_BUILD_DIR, B_BUILD_ONLY, B_NO_PROGRESS, B_KEEP_PCAPS };
 
 static int bench_opt(void *ctx, int id, const char *arg)
 {
@@ -119,6 +123,9 @@ static int bench_opt(void *ctx, int id, const char *arg)
 		return 0;
 	case B_NO_PROGRESS:
 		b->no_progress = true;
+		return 0;
+	case B_KEEP_PCAPS:
+		b->keep_pcaps = true;
 		return 0;
 	case B_APPS:
 		b->apps = arg;
@@ -164,7 +171,8 @@ static void help(FILE *out)
 	      "CAP_NET_RAW (capture), wrk, and PostgreSQL's server binaries.\n"
 	      "\n"
 	      "Options:\n"
-	      "      --quick            a smoke run: every app and route, 1 s warm-up, one 2 s run\n"
+	      "      --quick            a smoke run: every app and route, 1 s warm-up, one 1 s run,\n"
+	      "                         8 connections\n"
 	      "      --apps A,B         these apps only (--list shows them)\n"
 	      "      --routes R,S       these routes only: index, detail, tag, cached-index,\n"
 	      "                         cached-detail, compute\n"
@@ -174,8 +182,9 @@ static void help(FILE *out)
 	      "      --connections N    wrk connections (default 50)\n"
 	      "      --config FILE      your apps' manifests instead of the bundled ones (the\n"
 	      "                         first app is the reference; docs/bench.md)\n"
-	      "      --dsn DSN          an existing server instead of a throwaway one (its blog\n"
-	      "                         database is loaded; nothing else is dropped)\n"
+	      "      --dsn DSN          an existing server instead of a throwaway one: the dataset\n"
+	      "                         goes into a database pgrtt_bench that pgrtt makes and\n"
+	      "                         marks (one it did not make is left alone: exit 2)\n"
 	      "      --redis HOST:PORT  an existing Redis for the page cache instead of a\n"
 	      "                         throwaway redis-server (it is FLUSHALLed between apps)\n"
 	      "      --db FILE          the store (default OUT/bench.db)\n"
@@ -184,6 +193,8 @@ static void help(FILE *out)
 	      "      --build-dir DIR    where apps are built and kept between runs (default\n"
 	      "                         $XDG_CACHE_HOME/pgrtt/bench or ~/.cache/pgrtt/bench)\n"
 	      "      --build-only       build the apps (what is out of date) and stop\n"
+	      "      --keep-pcaps       also write each measured run's capture to\n"
+	      "                         OUT/pcaps/APP-ROUTE-RUN.pcap (pgrtt analyze reads them)\n"
 	      "      --list             the apps and routes, and what this machine can run\n"
 	      "      --no-progress      no status line on a terminal\n"
 	      "  -h, --help             show this help\n"
@@ -272,7 +283,7 @@ static void status_clear(const struct bench *B)
 
 struct phase {
 	double requests, seconds, errors, non_2xx, p50_us, p99_us;
-	double rt, rfq, query, ping, acq, rel, startup, tx, other, pages, drops;
+	double rt, rfq, by_class[RT_NCLASS], acq, rel, idle, pages, drops;
 	double app_cpu_us, pg_cpu_us, rss_mib, ctx_per_req, pg_conns;
 	bool ok;
 	bool measured;      /* pages captured, and nothing the figures cannot vouch for */
@@ -303,7 +314,9 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 	ao.grace_ns = ATTRIB_GRACE_NS;
 	char filter[128], warn[SOURCE_ERRBUF];
 	snprintf(filter, sizeof filter, "tcp and (port %d or port %d)", B->pg_port, app_port);
-	struct live_opts lo = {"lo", 262144, 64 << 20, filter, NULL};
+	char pcap[1200];
+	snprintf(pcap, sizeof pcap, "%s/pcaps/%s-%s-%d.pcap", B->outdir, app->name, r->name, run_no);
+	struct live_opts lo = {"lo", 262144, 64 << 20, filter, B->b.keep_pcaps ? pcap : NULL};
 	if (measure) {
 		if (source_open_live(&live, &lo, err, warn) != 0)
 			return 2;
@@ -404,14 +417,11 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 		ph->pages = n;
 		ph->rt = x->rt / n;
 		ph->rfq = x->rfq / n;
-		ph->query = x->by_class[RT_QUERY] / n;
-		ph->ping = x->by_class[RT_PING] / n;
+		for (int c = 0; c < RT_NCLASS; c++)
+			ph->by_class[c] = x->by_class[c] / n;
 		ph->acq = x->pings[PING_ACQUIRE] / n;
 		ph->rel = x->pings[PING_RELEASE] / n;
-		ph->startup = x->by_class[RT_STARTUP] / n;
-		ph->tx = x->by_class[RT_TRANSACTION] / n;
-		ph->other = (x->rt - x->by_class[RT_QUERY] - x->by_class[RT_PING] -
-			     x->by_class[RT_STARTUP] - x->by_class[RT_TRANSACTION]) / n;
+		ph->idle = x->pings[PING_IDLE] / n;
 	}
 	if (B->st) {
 		char la[96], lr[64], ln[32];
@@ -509,18 +519,61 @@ static void database_url(PGconn *c, char *out, size_t cap)
 	url_part(user, sizeof user, PQuser(c));
 	url_part(pass, sizeof pass, PQpass(c));
 	const char *host = PQhost(c);
-	snprintf(out, cap, "postgresql://%s%s%s@%s:%s/blog?sslmode=disable", user, pass[0] ? ":" : "",
+	snprintf(out, cap, "postgresql://%s%s%s@%s:%s/" BENCH_DB "?sslmode=disable", user, pass[0] ? ":" : "",
 		 pass, host && *host && host[0] != '/' ? host : "127.0.0.1", PQport(c));
 }
 
-/* client connections to the blog database other than ours; -1 on error */
+/* libpq's message on one line */
+static const char *pq_error(PGconn *c)
+{
+	static char buf[512];
+	snprintf(buf, sizeof buf, "%s", PQerrorMessage(c));
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* The benchmark's database: created and marked as pgrtt's, or found with
+ * pgrtt's mark (a server given with --dsn may hold anything else: what
+ * pgrtt did not create, it never drops).  0, or -1 with the reason. */
+static int own_database(PGconn *c, char *err, size_t cap)
+{
+	PGresult *r = PQexec(c, "CREATE DATABASE " BENCH_DB);
+	bool made = PQresultStatus(r) == PGRES_COMMAND_OK;
+	PQclear(r);
+	if (made) {
+		r = PQexec(c, "COMMENT ON DATABASE " BENCH_DB " IS '" BENCH_DB_MARK "'");
+		bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+		PQclear(r);
+		if (!ok) {
+			snprintf(err, cap, "COMMENT ON DATABASE " BENCH_DB ": %s", pq_error(c));
+			return -1;
+		}
+		return 0;
+	}
+	r = PQexec(c, "SELECT coalesce(shobj_description(oid, 'pg_database'), '') FROM pg_database"
+		      " WHERE datname = '" BENCH_DB "'");
+	bool ours = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 &&
+		    strcmp(PQgetvalue(r, 0, 0), BENCH_DB_MARK) == 0;
+	bool exists = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
+	PQclear(r);
+	if (ours)
+		return 0;
+	if (exists)
+		snprintf(err, cap, "database " BENCH_DB " exists and was not made by pgrtt bench: "
+				   "nothing of it is touched; drop it or give another server");
+	else
+		snprintf(err, cap, "CREATE DATABASE " BENCH_DB ": %s", pq_error(c));
+	return -1;
+}
+
+/* client connections to the benchmark's database other than ours; -1 on error */
 static int blog_connections(const char *dsn)
 {
 	PGconn *c = PQconnectdb(dsn);
 	int n = -1;
 	if (PQstatus(c) == CONNECTION_OK) {
-		PGresult *r = PQexec(c, "SELECT count(*) FROM pg_stat_activity WHERE datname = 'blog'"
-					" AND pid <> pg_backend_pid()");
+		PGresult *r = PQexec(c, "SELECT count(*) FROM pg_stat_activity WHERE datname = '"
+					BENCH_DB "' AND pid <> pg_backend_pid()");
 		if (PQresultStatus(r) == PGRES_TUPLES_OK)
 			n = atoi(PQgetvalue(r, 0, 0));
 		PQclear(r);
@@ -540,7 +593,7 @@ static void wait_baseline(const struct bench *B, int baseline, const char *after
 		nanosleep(&ts, NULL);
 	}
 	if (n > baseline)
-		warnx_("bench: %d connections to blog still open 10 s after %s stopped (baseline %d)",
+		warnx_("%d connections to " BENCH_DB " still open 10 s after %s stopped (baseline %d)",
 		       n, after, baseline);
 }
 
@@ -727,15 +780,14 @@ static cJSON *route_json(const struct broute *r, const struct phase *m)
 	else
 		cJSON_AddNullToObject(o, "round_trips_per_page");
 	cJSON_AddNumberToObject(o, "ready_for_query_per_page", R4(m->rfq));
+	/* every class analyze names (docs/json.md), and the pings' roles;
+	 * startup: connections the pool opened during the run */
 	cJSON *bc = cJSON_AddObjectToObject(o, "by_class_per_page");
-	cJSON_AddNumberToObject(bc, "query", R4(m->query));
-	cJSON_AddNumberToObject(bc, "ping", R4(m->ping));
+	for (int c = 0; c < RT_NCLASS; c++)
+		cJSON_AddNumberToObject(bc, rt_class_name(c), R4(m->by_class[c]));
 	cJSON_AddNumberToObject(bc, "ping_acquire", R4(m->acq));
 	cJSON_AddNumberToObject(bc, "ping_release", R4(m->rel));
-	/* connections the pool opened during the run: their startups */
-	cJSON_AddNumberToObject(bc, "startup", R4(m->startup));
-	cJSON_AddNumberToObject(bc, "transaction", R4(m->tx));
-	cJSON_AddNumberToObject(bc, "other", R4(m->other));
+	cJSON_AddNumberToObject(bc, "ping_idle", R4(m->idle));
 #undef R4
 	cJSON_AddNumberToObject(o, "pages", m->pages);
 	cJSON_AddNumberToObject(o, "requests_per_s", round(rps));
@@ -805,7 +857,7 @@ static int bench_app(struct bench *B, const struct bench_app *a, struct child *a
 		double rps = m->seconds > 0 ? m->requests / m->seconds : 0;
 		if (m->measured)
 			printf("%-18s %-13s %8.2f %4.2f/%-4.2f %8.2f %10.0f %8.2f %8.2f\n", a->name,
-			       routes[ri].name, m->rt, m->acq, m->rel, m->query, rps, m->p50_us / 1000,
+			       routes[ri].name, m->rt, m->acq, m->rel, m->by_class[RT_QUERY], rps, m->p50_us / 1000,
 			       m->p99_us / 1000);
 		else
 			printf("%-18s %-13s %8s  not measured (%s)\n", a->name, routes[ri].name, "-",
@@ -869,6 +921,7 @@ int cmd_bench(int argc, char **argv)
 		{"redis", 0, true, B_REDIS},          {"config", 0, true, B_CONFIG},
 		{"build-dir", 0, true, B_BUILD_DIR},  {"build-only", 0, false, B_BUILD_ONLY},
 		{"no-progress", 0, false, B_NO_PROGRESS}, {"no-status", 0, false, B_NO_PROGRESS},
+		{"keep-pcaps", 0, false, B_KEEP_PCAPS},
 		{NULL, 0, false, 0},
 	};
 	static struct bench B;
@@ -906,11 +959,11 @@ int cmd_bench(int argc, char **argv)
 	char err[1024] = "";
 	if ((b->config ? bench_manifest_load_file(b->config, &apps, err, sizeof err)
 		       : bench_manifest_load_dir(B.bench_dir, &apps, err, sizeof err)) != 0) {
-		warnx_("bench: %s", err);
+		warnx_("%s", err);
 		return EXIT_ERROR;
 	}
 	if (apps.n == 0) {
-		warnx_("bench: no apps in %s", b->config ? b->config : B.bench_dir);
+		warnx_("no apps in %s", b->config ? b->config : B.bench_dir);
 		return EXIT_ERROR;
 	}
 	if (b->apps) { /* every name given must be known */
@@ -932,8 +985,10 @@ int cmd_bench(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (b->quick) {
+		/* every app and route in 3 minutes on 2 cores: a 1 s run is still
+		 * thousands of pages for most apps */
 		b->warmup = 1;
-		b->duration = 2;
+		b->duration = 1;
 		b->runs = 1;
 		b->connections = 8;
 	}
@@ -941,10 +996,18 @@ int cmd_bench(int argc, char **argv)
 	snprintf(B.logdir, sizeof B.logdir, "%s/logs", B.outdir);
 	if ((mkdir(B.outdir, 0755) != 0 && errno != EEXIST) ||
 	    (mkdir(B.logdir, 0755) != 0 && errno != EEXIST)) {
-		warnx_("bench: %s: %s", B.logdir, strerror(errno));
+		warnx_("%s: %s", B.logdir, strerror(errno));
 		return EXIT_ERROR;
 	}
 	B.tty = isatty(2) && !b->no_progress;
+	if (b->keep_pcaps) {
+		char pcaps[900];
+		snprintf(pcaps, sizeof pcaps, "%s/pcaps", B.outdir);
+		if (mkdir(pcaps, 0755) != 0 && errno != EEXIST) {
+			warnx_("%s: %s", pcaps, strerror(errno));
+			return EXIT_ERROR;
+		}
+	}
 
 	struct sigaction sa = {0};
 	sa.sa_handler = on_signal;
@@ -968,9 +1031,9 @@ int cmd_bench(int argc, char **argv)
 			continue;
 		if (!bench_app_runnable(a, reason[i], sizeof reason[i])) {
 			state[i] = APP_SKIPPED;
-			warnx_("bench: %s skipped: %s", a->name, reason[i]);
+			warnx_("%s skipped: %s", a->name, reason[i]);
 			if (i == 0) {
-				warnx_("bench: %s is the reference every app's pages are compared with",
+				warnx_("%s is the reference every app's pages are compared with",
 				       a->name);
 				rc = EXIT_ERROR;
 				goto finish;
@@ -1003,7 +1066,7 @@ int cmd_bench(int argc, char **argv)
 				status_clear(&B);
 				char tail[300];
 				log_tail(log, tail, sizeof tail);
-				warnx_("bench: %s: %s%s%s", a->name, reason[i], tail[0] ? ": " : "", tail);
+				warnx_("%s: %s%s%s", a->name, reason[i], tail[0] ? ": " : "", tail);
 				state[i] = APP_FAILED;
 			} else {
 				status_clear(&B);
@@ -1045,9 +1108,14 @@ int cmd_bench(int argc, char **argv)
 		nroutes += listed(b->routes, routes[ri].name);
 	double per_route = ceil(b->warmup) + b->runs * ceil(b->duration);
 	B.planned = nrun * nroutes * per_route;
-	fprintf(stderr, "pgrtt: bench: %d apps × %d routes × (%.0f s warm-up + %.0f × %.0f s) ≈ "
-			"%.0f min of load\n",
-		nrun, nroutes, ceil(b->warmup), b->runs, ceil(b->duration), ceil(B.planned / 60));
+	char est[32];
+	if (B.planned < 120)
+		snprintf(est, sizeof est, "%.0f s", B.planned);
+	else
+		snprintf(est, sizeof est, "%.0f min", ceil(B.planned / 60));
+	fprintf(stderr, "pgrtt: bench: %d apps × %d routes × (%.0f s warm-up + %.0f × %.0f s) ≈ %s"
+			" of load\n",
+		nrun, nroutes, ceil(b->warmup), b->runs, ceil(b->duration), est);
 	snprintf(B.lua, sizeof B.lua, "%s/bench.lua", B.outdir);
 	snprintf(B.queries, sizeof B.queries, "%s/queries.json", B.outdir);
 	{
@@ -1055,14 +1123,14 @@ int cmd_bench(int argc, char **argv)
 		/* apps run in their own directories */
 		if (realpath(B.outdir, real) &&
 		    snprintf(B.queries, sizeof B.queries, "%s/queries.json", real) >= (int)sizeof B.queries) {
-			warnx_("bench: %s: the path is too long", real);
+			warnx_("%s: the path is too long", real);
 			rc = EXIT_ERROR;
 			goto finish;
 		}
 	}
 	FILE *lf = fopen(B.lua, "w");
 	if (!lf || fputs(lua_script, lf) < 0 || fclose(lf) != 0 || write_queries(B.queries) != 0) {
-		warnx_("bench: %s: cannot write", B.outdir);
+		warnx_("%s: cannot write", B.outdir);
 		rc = EXIT_ERROR;
 		goto finish;
 	}
@@ -1107,22 +1175,27 @@ int cmd_bench(int argc, char **argv)
 		/* the blog database, loaded */
 		PGconn *c = PQconnectdb(dsn);
 		if (PQstatus(c) != CONNECTION_OK) {
-			warnx_("%s", PQerrorMessage(c));
+			warnx_("%s", pq_error(c));
 			PQfinish(c);
 			rc = EXIT_ERROR;
 			goto stop;
 		}
-		PQclear(PQexec(c, "CREATE DATABASE blog"));
+		if (own_database(c, err, sizeof err) != 0) {
+			warnx_("%s", err);
+			PQfinish(c);
+			rc = EXIT_ERROR;
+			goto stop;
+		}
 		B.pg_port = atoi(PQport(c));
 		database_url(c, B.db_url, sizeof B.db_url);
-		snprintf(B.blog_dsn, sizeof B.blog_dsn, "%s dbname=blog", dsn);
+		snprintf(B.blog_dsn, sizeof B.blog_dsn, "%s dbname=" BENCH_DB, dsn);
 		PQfinish(c);
 		c = PQconnectdb(B.blog_dsn);
 		size_t counts[DS_NTABLES];
 		if (PQstatus(c) != CONNECTION_OK ||
 		    dataset_load((struct pg_conn *)c, counts, err, sizeof err) != 0) {
 			warnx_("loading the dataset: %s",
-			       PQstatus(c) == CONNECTION_OK ? err : PQerrorMessage(c));
+			       PQstatus(c) == CONNECTION_OK ? err : pq_error(c));
 			PQfinish(c);
 			rc = EXIT_ERROR;
 			goto stop;
@@ -1149,7 +1222,7 @@ int cmd_bench(int argc, char **argv)
 				warnx_("redis %s:%d: FLUSHALL failed", B.redis_host, B.redis_port);
 			int port = free_port();
 			if (start_app(&B, a, port, &app, err, sizeof err) != 0) {
-				warnx_("bench: %s: %s", a->name, err);
+				warnx_("%s: %s", a->name, err);
 				if (ai == 0) {
 					rc = EXIT_ERROR;
 					break;

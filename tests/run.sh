@@ -20,7 +20,10 @@ apt-get install -y -qq --no-install-recommends \
 	python3 python3-psycopg2 python3-sqlalchemy sqlite3 libxml2-utils \
 	default-jdk-headless libhikaricp-java libpostgresql-jdbc-java libslf4j-java \
 	chromium fonts-liberation procps \
-	golang-go golang-github-jackc-pgx-v4-dev golang-github-gomodule-redigo-dev nodejs >/dev/null
+	golang-go golang-github-jackc-pgx-v4-dev golang-github-gomodule-redigo-dev nodejs \
+	librust-tokio-postgres-dev librust-hyper-dev librust-r2d2-dev librust-tokio-dev >/dev/null
+# cargo: rustup's if it is there, Debian's otherwise
+command -v cargo >/dev/null || apt-get install -y -qq --no-install-recommends cargo >/dev/null
 # pgrtt bench's Node app: npm comes with some nodejs builds, as a package with Debian's
 command -v npm >/dev/null || apt-get install -y -qq --no-install-recommends npm >/dev/null
 
