@@ -153,18 +153,6 @@ static void add_process(long pid, long long ticks, struct tree_usage *u)
 	u->nproc++;
 	snprintf(path, sizeof path, "/proc/%ld/status", pid);
 	u->rss_kib += status_field(path, "VmHWM:");
-	snprintf(path, sizeof path, "/proc/%ld/task", pid);
-	DIR *d = opendir(path);
-	for (struct dirent *e; d && (e = readdir(d));) {
-		if (e->d_name[0] == '.')
-			continue;
-		char tp[320];
-		snprintf(tp, sizeof tp, "/proc/%ld/task/%s/status", pid, e->d_name);
-		u->ctx_switches += status_field(tp, "voluntary_ctxt_switches:") +
-				   status_field(tp, "nonvoluntary_ctxt_switches:");
-	}
-	if (d)
-		closedir(d);
 }
 
 /* every process, as (pid, ppid, ticks): one pass over /proc */
@@ -248,6 +236,63 @@ void tree_usage(long pid, struct tree_usage *u)
 			add_process(pid, p.ticks[i], u);
 	descend(&p, pid, 0, u);
 	procs_free(&p);
+}
+
+static void sample_process(struct ctx_sampler *s, long pid)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%ld/task", pid);
+	DIR *d = opendir(path);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		char tp[320];
+		snprintf(tp, sizeof tp, "/proc/%ld/task/%ld/status", pid, tid);
+		long long v = status_field(tp, "voluntary_ctxt_switches:") +
+			      status_field(tp, "nonvoluntary_ctxt_switches:");
+		int i = 0;
+		while (i < s->n && s->task[i].tid != tid)
+			i++;
+		if (i == s->n) {
+			if (s->n == CTX_MAX_TASKS)
+				continue;
+			s->n++;
+			s->task[i].tid = tid;
+		}
+		s->task[i].count = v;
+	}
+	if (d)
+		closedir(d);
+}
+
+static void sample_descendants(const struct procs *p, long parent, int depth, struct ctx_sampler *s)
+{
+	for (int i = 0; depth < 32 && i < p->n; i++)
+		if (p->ppid[i] == parent && p->pid[i] != parent) {
+			sample_process(s, p->pid[i]);
+			sample_descendants(p, p->pid[i], depth + 1, s);
+		}
+}
+
+void ctx_sample(struct ctx_sampler *s, long pid)
+{
+	if (pid <= 0)
+		return;
+	sample_process(s, pid);
+	struct procs p;
+	procs_read(&p);
+	sample_descendants(&p, pid, 0, s);
+	procs_free(&p);
+}
+
+long long ctx_total(const struct ctx_sampler *s)
+{
+	long long sum = 0;
+	for (int i = 0; i < s->n; i++)
+		sum += s->task[i].count;
+	return sum;
 }
 
 size_t http_get(int port, const char *path, char *buf, size_t cap)

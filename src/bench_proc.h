@@ -29,7 +29,6 @@ int child_exited(struct child *c, int *status);
 /* What the tree rooted at pid (pid and its descendants) has used so far. */
 struct tree_usage {
 	long long cpu_ticks;   /* utime + stime, clock ticks */
-	long long ctx_switches; /* voluntary + involuntary, over every thread */
 	long rss_kib;          /* the sum of each process's peak RSS (VmHWM) */
 	int nproc;
 };
@@ -38,6 +37,20 @@ void tree_usage(long pid, struct tree_usage *u);
 /* The same for pid's children and their trees, not pid itself (the
  * postmaster's backends). */
 void children_usage(long pid, struct tree_usage *u);
+
+/* Context switches of a tree's threads, sampled: a thread that ends keeps
+ * the count it had at its last sample (the kernel forgets it), so sample
+ * often (every 200 ms loses at most that much of a thread's switches). */
+#define CTX_MAX_TASKS 4096
+struct ctx_sampler {
+	int n;
+	struct {
+		long tid;
+		long long count;
+	} task[CTX_MAX_TASKS];
+};
+void ctx_sample(struct ctx_sampler *s, long pid);
+long long ctx_total(const struct ctx_sampler *s);
 
 /* A GET on 127.0.0.1:port; the whole response (status line to body),
  * NUL-terminated, at most cap - 1 bytes. */

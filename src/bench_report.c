@@ -19,6 +19,17 @@ static double num(const cJSON *o, const char *k)
 	return cJSON_IsNumber(x) ? x->valuedouble : 0;
 }
 
+/* a figure that may be null (not measured): "-" then */
+static const char *maybe(const cJSON *o, const char *k)
+{
+	static char buf[32];
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!cJSON_IsNumber(x))
+		return "-";
+	snprintf(buf, sizeof buf, "%.1f", x->valuedouble);
+	return buf;
+}
+
 static const char *str(const cJSON *o, const char *k)
 {
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -65,9 +76,9 @@ int bench_write_md(const char *path, const cJSON *root)
 					num(bc, "transaction"));
 			else
 				fputs(" | not measured | | | ", f);
-			fprintf(f, " | %.0f | %.2f | %.2f | %.1f | %.1f | %.1f |\n", num(r, "requests_per_s"),
+			fprintf(f, " | %.0f | %.2f | %.2f | %.1f | %s | %.1f |\n", num(r, "requests_per_s"),
 				num(lat, "p50"), num(lat, "p99"), num(r, "app_cpu_us_per_request"),
-				num(r, "pg_cpu_us_per_page"), num(r, "rss_mib"));
+				maybe(r, "pg_cpu_us_per_page"), num(r, "rss_mib"));
 		}
 	}
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "skipped");
@@ -265,10 +276,10 @@ static void every_route(FILE *f, const cJSON *apps)
 					num(bc, "ping_acquire"), num(bc, "ping_release"), num(bc, "transaction"));
 			else
 				fputs("</td><td>not measured</td><td></td><td>", f);
-			fprintf(f, "</td><td>%.0f</td><td>%.2f</td><td>%.2f</td><td>%.1f</td><td>%.1f</td>"
+			fprintf(f, "</td><td>%.0f</td><td>%.2f</td><td>%.2f</td><td>%.1f</td><td>%s</td>"
 				   "<td>%.2f</td><td>%.0f</td><td>%.1f</td></tr>\n",
 				num(r, "requests_per_s"), num(lat, "p50"), num(lat, "p99"),
-				num(r, "app_cpu_us_per_request"), num(r, "pg_cpu_us_per_page"),
+				num(r, "app_cpu_us_per_request"), maybe(r, "pg_cpu_us_per_page"),
 				num(r, "context_switches_per_request"), num(r, "pg_connections"),
 				num(r, "rss_mib"));
 		}

@@ -327,6 +327,10 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 		}
 	}
 	struct tree_usage app0, app1, pg0, pg1;
+	static struct ctx_sampler ctx;
+	ctx.n = 0;
+	ctx_sample(&ctx, ac->pid);
+	long long ctx0 = ctx_total(&ctx);
 	tree_usage(ac->pid, &app0);
 	children_usage(B->postmaster, &pg0);
 	struct child w = {0, -1};
@@ -342,7 +346,7 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 	size_t have = 0;
 	struct feed f = {&a, live.dlt};
 	int status_ = 0;
-	double t0 = now_s(), next_status = 0;
+	double t0 = now_s(), next_status = 0, next_ctx = t0 + 0.2;
 	for (;;) {
 		if (measure && source_dispatch(&live, feed_analysis, &f) == SOURCE_ERROR)
 			break;
@@ -357,6 +361,10 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 		if (stopping)
 			kill(-w.pid, SIGTERM);
 		double t = now_s();
+		if (measure && t >= next_ctx) {
+			ctx_sample(&ctx, ac->pid);
+			next_ctx = t + 0.2;
+		}
 		if (t >= next_status) {
 			double rt_page = -1;
 			for (uint32_t i = 0; measure && i < a.attrib.nroutes; i++)
@@ -395,15 +403,16 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 	if (!measure)
 		return ph->errors == 0 && ph->non_2xx == 0 ? 0 : 1;
 	long hz = sysconf(_SC_CLK_TCK);
+	ctx_sample(&ctx, ac->pid);
 	tree_usage(ac->pid, &app1);
 	children_usage(B->postmaster, &pg1);
 	if (ph->requests > 0) {
 		ph->app_cpu_us = (double)(app1.cpu_ticks - app0.cpu_ticks) * 1e6 / (double)hz /
 				 ph->requests;
-		ph->ctx_per_req = (double)(app1.ctx_switches - app0.ctx_switches) / ph->requests;
-		if (B->postmaster > 0)
-			ph->pg_cpu_us = (double)(pg1.cpu_ticks - pg0.cpu_ticks) * 1e6 / (double)hz /
-					ph->requests;
+		ph->ctx_per_req = (double)(ctx_total(&ctx) - ctx0) / ph->requests;
+		ph->pg_cpu_us = B->postmaster > 0 ? (double)(pg1.cpu_ticks - pg0.cpu_ticks) * 1e6 /
+							    (double)hz / ph->requests
+						  : -1;
 	}
 	ph->rss_mib = (double)app1.rss_kib / 1024;
 	ph->drops = (double)(drops.drop + drops.ifdrop);
@@ -798,7 +807,10 @@ static cJSON *route_json(const struct broute *r, const struct phase *m)
 	cJSON_AddNumberToObject(o, "errors", m->errors);
 	cJSON_AddNumberToObject(o, "rss_mib", round(m->rss_mib * 10) / 10);
 	cJSON_AddNumberToObject(o, "app_cpu_us_per_request", round(m->app_cpu_us * 10) / 10);
-	cJSON_AddNumberToObject(o, "pg_cpu_us_per_page", round(m->pg_cpu_us * 10) / 10);
+	if (m->pg_cpu_us >= 0)
+		cJSON_AddNumberToObject(o, "pg_cpu_us_per_page", round(m->pg_cpu_us * 10) / 10);
+	else /* --dsn: the server's processes are not ours to read */
+		cJSON_AddNullToObject(o, "pg_cpu_us_per_page");
 	cJSON_AddNumberToObject(o, "context_switches_per_request", round(m->ctx_per_req * 100) / 100);
 	cJSON_AddNumberToObject(o, "pg_connections", m->pg_conns);
 	cJSON_AddNumberToObject(o, "drops", m->drops);
