@@ -172,7 +172,7 @@ static void help(FILE *out)
 	      "\n"
 	      "Options:\n"
 	      "      --quick            a smoke run: every app and route, 1 s warm-up, one 1 s run,\n"
-	      "                         8 connections\n"
+	      "                         8 connections (what is given besides stays)\n"
 	      "      --apps A,B         these apps only (--list shows them)\n"
 	      "      --routes R,S       these routes only: index, detail, tag, cached-index,\n"
 	      "                         cached-detail, compute\n"
@@ -939,7 +939,7 @@ int cmd_bench(int argc, char **argv)
 	static struct bench B;
 	memset(&B, 0, sizeof B);
 	struct bench_opts *b = &B.b;
-	b->duration = 20, b->warmup = 5, b->runs = 3, b->connections = 50;
+	b->duration = b->warmup = b->runs = b->connections = -1; /* not given */
 	static struct cmd_opts co;
 	int pr = opts_parse(argc, argv, OPTG_DB_READ, NULL, own, bench_opt, b, &co);
 	if (pr > 0) {
@@ -996,14 +996,17 @@ int cmd_bench(int argc, char **argv)
 		list_apps(&apps, B.build_root, B.bench_dir);
 		return EXIT_OK;
 	}
-	if (b->quick) {
-		/* every app and route in 3 minutes on 2 cores: a 1 s run is still
-		 * thousands of pages for most apps */
-		b->warmup = 1;
-		b->duration = 1;
-		b->runs = 1;
-		b->connections = 8;
-	}
+	/* the seed's procedure, or --quick's: every app and route in 3 minutes
+	 * on 2 cores (a 1 s run is still thousands of pages for most apps);
+	 * what is given on the command line either way */
+	if (b->warmup < 0)
+		b->warmup = b->quick ? 1 : 5;
+	if (b->duration < 0)
+		b->duration = b->quick ? 1 : 20;
+	if (b->runs < 0)
+		b->runs = b->quick ? 1 : 3;
+	if (b->connections < 0)
+		b->connections = b->quick ? 8 : 50;
 	snprintf(B.outdir, sizeof B.outdir, "%s", b->out ? b->out : "bench-out");
 	snprintf(B.logdir, sizeof B.logdir, "%s/logs", B.outdir);
 	if ((mkdir(B.outdir, 0755) != 0 && errno != EEXIST) ||

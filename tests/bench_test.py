@@ -161,6 +161,15 @@ def main():
                                  " AND value = 'detail'").fetchone()[0], len(apps))
     db.close()
     check("nothing left behind", leftovers(), before)
+    # a terminal gets a status line: app, route, phase, and the time left
+    ts = os.path.join(out, "typescript")
+    subprocess.run(["script", "-qec", f"{PGRTT} bench --quick --duration 2 --apps c-pgx --routes detail "
+                    f"--build-dir {BUILD} --out {os.path.join(out, 'tty')}", ts],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, timeout=120)
+    typed = open(ts, errors="replace", newline="").read()
+    check("a terminal: the status line (phase, rt/page, time left)",
+          ("\r\x1b[K[1/1] c-pgx detail run 1/1" in typed, "rt/page" in typed, "left" in typed),
+          (True, True, True))
     # --config: your own apps; one whose pages differ stops the run at the check
     cfg = os.path.join(out, "bad.json")
     with open(cfg, "w") as f:
