@@ -84,9 +84,10 @@ static const char lua_script[] =
 	"function done(s, latency, requests)\n"
 	"  local e = s.errors\n"
 	"  io.write(string.format('PGRTT {\"requests\":%d,\"duration_us\":%d,\"errors\":%d,"
-	"\"non_2xx\":%d,\"p50_us\":%d,\"p99_us\":%d}\\n', s.requests, s.duration,"
+	"\"non_2xx\":%d,\"p50_us\":%d,\"p99_us\":%d,\"connect\":%d,\"read\":%d,"
+	"\"write\":%d,\"timeout\":%d}\\n', s.requests, s.duration,"
 	" e.connect + e.read + e.write + e.timeout, e.status, latency:percentile(50),"
-	" latency:percentile(99)))\n"
+	" latency:percentile(99), e.connect, e.read, e.write, e.timeout))\n"
 	"end\n";
 
 static volatile sig_atomic_t stopping;
@@ -283,6 +284,7 @@ static void status_clear(const struct bench *B)
 
 struct phase {
 	double requests, seconds, errors, non_2xx, p50_us, p99_us;
+	double err_kind[4]; /* wrk's socket errors: connect, read, write, timeout */
 	double rt, rfq, by_class[RT_NCLASS], acq, rel, idle, pages, drops;
 	double app_cpu_us, pg_cpu_us, rss_mib, ctx_per_req, pg_conns;
 	bool ok;
@@ -392,14 +394,21 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 		return stopping ? 2 : 1;
 	}
 	cJSON *j = cJSON_Parse(strstr(out, "PGRTT {") + 6);
-	double *v[] = {&ph->requests, &ph->seconds, &ph->errors, &ph->non_2xx, &ph->p50_us, &ph->p99_us};
-	const char *k[] = {"requests", "duration_us", "errors", "non_2xx", "p50_us", "p99_us"};
-	for (int i = 0; i < 6; i++) {
+	double *v[] = {&ph->requests, &ph->seconds,     &ph->errors,      &ph->non_2xx,
+		       &ph->p50_us,   &ph->p99_us,      &ph->err_kind[0], &ph->err_kind[1],
+		       &ph->err_kind[2], &ph->err_kind[3]};
+	const char *k[] = {"requests", "duration_us", "errors",  "non_2xx", "p50_us",
+			   "p99_us",   "connect",     "read",    "write",   "timeout"};
+	for (int i = 0; i < 10; i++) {
 		cJSON *x = cJSON_GetObjectItem(j, k[i]);
 		*v[i] = cJSON_IsNumber(x) ? x->valuedouble : 0;
 	}
 	cJSON_Delete(j);
 	ph->seconds /= 1e6;
+	if (ph->errors || ph->non_2xx)
+		snprintf(err, errcap, "%.0f non-2xx responses, socket errors: %.0f connect, %.0f read,"
+				      " %.0f write, %.0f timeout",
+			 ph->non_2xx, ph->err_kind[0], ph->err_kind[1], ph->err_kind[2], ph->err_kind[3]);
 	if (!measure)
 		return ph->errors == 0 && ph->non_2xx == 0 ? 0 : 1;
 	long hz = sysconf(_SC_CLK_TCK);
@@ -416,6 +425,8 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 	}
 	ph->rss_mib = (double)app1.rss_kib / 1024;
 	ph->drops = (double)(drops.drop + drops.ifdrop);
+	if (ph->drops && !err[0])
+		snprintf(err, errcap, "the capture lost %.0f packets (kernel drops)", ph->drops);
 	ph->pg_conns = (double)a.tot.connections;
 	const struct attrib *at = &a.attrib;
 	for (uint32_t i = 0; i < at->nroutes; i++) {
@@ -805,6 +816,10 @@ static cJSON *route_json(const struct broute *r, const struct phase *m)
 	cJSON_AddNumberToObject(lat, "p99", m->p99_us / 1000);
 	cJSON_AddNumberToObject(o, "non_2xx", m->non_2xx);
 	cJSON_AddNumberToObject(o, "errors", m->errors);
+	cJSON *ek = cJSON_AddObjectToObject(o, "errors_by_kind");
+	static const char *const kinds[4] = {"connect", "read", "write", "timeout"};
+	for (int i = 0; i < 4; i++)
+		cJSON_AddNumberToObject(ek, kinds[i], m->err_kind[i]);
 	cJSON_AddNumberToObject(o, "rss_mib", round(m->rss_mib * 10) / 10);
 	cJSON_AddNumberToObject(o, "app_cpu_us_per_request", round(m->app_cpu_us * 10) / 10);
 	if (m->pg_cpu_us >= 0)

@@ -176,6 +176,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's listen backlog is 5: 50 clients connecting at once
+    # lose SYNs and wait a second for the retry
+    request_queue_size = 1024
 
     def handle_error(self, request, client_address):
         # a load generator closing its connections at the end is not an error
