@@ -535,6 +535,14 @@ void analysis_finish(struct analysis *a)
 		qsort(a->listed, a->nlisted, sizeof(*a->listed), by_id);
 	if (a->attributing)
 		attrib_finish(&a->attrib);
+	/* lone Syncs timing could not tell apart, labelled by the policy the
+	 * whole capture showed (those after it was known already were) */
+	a->ping_policy = ping_policy_of(&a->ping_ev);
+	ping_policy_settle(a->ping_policy, &a->tot.st);
+	for (uint32_t i = 0; i < a->nlisted; i++)
+		ping_policy_settle(a->ping_policy, &a->listed[i].st);
+	if (a->attributing)
+		attrib_settle_policy(&a->attrib, a->ping_policy);
 }
 
 void analysis_free(struct analysis *a)

@@ -113,6 +113,8 @@ struct analysis {
 	struct hist lat;                /* all round trips with a measured latency */
 	struct hist lat_class[RT_NCLASS];
 	struct attrib attrib;           /* pages and routes, with HTTP ports */
+	struct ping_evidence ping_ev;   /* the pool's ping policy, learnt (rtt.h) */
+	enum ping_policy ping_policy;   /* what it said at the end (analysis_finish) */
 	bool attributing;
 	uint64_t next_settle;           /* packet count of the next watermark pass */
 	bool finished;

@@ -14,7 +14,7 @@ struct attrib_page {
 	bool overlapped, mixed;
 	uint64_t t0, t1, conn;
 	/* what was attributed to it */
-	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns;
+	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pings_timed[PING_NROLE], pg_ns;
 	uint64_t conns[PAGE_CONNS];
 	uint32_t nconns;
 	/* for on_page only */
@@ -245,6 +245,7 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	r.rfq = rt->rfq;
 	r.cls = rt->cls;
 	r.role = rt->ping_role;
+	r.role_how = rt->role_how;
 	r.rows = rt->rows;
 	r.timed = rt->has_end && rt->t_end >= rt->t_start;
 	r.shared = false;
@@ -287,8 +288,11 @@ static void add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, do
 	p->rt += share;
 	p->rfq += share * r->rfq;
 	p->by_class[r->cls] += share;
-	if (r->cls == RT_PING)
+	if (r->cls == RT_PING) {
 		p->pings[r->role] += share;
+		if (r->role_how == ROLE_TIMING)
+			p->pings_timed[r->role] += share;
+	}
 	if (r->timed)
 		p->pg_ns += share * (double)(r->t_end - r->t_start);
 	for (uint32_t i = 0; i < p->nconns; i++)
@@ -403,8 +407,10 @@ static void close_page(struct attrib *a, struct attrib_page *p)
 	rt->rfq += p->rfq;
 	for (int i = 0; i < RT_NCLASS; i++)
 		rt->by_class[i] += p->by_class[i];
-	for (int i = 0; i < PING_NROLE; i++)
+	for (int i = 0; i < PING_NROLE; i++) {
 		rt->pings[i] += p->pings[i];
+		rt->pings_timed[i] += p->pings_timed[i];
+	}
 	rt->pg_ns += p->pg_ns;
 	rt->conns += p->nconns;
 	if (rt->http_ns)
@@ -461,5 +467,20 @@ void attrib_finish(struct attrib *a)
 		uint32_t s = a->active[--a->nactive];
 		close_page(a, &a->pages[s]);
 		slot_free(a, s);
+	}
+}
+
+void attrib_settle_policy(struct attrib *a, enum ping_policy p)
+{
+	int to = p == POLICY_RELEASE ? PING_RELEASE : p == POLICY_ACQUIRE ? PING_ACQUIRE : -1;
+	if (to < 0)
+		return;
+	int from = PING_ACQUIRE + PING_RELEASE - to;
+	for (uint32_t i = 0; i < a->nroutes; i++) {
+		struct attrib_route *r = &a->routes[i];
+		double n = r->pings_timed[from] < r->pings[from] ? r->pings_timed[from] : r->pings[from];
+		r->pings[from] -= n;
+		r->pings[to] += n;
+		r->pings_timed[from] = r->pings_timed[to] = 0; /* told by the policy now */
 	}
 }

@@ -113,7 +113,7 @@ static void on_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)
 	print_time(d, rt->t_start);
 	char buf[32];
 	fprintf(d->out, " c%" PRIu64 " rt %" PRIu64 " %-16s %-12s rfq %u rows %u %c>%c", c->id,
-		rt->index + 1, rt_label(rt->cls, rt->ping_role, buf, sizeof buf), rt->flight[0] ? rt->flight : "-", rt->rfq, rt->rows,
+		rt->index + 1, rt_label_how(rt->cls, rt->ping_role, rt->role_how, buf, sizeof buf), rt->flight[0] ? rt->flight : "-", rt->rfq, rt->rows,
 		rt->status_before, rt->status_after);
 	if (rt->has_start && rt->has_end && rt->t_end >= rt->t_start)
 		fprintf(d->out, " %.3f ms", (double)(rt->t_end - rt->t_start) / 1e6);

@@ -66,7 +66,7 @@ static void on_page(void *ctx, const struct attrib_page_view *p)
 		const struct attrib_rt_rec *r = &p->rts[i];
 		char buf[32];
 		fprintf(t->out, "  %+9.3f ms  c%-4" PRIu64 " %-14s %-12s rfq %u rows %u", ms(p->t0, r->t_start),
-			r->conn, rt_label(r->cls, r->role, buf, sizeof buf), r->flight[0] ? r->flight : "-", r->rfq, r->rows);
+			r->conn, rt_label_how(r->cls, r->role, r->role_how, buf, sizeof buf), r->flight[0] ? r->flight : "-", r->rfq, r->rows);
 		if (r->timed)
 			fprintf(t->out, "  %.3f ms", ms(r->t_start, r->t_end));
 		fprintf(t->out, "%s\n", r->shared ? "  (shared)" : "");

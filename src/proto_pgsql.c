@@ -48,6 +48,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	hist_init(&s->lat);
 	rtt_init(&s->rtt, &s->lat, a->lat_class,
 		 a->opts.on_rt || a->attributing ? on_round_trip : NULL, s);
+	s->rtt.policy = &a->ping_ev;
 	a->tot.connections++;
 	if (a->opts.on_conn)
 		a->opts.on_conn(a->opts.ctx, cx->sum);
@@ -73,8 +74,11 @@ static void add_stats(struct rtt_stats *t, const struct rtt_stats *s)
 	t->round_trips += s->round_trips;
 	for (int i = 0; i < RT_NCLASS; i++)
 		t->by_class[i] += s->by_class[i];
-	for (int i = 0; i < PING_NROLE; i++)
+	for (int i = 0; i < PING_NROLE; i++) {
 		t->pings[i] += s->pings[i];
+		t->pings_timed[i] += s->pings_timed[i];
+	}
+	t->pings_policy += s->pings_policy;
 	for (int i = 0; i < 4; i++)
 		t->ping_sigs[i] += s->ping_sigs[i];
 	t->rows += s->rows;

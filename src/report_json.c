@@ -217,7 +217,18 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 	cJSON_AddNumberToObject(tot, "ready_for_query", (double)s->rfq);
 	cJSON_AddNumberToObject(tot, "round_trips", (double)s->round_trips);
 	cJSON_AddItemToObject(tot, "by_class", by_class(s));
-	cJSON_AddItemToObject(tot, "pings", pings(s));
+	cJSON *tp = pings(s);
+	/* the pool's policy (rtt.h) and the lone Syncs only timing could
+	 * tell, after it was applied */
+	cJSON_AddStringToObject(tp, "policy", ping_policy_name(a->ping_policy));
+	cJSON *pe = cJSON_AddObjectToObject(tp, "policy_evidence");
+	cJSON_AddNumberToObject(pe, "release", (double)a->ping_ev.release);
+	cJSON_AddNumberToObject(pe, "acquire", (double)a->ping_ev.acquire);
+	cJSON_AddNumberToObject(pe, "both", (double)a->ping_ev.both);
+	cJSON_AddNumberToObject(tp, "told_by_policy", (double)s->pings_policy);
+	cJSON_AddNumberToObject(tp, "told_by_timing",
+				(double)(s->pings_timed[PING_ACQUIRE] + s->pings_timed[PING_RELEASE]));
+	cJSON_AddItemToObject(tot, "pings", tp);
 	cJSON_AddItemToObject(tot, "latency_us", hist_json(&a->lat));
 	cJSON *lc = cJSON_AddObjectToObject(tot, "latency_us_by_class");
 	for (int c = 0; c < RT_NCLASS; c++)

@@ -114,6 +114,16 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 		ev.lower_bound ? "  (lower bounds: see warnings)" : "");
 	fprintf(out, "by class: ");
 	class_line(out, s);
+	uint64_t timed = s->pings_timed[PING_ACQUIRE] + s->pings_timed[PING_RELEASE];
+	if (s->pings_policy)
+		fprintf(out, "ping roles: the pool pings on %s only (evidence: %" PRIu64 " release, %" PRIu64
+			     " acquire); %" PRIu64 " lone Syncs between two queries labelled by that\n",
+			ping_policy_name(a->ping_policy), a->ping_ev.release, a->ping_ev.acquire,
+			s->pings_policy);
+	if (timed)
+		fprintf(out, "ping roles: %" PRIu64 " lone Syncs between two queries told apart by timing"
+			     " alone (the pool's policy is %s): the acquire/release split is uncertain\n",
+			timed, ping_policy_name(a->ping_policy));
 	if (a->lat.count)
 		fprintf(out, "latency: p50 %.3f ms  p99 %.3f ms  max %.3f ms  (%" PRIu64 " round trips)\n",
 			ms(hist_quantile(&a->lat, 0.5)), ms(hist_quantile(&a->lat, 0.99)),

@@ -40,6 +40,26 @@ enum rt_class {
 
 enum rt_ping_role { PING_NONE, PING_ACQUIRE, PING_RELEASE, PING_IDLE, PING_NROLE };
 
+/* How a ping's role was told: by its kind or position (a check before a
+ * query, the first and last of a run of lone Syncs), by the pool's policy,
+ * or by timing alone (the nearer neighbour). */
+enum rt_role_how { ROLE_PLAIN, ROLE_POLICY, ROLE_TIMING };
+
+/* A pool's ping policy, learnt from the pings whose role is plain (docs/
+ * pools.md): a lone Sync between two queries of one connection is either
+ * the first query's release ping or the second's acquire ping, and timing
+ * alone gets it wrong when the pool hands a connection straight back. One
+ * per analysis: the connections of one pool share it. */
+enum ping_policy { POLICY_UNKNOWN, POLICY_RELEASE, POLICY_ACQUIRE, POLICY_BOTH };
+struct ping_evidence {
+	uint64_t release; /* a lone Sync right after a query, then idle or the end */
+	uint64_t acquire; /* a lone Sync after idle (or the connection's start) right before a query */
+	uint64_t both;    /* two or more lone Syncs between two queries */
+};
+#define POLICY_MIN_EVIDENCE 3
+enum ping_policy ping_policy_of(const struct ping_evidence *e);
+const char *ping_policy_name(enum ping_policy p);
+
 enum rt_ping_sig {
 	PSIG_NONE,
 	PSIG_LONE_SYNC,   /* S -> Z (sqlx >= 0.6, Npgsql keepalive) */
@@ -58,6 +78,7 @@ struct rt {
 	uint8_t cls;             /* enum rt_class */
 	uint8_t ping_role;       /* enum rt_ping_role */
 	uint8_t ping_sig;        /* enum rt_ping_sig */
+	uint8_t role_how;        /* enum rt_role_how */
 	uint8_t status_before;   /* transaction status: 'I' 'T' 'E', '?' unknown */
 	uint8_t status_after;
 	bool damaged;            /* a capture gap touched this round trip */
@@ -79,6 +100,10 @@ struct rtt_stats {
 	uint64_t rfq, round_trips;
 	uint64_t by_class[RT_NCLASS];
 	uint64_t pings[PING_NROLE];
+	/* of pings[], the lone Syncs whose role was told by timing while no
+	 * policy was known: ping_policy_settle moves them when one is */
+	uint64_t pings_timed[PING_NROLE];
+	uint64_t pings_policy; /* lone Syncs whose role the policy told */
 	uint64_t ping_sigs[4];
 	uint64_t rows, errors, unanswered, cancel_requests, notifications;
 	uint64_t returned_in_tx; /* release pings on a connection still in a transaction */
@@ -106,6 +131,7 @@ struct rtt {
 	struct hist *lat_class; /* optional: array of RT_NCLASS histograms */
 	rtt_fn *on_rt;
 	void *ctx;
+	struct ping_evidence *policy; /* optional: shared by the analysis */
 
 	/* the round trip being built */
 	struct rt cur;
@@ -129,6 +155,7 @@ struct rtt {
 	int npend;
 	bool run_started; /* pings of the current run were already emitted */
 	bool has_prev;    /* a query-like round trip precedes the pending pings */
+	bool began;       /* the connection's startup was seen */
 	uint64_t prev_end;
 	uint64_t next_index;
 	bool seen_ready;
@@ -174,5 +201,14 @@ const char *rt_ping_sig_name(int sig);
 
 /* "query", or "ping/acquire" for a ping: class and role in one word. */
 const char *rt_label(int cls, int role, char *buf, size_t cap);
+
+/* The same, a ping's role marked by how it was told: "ping/release~" from
+ * the pool's policy, "ping/release?" by timing alone. */
+const char *rt_label_how(int cls, int role, int how, char *buf, size_t cap);
+
+/* After the last connection: of st's pings, those whose role timing
+ * guessed take the role the policy says (a release-only or acquire-only
+ * pool) and count as told by it.  Returns how many changed role. */
+uint64_t ping_policy_settle(enum ping_policy p, struct rtt_stats *st);
 
 #endif

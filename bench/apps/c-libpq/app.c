@@ -14,7 +14,8 @@
  * (Parse/Bind/Describe/Execute/Sync) with the SQL of bench/queries.h.
  *
  * Environment: PORT, DATABASE_URL (libpq), POOL_MAX (16), POOL_MIN (4),
- * POOL_MODE (pgx), REDIS_URL (redis://HOST:PORT, for the cached routes).
+ * POOL_MODE (pgx), POOL_ORDER (fifo, or lifo: the idle connection returned
+ * last is handed out first), REDIS_URL (redis://HOST:PORT, for the cached routes).
  * Routes: / (the 20 latest articles), /articles/{id}, /tags/{slug},
  * /cached/ and /cached/articles/{id} (the same pages from a Redis page
  * cache: GET, and on a miss the page rendered and SET; no PostgreSQL round
@@ -49,6 +50,7 @@ struct pool {
 	int head, nidle, total, max;
 	const char *dsn;
 	bool per_query, acquire_ping, release_ping;
+	bool lifo; /* POOL_ORDER=lifo: the most recently returned first (bb8, HikariCP) */
 };
 
 static struct pool pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
@@ -81,7 +83,9 @@ static PGconn *acquire(void)
 	while (pool.nidle == 0 && pool.total == pool.max)
 		pthread_cond_wait(&pool.cv, &pool.mu);
 	PGconn *c = NULL;
-	if (pool.nidle) {
+	if (pool.nidle && pool.lifo) {
+		c = pool.idle[(pool.head + --pool.nidle) % POOL_CAP];
+	} else if (pool.nidle) {
 		c = pool.idle[pool.head];
 		pool.head = (pool.head + 1) % POOL_CAP;
 		pool.nidle--;
@@ -580,6 +584,12 @@ static int env_int(const char *name, int def)
 int main(void)
 {
 	const char *mode = getenv("POOL_MODE") ? getenv("POOL_MODE") : "pgx";
+	const char *order = getenv("POOL_ORDER") ? getenv("POOL_ORDER") : "fifo";
+	if (strcmp(order, "fifo") != 0 && strcmp(order, "lifo") != 0) {
+		fprintf(stderr, "app: POOL_ORDER: fifo or lifo\n");
+		return 2;
+	}
+	pool.lifo = strcmp(order, "lifo") == 0;
 	const char *redis = getenv("REDIS_URL");
 	if (redis && *redis &&
 	    sscanf(redis, "redis://%127[^:]:%d", redis_host, &redis_port) != 2) {
