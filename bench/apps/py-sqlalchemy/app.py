@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """app.py - the benchmark's blog on Python's http.server and SQLAlchemy (a
 QueuePool of POOL_MAX connections, pool_pre_ping=True: SQLAlchemy's
-documented "SELECT 1" on every checkout) over psycopg2: a real stack as its
-users run it.  A checkout per page.  The SQL is bench/queries.h's, read
+documented "SELECT 1" on every checkout) over psycopg2, and redis-py for
+the page cache, all from Debian: a real stack as its users run it.  A checkout per page.  The SQL is bench/queries.h's, read
 from QUERIES (a JSON file `blogload --queries` writes), $1 bound as :p1.
 The pages are rendered byte for byte as the reference app renders them.
 
@@ -12,11 +12,10 @@ import http.server
 import json
 import os
 import re
-import socket
 import sys
-import threading
 
 import psycopg2
+import redis
 import sqlalchemy
 from sqlalchemy import text
 
@@ -27,37 +26,19 @@ engine = sqlalchemy.create_engine("postgresql+psycopg2://", creator=lambda: psyc
                                   pool_size=POOL_MAX, max_overflow=0, pool_pre_ping=True)
 
 
-REDIS = re.fullmatch(r"redis://([^:]+):(\d+)", os.environ.get("REDIS_URL", ""))
-local = threading.local()
-
-
-def redis(*args):
-    """One RESP command on this thread's connection: the bulk reply (bytes),
-    None for a nil, True for +OK.  (python3-redis would do; RESP is four lines.)"""
-    if not hasattr(local, "sock"):
-        local.sock = socket.create_connection((REDIS.group(1), int(REDIS.group(2))))
-        local.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        local.rf = local.sock.makefile("rb")
-    req = b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args)
-    local.sock.sendall(req)
-    line = local.rf.readline()
-    if line.startswith(b"+"):
-        return True
-    n = int(line[1:])
-    if n < 0:
-        return None
-    data = local.rf.read(n + 2)
-    return data[:-2]
+# the page cache: redis-py's client (python3-redis), its own connection pool
+# shared by the threads, as Python apps use it
+REDIS = redis.Redis.from_url(os.environ["REDIS_URL"]) if os.environ.get("REDIS_URL") else None
 
 
 def cached(key, render):
     """The seed's page cache: the page from Redis, or rendered and stored."""
-    hit = redis(b"GET", key.encode())
+    hit = REDIS.get(key)
     if hit is not None:
         return 200, hit.decode()
     status, body = render()
     if status == 200:
-        redis(b"SET", key.encode(), body.encode())
+        REDIS.set(key, body.encode())
     return status, body
 
 
