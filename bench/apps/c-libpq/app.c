@@ -45,7 +45,6 @@
 
 struct pool {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
 	PGconn *idle[POOL_CAP]; /* a ring: handed out from the head (oldest) */
 	int head, nidle, total, max;
 	const char *dsn;
@@ -53,7 +52,7 @@ struct pool {
 	bool lifo; /* POOL_ORDER=lifo: the most recently returned first (bb8, HikariCP) */
 };
 
-static struct pool pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+static struct pool pool = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static PGconn *connect_one(void)
 {
@@ -77,26 +76,67 @@ static bool ping(PGconn *c)
 	return ok;
 }
 
+/* Waiters are served in arrival order, as sqlx's pool (a fair semaphore)
+ * serves them: a returned connection is handed to the oldest waiter
+ * directly.  (A shared condition variable wakes any waiter, and under 50
+ * clients some waited over wrk's 2 s timeout.) */
+struct waiter {
+	pthread_cond_t cv;
+	bool ready;
+	PGconn *conn; /* handed over; NULL: a slot to connect in */
+	struct waiter *next;
+};
+static struct waiter *wait_head, *wait_tail;
+
+/* With the lock held: give c (or, NULL, a slot for a new connection) to the
+ * oldest waiter; false when nobody waits. */
+static bool hand_over(PGconn *c)
+{
+	struct waiter *w = wait_head;
+	if (!w)
+		return false;
+	wait_head = w->next;
+	if (!wait_head)
+		wait_tail = NULL;
+	w->conn = c;
+	w->ready = true;
+	pthread_cond_signal(&w->cv);
+	return true;
+}
+
 static PGconn *acquire(void)
 {
 	pthread_mutex_lock(&pool.mu);
-	while (pool.nidle == 0 && pool.total == pool.max)
-		pthread_cond_wait(&pool.cv, &pool.mu);
 	PGconn *c = NULL;
-	if (pool.nidle && pool.lifo) {
+	bool connect = false;
+	if (!wait_head && pool.nidle && pool.lifo) {
 		c = pool.idle[(pool.head + --pool.nidle) % POOL_CAP];
-	} else if (pool.nidle) {
+	} else if (!wait_head && pool.nidle) {
 		c = pool.idle[pool.head];
 		pool.head = (pool.head + 1) % POOL_CAP;
 		pool.nidle--;
-	} else {
+	} else if (!wait_head && pool.total < pool.max) {
 		pool.total++;
+		connect = true;
+	} else {
+		struct waiter w = {.ready = false, .conn = NULL, .next = NULL};
+		pthread_cond_init(&w.cv, NULL);
+		if (wait_tail)
+			wait_tail->next = &w;
+		else
+			wait_head = &w;
+		wait_tail = &w;
+		while (!w.ready)
+			pthread_cond_wait(&w.cv, &pool.mu);
+		pthread_cond_destroy(&w.cv);
+		c = w.conn;
+		connect = !c; /* the slot of a connection that was closed */
 	}
 	pthread_mutex_unlock(&pool.mu);
-	if (!c && !(c = connect_one())) {
+	if (connect && !(c = connect_one())) {
 		pthread_mutex_lock(&pool.mu);
-		pool.total--;
-		pthread_cond_signal(&pool.cv);
+		if (!hand_over(NULL)) /* the slot goes to the next waiter */
+			pool.total--;
 		pthread_mutex_unlock(&pool.mu);
 		return NULL;
 	}
@@ -112,12 +152,12 @@ static void release(PGconn *c)
 	pthread_mutex_lock(&pool.mu);
 	if (PQstatus(c) != CONNECTION_OK) {
 		PQfinish(c);
-		pool.total--;
-	} else {
+		if (!hand_over(NULL))
+			pool.total--;
+	} else if (!hand_over(c)) {
 		pool.idle[(pool.head + pool.nidle) % POOL_CAP] = c;
 		pool.nidle++;
 	}
-	pthread_cond_signal(&pool.cv);
 	pthread_mutex_unlock(&pool.mu);
 }
 
