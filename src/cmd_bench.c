@@ -543,6 +543,16 @@ static void database_url(PGconn *c, char *out, size_t cap)
 		 pass, host && *host && host[0] != '/' ? host : "127.0.0.1", PQport(c));
 }
 
+/* The server of dsn (key=value or a URI), its database BENCH_DB: libpq
+ * expands the first dbname as a connection string, the second overrides
+ * its database. */
+static PGconn *connect_bench_db(const char *dsn)
+{
+	const char *const keys[] = {"dbname", "dbname", NULL};
+	const char *const vals[] = {dsn, BENCH_DB, NULL};
+	return PQconnectdbParams(keys, vals, 1);
+}
+
 /* libpq's message on one line */
 static const char *pq_error(PGconn *c)
 {
@@ -589,7 +599,7 @@ static int own_database(PGconn *c, char *err, size_t cap)
 /* client connections to the benchmark's database other than ours; -1 on error */
 static int blog_connections(const char *dsn)
 {
-	PGconn *c = PQconnectdb(dsn);
+	PGconn *c = connect_bench_db(dsn);
 	int n = -1;
 	if (PQstatus(c) == CONNECTION_OK) {
 		PGresult *r = PQexec(c, "SELECT count(*) FROM pg_stat_activity WHERE datname = '"
@@ -1218,9 +1228,9 @@ int cmd_bench(int argc, char **argv)
 		}
 		B.pg_port = atoi(PQport(c));
 		database_url(c, B.db_url, sizeof B.db_url);
-		snprintf(B.blog_dsn, sizeof B.blog_dsn, "%s dbname=" BENCH_DB, dsn);
+		snprintf(B.blog_dsn, sizeof B.blog_dsn, "%s", dsn); /* + dbname BENCH_DB */
 		PQfinish(c);
-		c = PQconnectdb(B.blog_dsn);
+		c = connect_bench_db(B.blog_dsn);
 		size_t counts[DS_NTABLES];
 		if (PQstatus(c) != CONNECTION_OK ||
 		    dataset_load((struct pg_conn *)c, counts, err, sizeof err) != 0) {

@@ -161,6 +161,32 @@ def main():
                                  " AND value = 'detail'").fetchone()[0], len(apps))
     db.close()
     check("nothing left behind", leftovers(), before)
+    # --dsn: an existing server, given as a URI; the dataset goes into a
+    # database pgrtt makes and marks, and one it did not make is left alone
+    pgport = os.environ.get("PGRTT_PGPORT")
+    if pgport:
+        psql = ["psql", "-qAtX", "-h", "127.0.0.1", "-p", pgport, "-U", "postgres", "-d", "postgres"]
+        subprocess.run(psql + ["-c", "DROP DATABASE IF EXISTS pgrtt_bench"], check=True)
+        uri = f"postgresql://postgres@127.0.0.1:{pgport}/postgres?sslmode=disable"
+        p = subprocess.run([PGRTT, "bench", "--quick", "--apps", "c-pgx", "--routes", "detail",
+                            "--dsn", uri, "--build-dir", BUILD, "--out", os.path.join(out, "dsn")],
+                           capture_output=True, text=True, timeout=120)
+        print(p.stderr)
+        d = json.load(open(os.path.join(out, "dsn", "results.json")))["apps"][0]["routes"][0]
+        check("--dsn URI: measured, 3 round trips per detail page, no PostgreSQL CPU claimed",
+              (p.returncode, d["round_trips_per_page"], d["pg_cpu_us_per_page"]), (0, 3, None))
+        mark = subprocess.run(psql + ["-c", "SELECT shobj_description(oid, 'pg_database') FROM"
+                                      " pg_database WHERE datname = 'pgrtt_bench'"],
+                              capture_output=True, text=True).stdout.strip()
+        check("--dsn: pgrtt_bench made and marked", mark.startswith("made by pgrtt bench"), True)
+        subprocess.run(psql + ["-c", "DROP DATABASE pgrtt_bench", "-c", "CREATE DATABASE pgrtt_bench"],
+                       check=True)
+        p = subprocess.run([PGRTT, "bench", "--quick", "--apps", "c-pgx", "--routes", "detail",
+                            "--dsn", uri, "--build-dir", BUILD, "--out", os.path.join(out, "dsn2")],
+                           capture_output=True, text=True, timeout=120)
+        check("--dsn: a pgrtt_bench it did not make is left alone (exit 2)",
+              (p.returncode, "was not made by pgrtt bench" in p.stderr), (2, True))
+        subprocess.run(psql + ["-c", "DROP DATABASE pgrtt_bench"], check=True)
     # a terminal gets a status line: app, route, phase, and the time left
     ts = os.path.join(out, "typescript")
     subprocess.run(["script", "-qec", f"{PGRTT} bench --quick --duration 2 --apps c-pgx --routes detail "
