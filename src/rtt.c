@@ -449,8 +449,10 @@ static void resolve_pings(struct rtt *r, bool has_next, uint64_t next_start)
 		p->role_how = ROLE_PLAIN;
 		if (p->ping_sig != PSIG_LONE_SYNC) {
 			p->ping_role = last && has_next ? PING_ACQUIRE : PING_IDLE;
-		} else if (first && last && r->has_prev && has_next) {
-			/* the one ambiguous case */
+		} else if (first && last && has_next && (r->has_prev || !r->began)) {
+			/* the one ambiguous case: between two queries, or before the first
+			 * query seen on a connection picked up mid-stream (the one before
+			 * it was not captured) */
 			enum ping_policy pol = ping_policy_of(ev);
 			if (pol == POLICY_RELEASE || pol == POLICY_ACQUIRE) {
 				p->ping_role = pol == POLICY_RELEASE ? PING_RELEASE : PING_ACQUIRE;
