@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,29 +214,28 @@ static void descend(const struct procs *p, long parent, int depth, struct tree_u
 		}
 }
 
-void children_usage(long pid, struct tree_usage *u)
+static void usage_of(long pid, bool self, struct tree_usage *u)
 {
 	memset(u, 0, sizeof *u);
 	if (pid <= 0)
 		return;
 	struct procs p;
 	procs_read(&p);
-	descend(&p, pid, 0, u);
-	procs_free(&p);
-}
-
-void tree_usage(long pid, struct tree_usage *u)
-{
-	memset(u, 0, sizeof *u);
-	if (pid <= 0)
-		return;
-	struct procs p;
-	procs_read(&p);
-	for (int i = 0; i < p.n; i++)
+	for (int i = 0; self && i < p.n; i++)
 		if (p.pid[i] == pid)
 			add_process(pid, p.ticks[i], u);
 	descend(&p, pid, 0, u);
 	procs_free(&p);
+}
+
+void children_usage(long pid, struct tree_usage *u)
+{
+	usage_of(pid, false, u);
+}
+
+void tree_usage(long pid, struct tree_usage *u)
+{
+	usage_of(pid, true, u);
 }
 
 static void sample_process(struct ctx_sampler *s, long pid)

@@ -799,25 +799,29 @@ static cJSON *route_json(const struct broute *r, const struct phase *m)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "route", r->route);
 	cJSON_AddBoolToObject(o, "measured", m->measured);
-	cJSON *w = cJSON_AddArrayToObject(o, "warnings");
-	char codes[sizeof m->warnings];
-	snprintf(codes, sizeof codes, "%s", m->warnings);
-	for (char *sv = NULL, *t = strtok_r(codes, " ", &sv); t; t = strtok_r(NULL, " ", &sv))
-		cJSON_AddItemToArray(w, cJSON_CreateString(t));
+	json_add_codes(o, "warnings", m->warnings);
 #define R4(x) (round((x) * 1e4) / 1e4)
 	if (m->measured)
 		cJSON_AddNumberToObject(o, "round_trips_per_page", R4(m->rt));
 	else
 		cJSON_AddNullToObject(o, "round_trips_per_page");
-	cJSON_AddNumberToObject(o, "ready_for_query_per_page", R4(m->rfq));
 	/* every class analyze names (docs/json.md), and the pings' roles;
-	 * startup: connections the pool opened during the run */
-	cJSON *bc = cJSON_AddObjectToObject(o, "by_class_per_page");
-	for (int c = 0; c < RT_NCLASS; c++)
-		cJSON_AddNumberToObject(bc, rt_class_name(c), R4(m->by_class[c]));
-	cJSON_AddNumberToObject(bc, "ping_acquire", R4(m->acq));
-	cJSON_AddNumberToObject(bc, "ping_release", R4(m->rel));
-	cJSON_AddNumberToObject(bc, "ping_idle", R4(m->idle));
+	 * startup: connections the pool opened during the run.  What the
+	 * capture could not vouch for is null, never 0 */
+	if (m->measured) {
+		cJSON_AddNumberToObject(o, "ready_for_query_per_page", R4(m->rfq));
+		cJSON *bc = cJSON_AddObjectToObject(o, "by_class_per_page");
+		for (int c = 0; c < RT_NCLASS; c++)
+			cJSON_AddNumberToObject(bc, rt_class_name(c), R4(m->by_class[c]));
+		cJSON_AddNumberToObject(bc, "ping_acquire", R4(m->acq));
+		cJSON_AddNumberToObject(bc, "ping_release", R4(m->rel));
+		cJSON_AddNumberToObject(bc, "ping_idle", R4(m->idle));
+		cJSON_AddNumberToObject(o, "pg_connections", m->pg_conns);
+	} else {
+		cJSON_AddNullToObject(o, "ready_for_query_per_page");
+		cJSON_AddNullToObject(o, "by_class_per_page");
+		cJSON_AddNullToObject(o, "pg_connections");
+	}
 #undef R4
 	cJSON_AddNumberToObject(o, "pages", m->pages);
 	cJSON_AddNumberToObject(o, "requests_per_s", round(rps));
@@ -837,7 +841,6 @@ static cJSON *route_json(const struct broute *r, const struct phase *m)
 	else /* --dsn: the server's processes are not ours to read */
 		cJSON_AddNullToObject(o, "pg_cpu_us_per_page");
 	cJSON_AddNumberToObject(o, "context_switches_per_request", round(m->ctx_per_req * 100) / 100);
-	cJSON_AddNumberToObject(o, "pg_connections", m->pg_conns);
 	cJSON_AddNumberToObject(o, "drops", m->drops);
 	return o;
 }

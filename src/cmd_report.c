@@ -118,11 +118,7 @@ static int json(FILE *out, const struct rows *rs)
 		cJSON_AddNumberToObject(o, "http_p99_ms", r->p99);
 		cJSON_AddStringToObject(o, "attribution", r->attribution);
 		cJSON_AddBoolToObject(o, "lower_bound", r->lower_bound);
-		cJSON *w = cJSON_AddArrayToObject(o, "warnings");
-		char codes[sizeof r->warnings];
-		snprintf(codes, sizeof codes, "%s", r->warnings);
-		for (char *save = NULL, *t = strtok_r(codes, " ", &save); t; t = strtok_r(NULL, " ", &save))
-			cJSON_AddItemToArray(w, cJSON_CreateString(t));
+		json_add_codes(o, "warnings", r->warnings);
 		cJSON_AddItemToArray(arr, o);
 	}
 	char *t = cJSON_Print(root);

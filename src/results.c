@@ -91,3 +91,17 @@ int results_finish(struct analysis *a, struct store *st, const struct db_opts *d
 	}
 	return output_close(out, output, rc);
 }
+
+void json_add_codes(cJSON *o, const char *key, const char *codes)
+{
+	cJSON *w = cJSON_AddArrayToObject(o, key);
+	for (const char *p = codes; *p;) {
+		size_t k = strcspn(p, " ");
+		if (k) {
+			char code[64];
+			snprintf(code, sizeof code, "%.*s", (int)k, p);
+			cJSON_AddItemToArray(w, cJSON_CreateString(code));
+		}
+		p += k + (p[k] == ' ');
+	}
+}

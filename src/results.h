@@ -2,6 +2,7 @@
 #ifndef PGRTT_RESULTS_H
 #define PGRTT_RESULTS_H
 
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 
 #include "analysis.h"
@@ -15,6 +16,10 @@ struct db_opts {
 	bool round_trips;
 };
 
+
+/* Space-separated evidence codes (as the store keeps them) as a JSON array
+ * under key. */
+void json_add_codes(cJSON *o, const char *key, const char *codes);
 
 /* store_open for a command: NULL after printing "pgrtt: CMD: PATH: why". */
 struct store *open_db(const char *path, enum store_mode mode);
