@@ -535,8 +535,8 @@ void analysis_finish(struct analysis *a)
 		qsort(a->listed, a->nlisted, sizeof(*a->listed), by_id);
 	if (a->attributing)
 		attrib_finish(&a->attrib);
-	/* lone Syncs timing could not tell apart, labelled by the policy the
-	 * whole capture showed (those after it was known already were) */
+	/* lone Syncs between two queries, labelled by the policy the whole
+	 * capture showed (the one known when they were seen was thinner) */
 	a->ping_policy = ping_policy_of(&a->ping_ev);
 	ping_policy_settle(a->ping_policy, &a->tot.st);
 	for (uint32_t i = 0; i < a->nlisted; i++)

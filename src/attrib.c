@@ -14,7 +14,8 @@ struct attrib_page {
 	bool overlapped, mixed;
 	uint64_t t0, t1, conn;
 	/* what was attributed to it */
-	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pings_timed[PING_NROLE], pg_ns;
+	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns;
+	double pings_amb[PING_NROLE], pings_amb_timing[PING_NROLE];
 	uint64_t conns[PAGE_CONNS];
 	uint32_t nconns;
 	/* for on_page only */
@@ -246,6 +247,7 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	r.cls = rt->cls;
 	r.role = rt->ping_role;
 	r.role_how = rt->role_how;
+	r.timing_role = rt->timing_role;
 	r.rows = rt->rows;
 	r.timed = rt->has_end && rt->t_end >= rt->t_start;
 	r.shared = false;
@@ -290,8 +292,10 @@ static void add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, do
 	p->by_class[r->cls] += share;
 	if (r->cls == RT_PING) {
 		p->pings[r->role] += share;
-		if (r->role_how == ROLE_TIMING)
-			p->pings_timed[r->role] += share;
+		if (r->role_how != ROLE_PLAIN) {
+			p->pings_amb[r->role] += share;
+			p->pings_amb_timing[r->timing_role] += share;
+		}
 	}
 	if (r->timed)
 		p->pg_ns += share * (double)(r->t_end - r->t_start);
@@ -409,7 +413,8 @@ static void close_page(struct attrib *a, struct attrib_page *p)
 		rt->by_class[i] += p->by_class[i];
 	for (int i = 0; i < PING_NROLE; i++) {
 		rt->pings[i] += p->pings[i];
-		rt->pings_timed[i] += p->pings_timed[i];
+		rt->pings_amb[i] += p->pings_amb[i];
+		rt->pings_amb_timing[i] += p->pings_amb_timing[i];
 	}
 	rt->pg_ns += p->pg_ns;
 	rt->conns += p->nconns;
@@ -473,14 +478,22 @@ void attrib_finish(struct attrib *a)
 void attrib_settle_policy(struct attrib *a, enum ping_policy p)
 {
 	int to = p == POLICY_RELEASE ? PING_RELEASE : p == POLICY_ACQUIRE ? PING_ACQUIRE : -1;
-	if (to < 0)
-		return;
-	int from = PING_ACQUIRE + PING_RELEASE - to;
 	for (uint32_t i = 0; i < a->nroutes; i++) {
 		struct attrib_route *r = &a->routes[i];
-		double n = r->pings_timed[from] < r->pings[from] ? r->pings_timed[from] : r->pings[from];
-		r->pings[from] -= n;
-		r->pings[to] += n;
-		r->pings_timed[from] = r->pings_timed[to] = 0; /* told by the policy now */
+		double *amb = r->pings_amb, *guess = r->pings_amb_timing;
+		for (int k = PING_ACQUIRE; k <= PING_RELEASE; k++) {
+			/* the final policy's role for every one, or the neighbours' */
+			double now = to < 0 ? guess[k] : k == to ? amb[PING_ACQUIRE] + amb[PING_RELEASE] : 0;
+			r->pings[k] += now - amb[k];
+			if (r->pings[k] < 0)
+				r->pings[k] = 0; /* rounding of shared pages' fractions */
+		}
+		if (to >= 0) {
+			amb[to] = amb[PING_ACQUIRE] + amb[PING_RELEASE];
+			amb[PING_ACQUIRE + PING_RELEASE - to] = 0;
+		} else {
+			amb[PING_ACQUIRE] = guess[PING_ACQUIRE];
+			amb[PING_RELEASE] = guess[PING_RELEASE];
+		}
 	}
 }

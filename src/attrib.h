@@ -49,7 +49,8 @@ struct attrib_route {
 	uint64_t pages_mixed; /* overlapped pages of other routes: not in the figures */
 	uint64_t pages_long;  /* open longer than the hold: not in the figures */
 	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns, conns;
-	double pings_timed[PING_NROLE]; /* of pings[], told by timing alone (rtt.h) */
+	/* of pings[], the ambiguous ones: by role now and by timing (rtt.h) */
+	double pings_amb[PING_NROLE], pings_amb_timing[PING_NROLE];
 	uint32_t rt_min, rt_max;                /* over exact pages */
 	uint64_t rt_dist[ATTRIB_DIST_MAX + 1]; /* exact pages with k round trips; last: more */
 	struct hist *http_ns;                   /* page times */
@@ -59,7 +60,7 @@ struct attrib_route {
 struct attrib_rt_rec {
 	uint64_t conn, t_start, t_end;
 	uint32_t rfq, rows;
-	uint8_t cls, role, role_how;
+	uint8_t cls, role, role_how, timing_role;
 	bool timed;
 	bool shared; /* split between several pages of one route */
 	char flight[RT_FLIGHT_MAX + 2];
@@ -133,8 +134,8 @@ uint32_t attrib_waiting(const struct attrib *a);
 /* End of input: settle everything. */
 void attrib_finish(struct attrib *a);
 
-/* The pool's policy known at the end: every route's timed pings moved as
- * ping_policy_settle moves a connection's. */
+/* The pool's policy known at the end: every route's ambiguous pings
+ * settled as ping_policy_settle settles a connection's. */
 void attrib_settle_policy(struct attrib *a, enum ping_policy p);
 
 #endif

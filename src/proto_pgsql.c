@@ -76,7 +76,8 @@ static void add_stats(struct rtt_stats *t, const struct rtt_stats *s)
 		t->by_class[i] += s->by_class[i];
 	for (int i = 0; i < PING_NROLE; i++) {
 		t->pings[i] += s->pings[i];
-		t->pings_timed[i] += s->pings_timed[i];
+		t->pings_amb[i] += s->pings_amb[i];
+		t->pings_amb_timing[i] += s->pings_amb_timing[i];
 	}
 	t->pings_policy += s->pings_policy;
 	for (int i = 0; i < 4; i++)

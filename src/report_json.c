@@ -227,7 +227,7 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 	cJSON_AddNumberToObject(pe, "both", (double)a->ping_ev.both);
 	cJSON_AddNumberToObject(tp, "told_by_policy", (double)s->pings_policy);
 	cJSON_AddNumberToObject(tp, "told_by_timing",
-				(double)(s->pings_timed[PING_ACQUIRE] + s->pings_timed[PING_RELEASE]));
+				(double)ping_told_by_timing(s));
 	cJSON_AddItemToObject(tot, "pings", tp);
 	cJSON_AddItemToObject(tot, "latency_us", hist_json(&a->lat));
 	cJSON *lc = cJSON_AddObjectToObject(tot, "latency_us_by_class");

@@ -114,7 +114,7 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 		ev.lower_bound ? "  (lower bounds: see warnings)" : "");
 	fprintf(out, "by class: ");
 	class_line(out, s);
-	uint64_t timed = s->pings_timed[PING_ACQUIRE] + s->pings_timed[PING_RELEASE];
+	uint64_t timed = ping_told_by_timing(s);
 	if (s->pings_policy)
 		fprintf(out, "ping roles: the pool pings on %s only (evidence: %" PRIu64 " release, %" PRIu64
 			     " acquire); %" PRIu64 " lone Syncs between two queries labelled by that\n",

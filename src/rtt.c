@@ -103,16 +103,37 @@ const char *ping_policy_name(enum ping_policy p)
 
 uint64_t ping_policy_settle(enum ping_policy p, struct rtt_stats *st)
 {
+	uint64_t *amb = st->pings_amb, *guess = st->pings_amb_timing;
+	uint64_t n = 0;
 	int to = p == POLICY_RELEASE ? PING_RELEASE : p == POLICY_ACQUIRE ? PING_ACQUIRE : -1;
-	if (to < 0)
-		return 0;
-	int from = PING_ACQUIRE + PING_RELEASE - to;
-	uint64_t n = st->pings_timed[from] <= st->pings[from] ? st->pings_timed[from] : st->pings[from];
-	st->pings[from] -= n;
-	st->pings[to] += n;
-	st->pings_policy += st->pings_timed[PING_ACQUIRE] + st->pings_timed[PING_RELEASE];
-	st->pings_timed[PING_ACQUIRE] = st->pings_timed[PING_RELEASE] = 0;
+	if (to >= 0) {
+		int from = PING_ACQUIRE + PING_RELEASE - to;
+		n = amb[from] <= st->pings[from] ? amb[from] : st->pings[from];
+		st->pings[from] -= n;
+		st->pings[to] += n;
+		amb[to] += n;
+		amb[from] = 0;
+		st->pings_policy = amb[to];
+		return n;
+	}
+	/* no policy in the end: every ambiguous one by its neighbours */
+	uint64_t total = amb[PING_ACQUIRE] + amb[PING_RELEASE];
+	if (guess[PING_ACQUIRE] + guess[PING_RELEASE] != total ||
+	    st->pings[PING_ACQUIRE] < amb[PING_ACQUIRE] || st->pings[PING_RELEASE] < amb[PING_RELEASE])
+		return 0; /* not one connection's or a sum's counts: leave them */
+	for (int i = PING_ACQUIRE; i <= PING_RELEASE; i++) {
+		n += amb[i] > guess[i] ? amb[i] - guess[i] : 0;
+		st->pings[i] = st->pings[i] - amb[i] + guess[i];
+		amb[i] = guess[i];
+	}
+	st->pings_policy = 0;
 	return n;
+}
+
+uint64_t ping_told_by_timing(const struct rtt_stats *st)
+{
+	uint64_t amb = st->pings_amb[PING_ACQUIRE] + st->pings_amb[PING_RELEASE];
+	return amb > st->pings_policy ? amb - st->pings_policy : 0;
 }
 
 /* Message-count slots: the startup-phase pseudo types, then each table of
@@ -373,10 +394,11 @@ static void emit(struct rtt *r, struct rt *c)
 	r->st.by_class[c->cls]++;
 	if (c->cls == RT_PING) {
 		r->st.pings[c->ping_role]++;
-		if (c->role_how == ROLE_TIMING)
-			r->st.pings_timed[c->ping_role]++;
-		else if (c->role_how == ROLE_POLICY)
-			r->st.pings_policy++;
+		if (c->role_how != ROLE_PLAIN) {
+			r->st.pings_amb[c->ping_role]++;
+			r->st.pings_amb_timing[c->timing_role]++;
+			r->st.pings_policy += c->role_how == ROLE_POLICY;
+		}
 		if (c->ping_role == PING_RELEASE && (c->status_before == 'T' || c->status_before == 'E'))
 			r->st.returned_in_tx++;
 		r->st.ping_sigs[c->ping_sig]++;
@@ -447,21 +469,24 @@ static void resolve_pings(struct rtt *r, bool has_next, uint64_t next_start)
 		uint64_t before = gap_between(r->prev_end, p->t_start);
 		uint64_t after = gap_between(p->t_end, next_start);
 		p->role_how = ROLE_PLAIN;
+		p->timing_role = PING_NONE;
 		if (p->ping_sig != PSIG_LONE_SYNC) {
 			p->ping_role = last && has_next ? PING_ACQUIRE : PING_IDLE;
 		} else if (first && last && has_next && (r->has_prev || !r->began)) {
 			/* the one ambiguous case: between two queries, or before the first
 			 * query seen on a connection picked up mid-stream (the one before
 			 * it was not captured) */
+			/* even plain idle time on one side is timing: a client
+			 * descheduled before its release ping looks idle too.  The
+			 * policy known so far labels it now (trace, live); the final
+			 * one settles it (ping_policy_settle). */
 			enum ping_policy pol = ping_policy_of(ev);
+			p->timing_role = before <= after ? PING_RELEASE : PING_ACQUIRE;
 			if (pol == POLICY_RELEASE || pol == POLICY_ACQUIRE) {
 				p->ping_role = pol == POLICY_RELEASE ? PING_RELEASE : PING_ACQUIRE;
 				p->role_how = ROLE_POLICY;
 			} else {
-				/* even plain idle time on one side is timing: a client
-				 * descheduled before its release ping looks idle too.  The
-				 * policy settles it at the end (ping_policy_settle). */
-				p->ping_role = before <= after ? PING_RELEASE : PING_ACQUIRE;
+				p->ping_role = p->timing_role;
 				p->role_how = ROLE_TIMING;
 			}
 		} else if (first && r->has_prev) {

@@ -79,6 +79,7 @@ struct rt {
 	uint8_t ping_role;       /* enum rt_ping_role */
 	uint8_t ping_sig;        /* enum rt_ping_sig */
 	uint8_t role_how;        /* enum rt_role_how */
+	uint8_t timing_role;     /* not ROLE_PLAIN: what the nearer neighbour says */
 	uint8_t status_before;   /* transaction status: 'I' 'T' 'E', '?' unknown */
 	uint8_t status_after;
 	bool damaged;            /* a capture gap touched this round trip */
@@ -100,10 +101,12 @@ struct rtt_stats {
 	uint64_t rfq, round_trips;
 	uint64_t by_class[RT_NCLASS];
 	uint64_t pings[PING_NROLE];
-	/* of pings[], the lone Syncs whose role was told by timing while no
-	 * policy was known: ping_policy_settle moves them when one is */
-	uint64_t pings_timed[PING_NROLE];
-	uint64_t pings_policy; /* lone Syncs whose role the policy told */
+	/* of pings[], the lone Syncs between two queries (ambiguous), by the
+	 * role they have now and by the nearer neighbour's, and how many of them
+	 * the policy told.  While a capture runs the policy is the one known so
+	 * far; ping_policy_settle applies the final one to all of them. */
+	uint64_t pings_amb[PING_NROLE], pings_amb_timing[PING_NROLE];
+	uint64_t pings_policy;
 	uint64_t ping_sigs[4];
 	uint64_t rows, errors, unanswered, cancel_requests, notifications;
 	uint64_t returned_in_tx; /* release pings on a connection still in a transaction */
@@ -206,9 +209,13 @@ const char *rt_label(int cls, int role, char *buf, size_t cap);
  * the pool's policy, "ping/release?" by timing alone. */
 const char *rt_label_how(int cls, int role, int how, char *buf, size_t cap);
 
-/* After the last connection: of st's pings, those whose role timing
- * guessed take the role the policy says (a release-only or acquire-only
- * pool) and count as told by it.  Returns how many changed role. */
+/* After the last connection: st's ambiguous pings take the role the final
+ * policy says (a release-only or acquire-only pool) and count as told by
+ * it; with none, the nearer neighbour's, told by timing.  The policy known
+ * while they were seen may have been another (early evidence is thin).
+ * Idempotent; returns how many changed role. */
 uint64_t ping_policy_settle(enum ping_policy p, struct rtt_stats *st);
+/* Of st's ambiguous pings, those told by timing alone. */
+uint64_t ping_told_by_timing(const struct rtt_stats *st);
 
 #endif

@@ -61,6 +61,14 @@ def capture(pcap, fn):
         td.wait(timeout=30)
 
 
+def damage(pcap):
+    p = subprocess.run([PGRTT, "analyze", "-p", PORT, "--http-port", HTTP, "-F", "json",
+                        "--no-progress", pcap], capture_output=True, text=True)
+    d = json.loads(p.stdout)
+    return ", ".join(f"{k} {v}" for k, v in (("gaps", d["totals"]["gaps"]),
+                                             ("http gaps", d["http"]["gaps"])) if v)
+
+
 def get(path):
     with urllib.request.urlopen(f"http://127.0.0.1:{HTTP}{path}", timeout=10) as r:
         return r.status, r.read()
@@ -112,9 +120,18 @@ def main():
                      "8", "10", "/articles/3", "/articles/11"]
             subprocess.run(load8, check=True, capture_output=True)
             conc = os.path.join(tmp, f"{mode.replace(' ', '-')}-conc.pcap")
-            capture(conc, lambda: subprocess.run(
-                ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), HTTP, "8",
-                 "40", "/articles/3", "/articles/11"], check=True, capture_output=True))
+            for attempt in range(3):
+                capture(conc, lambda: subprocess.run(
+                    ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), HTTP,
+                     "8", "40", "/articles/3", "/articles/11"], check=True, capture_output=True))
+                # on a loaded machine tcpdump drops packets now and then: pgrtt
+                # says so (gaps, lower bounds; tested in the capture tests), and
+                # a damaged capture is no evidence of the pattern: capture again
+                gaps = damage(conc)
+                if not gaps:
+                    break
+                print(f"note {mode}: the capture lost packets ({gaps}): captured again",
+                      flush=True)
         finally:
             app.terminate()
             app.wait()
@@ -153,7 +170,10 @@ def main():
                       r["GET /compute"]["round_trips_per_page"]["mean"], 0)
                 check(f"{mode}: every page exact",
                       sorted({x["attribution"] for x in d["routes"]}), ["exact"])
-    shutil.rmtree(tmp, ignore_errors=True)
+    if failed:  # the captures are the evidence: kept for a look
+        print(f"captures kept in {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failed else 0
 
 

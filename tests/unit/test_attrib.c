@@ -51,6 +51,48 @@ static void test_grace_and_windows(void)
 	attrib_free(&a);
 }
 
+static void amb_ping(uint64_t conn, uint64_t start_ms10, uint8_t role, uint8_t how, uint8_t guess)
+{
+	struct rt r = {0};
+	r.t_start = start_ms10 * MS / 10;
+	r.t_end = r.t_start + MS / 10;
+	r.has_start = r.has_end = true;
+	r.cls = RT_PING;
+	r.ping_role = role;
+	r.role_how = how;
+	r.timing_role = guess;
+	r.rfq = 1;
+	attrib_add_rt(&a, conn, &r);
+}
+
+/* A route's ambiguous pings settle as a connection's do (test_rtt's
+ * test_ping_policy_*): all to the final policy's side, or each to its
+ * neighbours' when there is none; a plain one never moves. */
+static void test_settle_policy(void)
+{
+	for (int final = 0; final < 2; final++) {
+		attrib_init(&a, 0, 0);
+		uint32_t x = attrib_route_id(&a, "GET /x");
+		attrib_add_page(&a, x, 0, 10 * MS, 1, "GET", "/x", 200);
+		amb_ping(3, 10, PING_ACQUIRE, ROLE_TIMING, PING_ACQUIRE);
+		amb_ping(3, 20, PING_ACQUIRE, ROLE_POLICY, PING_RELEASE); /* an interim policy's */
+		amb_ping(3, 30, PING_RELEASE, ROLE_POLICY, PING_RELEASE);
+		amb_ping(3, 40, PING_ACQUIRE, ROLE_PLAIN, PING_NONE);
+		attrib_finish(&a);
+		attrib_settle_policy(&a, final ? POLICY_RELEASE : POLICY_UNKNOWN);
+		const struct attrib_route *r = &a.routes[x];
+		if (final) {
+			CHECK(r->pings[PING_RELEASE] == 3.0 && r->pings[PING_ACQUIRE] == 1.0);
+		} else {
+			CHECK(r->pings[PING_RELEASE] == 2.0 && r->pings[PING_ACQUIRE] == 2.0);
+		}
+		attrib_settle_policy(&a, final ? POLICY_RELEASE : POLICY_UNKNOWN); /* idempotent */
+		CHECK(r->pings[PING_RELEASE] + r->pings[PING_ACQUIRE] == 4.0);
+		CHECK(r->pings[PING_ACQUIRE] == (final ? 1.0 : 2.0));
+		attrib_free(&a);
+	}
+}
+
 static void test_overlap(void)
 {
 	attrib_init(&a, 0, 0);
@@ -139,6 +181,7 @@ static void test_active_cap(void)
 int main(void)
 {
 	RUN(test_grace_and_windows);
+	RUN(test_settle_policy);
 	RUN(test_overlap);
 	RUN(test_late_events);
 	RUN(test_arrival_order);
