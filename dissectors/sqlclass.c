@@ -279,3 +279,125 @@ bool sql_is_select_param(const char *text, size_t n)
 	word(&l, w3, sizeof w3);
 	return eq(w1, "SELECT") && eq(w2, "$1") && (w3[0] == '\0' || eq(w3, ";"));
 }
+
+/* ----------------------------------------------------------------------
+ * Fingerprints
+ * ---------------------------------------------------------------------- */
+
+struct fp {
+	uint64_t h;
+	bool last_param;   /* the last token emitted was a literal or parameter */
+	bool comma_held;   /* a ',' after one, not emitted yet */
+};
+
+static void fp_byte(struct fp *f, uint8_t b)
+{
+	f->h = (f->h ^ b) * 0x100000001b3ull;
+}
+
+static void fp_token_end(struct fp *f)
+{
+	fp_byte(f, 0x1f); /* tokens apart: "a b" is not "ab" */
+}
+
+static void fp_flush_comma(struct fp *f)
+{
+	if (f->comma_held) {
+		fp_byte(f, ',');
+		fp_token_end(f);
+		f->comma_held = false;
+	}
+	f->last_param = false;
+}
+
+/* A literal or a parameter: '?'.  "?, ?, ?" is "?": IN lists of any length
+ * are one statement. */
+static void fp_param(struct fp *f)
+{
+	if (f->comma_held) {
+		f->comma_held = false; /* ", ?" after "?": dropped */
+		f->last_param = true;
+		return;
+	}
+	fp_byte(f, '?');
+	fp_token_end(f);
+	f->last_param = true;
+}
+
+uint64_t sql_fingerprint(const char *text, size_t n)
+{
+	const char *nul = memchr(text, '\0', n);
+	if (nul)
+		n = (size_t)(nul - text);
+	struct lex l = {text, n, 0, false};
+	struct fp f = {0xcbf29ce484222325ull, false, false};
+	while (l.i < l.n) {
+		if (!skip_ws(&l))
+			break;
+		if (l.i >= l.n)
+			break;
+		char c = l.s[l.i];
+		if (c == '\'') { /* a string literal; '' inside is two quotes */
+			l.i++;
+			while (l.i < l.n) {
+				if (l.s[l.i] == '\'' && !(l.i + 1 < l.n && l.s[l.i + 1] == '\''))
+					break;
+				l.i += l.s[l.i] == '\'' ? 2 : 1;
+			}
+			l.i++;
+			fp_param(&f);
+		} else if (is_digit(c) || (c == '.' && l.i + 1 < l.n && is_digit(l.s[l.i + 1]))) {
+			while (l.i < l.n && (is_alnum(l.s[l.i]) || l.s[l.i] == '.' ||
+					     ((l.s[l.i] == '+' || l.s[l.i] == '-') &&
+					      (l.s[l.i - 1] == 'e' || l.s[l.i - 1] == 'E'))))
+				l.i++;
+			fp_param(&f);
+		} else if (c == '$' && l.i + 1 < l.n && is_digit(l.s[l.i + 1])) {
+			l.i++;
+			while (l.i < l.n && is_digit(l.s[l.i]))
+				l.i++;
+			fp_param(&f);
+		} else if (c == '$') { /* a dollar-quoted literal, or a lone '$' */
+			size_t j = l.i + 1;
+			while (j < l.n && (is_alnum(l.s[j]) || l.s[j] == '_'))
+				j++;
+			if (j < l.n && l.s[j] == '$') {
+				size_t tag = j + 1 - l.i;
+				size_t k = j + 1;
+				while (k + tag <= l.n && memcmp(l.s + k, l.s + l.i, tag) != 0)
+					k++;
+				l.i = k + tag <= l.n ? k + tag : l.n;
+				fp_param(&f);
+			} else {
+				fp_flush_comma(&f);
+				fp_byte(&f, '$');
+				fp_token_end(&f);
+				l.i++;
+			}
+		} else if (c == '"') { /* a quoted identifier: as written */
+			fp_flush_comma(&f);
+			size_t j = l.i + 1;
+			while (j < l.n && l.s[j] != '"')
+				j++;
+			for (size_t k = l.i; k < j && k < l.n; k++)
+				fp_byte(&f, (uint8_t)l.s[k]);
+			fp_token_end(&f);
+			l.i = j + 1;
+		} else if (is_alnum(c) || c == '_' || (uint8_t)c >= 0x80) {
+			fp_flush_comma(&f);
+			while (l.i < l.n && (is_alnum(l.s[l.i]) || l.s[l.i] == '_' ||
+					     (uint8_t)l.s[l.i] >= 0x80))
+				fp_byte(&f, (uint8_t)to_upper(l.s[l.i++]));
+			fp_token_end(&f);
+		} else if (c == ',' && f.last_param && !f.comma_held) {
+			f.comma_held = true;
+			l.i++;
+		} else {
+			fp_flush_comma(&f);
+			fp_byte(&f, (uint8_t)c);
+			fp_token_end(&f);
+			l.i++;
+		}
+	}
+	return f.h ? f.h : 1;
+}

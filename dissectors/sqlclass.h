@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum sql_kind {
 	SQL_EMPTY,   /* only whitespace, comments and ';' */
@@ -23,5 +24,12 @@ enum sql_kind sql_classify(const char *text, size_t n, bool complete);
 /* True if text is exactly "SELECT $1" (a parameterised ping statement). */
 bool sql_is_select_param(const char *text, size_t n);
 
+/* A statement's identity, as pg_stat_statements' normalisation has it:
+ * literals and parameters are one '?', a list of them ("IN (1, 2, 3)") one,
+ * keywords and identifiers case-folded (quoted ones as written), whitespace
+ * and comments dropped.  So "SELECT * FROM a WHERE id = 7" and the
+ * prepared "select * from a where id=$1" are the same statement.  Reads
+ * text[0..n) up to a NUL; never 0. */
+uint64_t sql_fingerprint(const char *text, size_t n);
 
 #endif

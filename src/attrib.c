@@ -13,6 +13,8 @@ struct attrib_page {
 	uint32_t next_free; /* in the free list */
 	bool overlapped, mixed;
 	uint64_t t0, t1, conn;
+	uint64_t serial; /* which page a slot holds: slots are reused */
+	double inferred;
 	/* what was attributed to it */
 	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns;
 	double pings_amb[PING_NROLE], pings_amb_timing[PING_NROLE];
@@ -26,21 +28,50 @@ struct attrib_page {
 	uint32_t nlist, caplist;
 };
 
+/* A connection's last checkout as inference saw it: the pages its last
+ * query-like round trip was given to, and acquire pings waiting for the
+ * query they announce. */
+#define CONN_PEND_MAX 2
+/* What a feature is, for the routes' figures when infer.c corrects them. */
+struct attrib_feature {
+	uint8_t cls, role, amb, timing_role;
+	double n, rfq, pg_ns; /* round trips of it, their ReadyForQuery and time */
+};
+
+struct attrib_conn {
+	uint64_t conn; /* + 1: 0 is an empty entry */
+	uint32_t feat; /* of the query-like round trip remembered */
+	uint32_t ntie;
+	uint32_t slot[ATTRIB_TIE_MAX];
+	uint64_t serial[ATTRIB_TIE_MAX];
+	double w[ATTRIB_TIE_MAX];
+	uint32_t npend;
+	struct attrib_rt_rec pend[CONN_PEND_MAX];
+};
+
 int attrib_init(struct attrib *a, uint64_t grace_ns, uint64_t hold_ns)
 {
 	memset(a, 0, sizeof(*a));
 	a->grace_ns = grace_ns;
 	a->hold_ns = hold_ns ? hold_ns : ATTRIB_HOLD_NS;
 	a->free_head = NO_SLOT;
+	a->nfeat = RT_NCLASS; /* ids below: a class, for round trips without a statement */
 	a->routes = calloc(ATTRIB_ROUTES_MAX, sizeof(*a->routes));
-	return a->routes ? 0 : -1;
+	a->conns = calloc(ATTRIB_CONNS, sizeof(*a->conns));
+	a->feats = calloc(ATTRIB_FEATURES_MAX, sizeof(*a->feats));
+	infer_init(&a->infer);
+	return a->routes && a->conns && a->feats ? 0 : -1;
 }
 
 void attrib_free(struct attrib *a)
 {
-	for (uint32_t i = 0; a->routes && i < a->nroutes; i++)
+	for (uint32_t i = 0; a->routes && i < a->nroutes; i++) {
 		free(a->routes[i].http_ns);
+	}
 	free(a->routes);
+	free(a->conns);
+	free(a->feats);
+	infer_free(&a->infer);
 	free(a->rts);
 	for (uint32_t i = 0; a->pages && i < a->cap_pages; i++)
 		free(a->pages[i].list);
@@ -66,6 +97,7 @@ uint32_t attrib_route_id(struct attrib *a, const char *name)
 	r->http_ns = malloc(sizeof(*r->http_ns));
 	if (r->http_ns)
 		hist_init(r->http_ns);
+	infer_route(&a->infer, a->nroutes); /* false: out of memory, it learns nothing */
 	return a->nroutes++;
 }
 
@@ -227,6 +259,7 @@ void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1,
 	p->t0 = t0;
 	p->t1 = t1 >= t0 ? t1 : t0;
 	p->conn = conn;
+	p->serial = ++a->page_serial;
 	p->status = status;
 	if (a->on_page) {
 		snprintf(p->method, sizeof p->method, "%s", method);
@@ -249,6 +282,8 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	r.role_how = rt->role_how;
 	r.timing_role = rt->timing_role;
 	r.rows = rt->rows;
+	r.sig = rt->sig;
+	r.weight = 1;
 	r.timed = rt->has_end && rt->t_end >= rt->t_start;
 	r.shared = false;
 	memcpy(r.flight, rt->flight, sizeof r.flight);
@@ -269,7 +304,7 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 
 /* Keep a copy of r with the page, for on_page (growth is per page, not per
  * round trip: lists double). */
-static void keep(struct attrib_page *p, const struct attrib_rt_rec *r, bool shared)
+static void keep(struct attrib_page *p, const struct attrib_rt_rec *r, bool shared, double w)
 {
 	if (p->nlist == p->caplist) {
 		uint32_t c = p->caplist ? p->caplist * 2 : 16;
@@ -282,6 +317,7 @@ static void keep(struct attrib_page *p, const struct attrib_rt_rec *r, bool shar
 		p->caplist = c;
 	}
 	p->list[p->nlist] = *r;
+	p->list[p->nlist].weight = (float)w;
 	p->list[p->nlist++].shared = shared;
 }
 
@@ -306,43 +342,258 @@ static void add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, do
 		p->conns[p->nconns++] = r->conn;
 }
 
-/* Place one round trip: the active pages whose window holds its start. */
-static void place(struct attrib *a, const struct attrib_rt_rec *r)
+/* ----------------------------------------------------------------------
+ * A round trip held by pages of several routes at once
+ *
+ * Which page it came from is inferred (infer.h): by its feature - its
+ * statement's fingerprint, or its class - and where it falls in each
+ * candidate page.  Pings and resets carry no statement: a release ping or
+ * a reset goes where the query before it on the same connection went, an
+ * acquire ping where the query after it goes (a checkout serves one
+ * request); their feature names that query's, so the fit moves them with
+ * it.  docs/pages.md has the method and its measured error.
+ * ---------------------------------------------------------------------- */
+
+#define FEAT_SLOTS (2 * ATTRIB_FEATURES_MAX)
+
+static uint32_t feature_id(struct attrib *a, uint64_t key, uint32_t fallback)
 {
-	uint32_t strict[64], loose[64];
+	key *= 0x9e3779b97f4a7c15ull;
+	key = key ? key : 1;
+	for (uint32_t i = (uint32_t)(key >> 40) % FEAT_SLOTS;; i = (i + 1) % FEAT_SLOTS) {
+		if (a->feat_key[i] == key)
+			return a->feat_id[i];
+		if (a->feat_key[i] == 0) { /* half full at most: the probe ends */
+			if (a->nfeat == ATTRIB_FEATURES_MAX)
+				return fallback;
+			a->feat_key[i] = key;
+			a->feat_id[i] = (uint16_t)a->nfeat;
+			return a->nfeat++;
+		}
+	}
+}
+
+/* tied: the feature of the query it shares a page with, or INFER_NONE */
+static uint32_t feature_of(struct attrib *a, const struct attrib_rt_rec *r, uint32_t tied)
+{
+	uint32_t f;
+	if (r->cls == RT_PING || r->cls == RT_RESET) {
+		bool amb = r->role_how != ROLE_PLAIN;
+		uint64_t key = 1 + ((uint64_t)r->cls << 8 | (uint64_t)r->role << 16 |
+				    (uint64_t)amb << 24 | (uint64_t)r->timing_role << 32 |
+				    (uint64_t)(tied + 1) << 40);
+		f = feature_id(a, key ^ 0x5bd1e995ull, r->cls);
+		if (tied != INFER_NONE && f >= RT_NCLASS)
+			infer_tie(&a->infer, f, tied);
+	} else if (r->sig) {
+		f = feature_id(a, r->sig ^ ((uint64_t)r->cls << 56), r->cls);
+	} else {
+		f = r->cls;
+	}
+	struct attrib_feature *x = a->feats ? &a->feats[f] : NULL;
+	if (x && x->n == 0) {
+		x->cls = r->cls;
+		x->role = r->role;
+		x->amb = r->role_how != ROLE_PLAIN;
+		x->timing_role = r->timing_role;
+	}
+	if (x) {
+		x->n += 1;
+		x->rfq += r->rfq;
+		x->pg_ns += r->timed ? (double)(r->t_end - r->t_start) : 0;
+	}
+	return f;
+}
+
+static struct attrib_conn *conn_entry(struct attrib *a, uint64_t conn)
+{
+	return &a->conns[((conn + 1) * 0x9e3779b97f4a7c15ull >> 40) % ATTRIB_CONNS];
+}
+
+/* The pages of the connection's last checkout among c[0..n), weighted as
+ * that round trip was; false if none is. */
+static bool tie(const struct attrib *a, const struct attrib_conn *e, const uint32_t *c, uint32_t n,
+		double *w)
+{
+	double sum = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		w[i] = 0;
+		for (uint32_t k = 0; k < e->ntie; k++)
+			if (e->slot[k] == c[i] && e->serial[k] == a->pages[c[i]].serial)
+				w[i] = e->w[k];
+		sum += w[i];
+	}
+	if (sum <= 0)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		w[i] /= sum;
+	return true;
+}
+
+static void remember(struct attrib *a, struct attrib_conn *e, uint32_t f, const uint32_t *c,
+		     uint32_t n, const double *w)
+{
+	e->feat = f;
+	e->ntie = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = e->ntie;
+		if (k == ATTRIB_TIE_MAX) { /* keep the heaviest */
+			k = 0;
+			for (uint32_t j = 1; j < ATTRIB_TIE_MAX; j++)
+				if (e->w[j] < e->w[k])
+					k = j;
+			if (e->w[k] >= w[i])
+				continue;
+		} else {
+			e->ntie++;
+		}
+		e->slot[k] = c[i];
+		e->serial[k] = a->pages[c[i]].serial;
+		e->w[k] = w[i];
+	}
+}
+
+/* The active pages whose window holds t: inside a page beats the grace
+ * after another. */
+static uint32_t candidates(const struct attrib *a, uint64_t t, uint32_t *c)
+{
+	uint32_t loose[64];
 	uint32_t ns = 0, nl = 0;
 	for (uint32_t i = 0; i < a->nactive; i++) {
 		uint32_t s = a->active[i];
 		const struct attrib_page *p = &a->pages[s];
-		if (r->t_start < p->t0 || r->t_start > p->t1 + a->grace_ns)
+		if (t < p->t0 || t > p->t1 + a->grace_ns)
 			continue;
-		if (r->t_start <= p->t1 && ns < 64)
-			strict[ns++] = s;
+		if (t <= p->t1 && ns < 64)
+			c[ns++] = s;
 		else if (nl < 64)
 			loose[nl++] = s;
 	}
-	/* inside a page beats the grace after another */
-	uint32_t *c = ns ? strict : loose;
-	uint32_t n = ns ? ns : nl;
+	if (ns)
+		return ns;
+	memcpy(c, loose, nl * sizeof(*c));
+	return nl;
+}
+
+/* Where in page p a round trip at t falls, and the page's density. */
+static struct infer_cand cand_of(const struct attrib *a, uint32_t slot, uint64_t t)
+{
+	const struct attrib_page *p = &a->pages[slot];
+	uint64_t len = p->t1 - p->t0;
+	struct infer_cand c;
+	c.route = (uint16_t)p->route;
+	/* where in the page, as a fraction of it: the route's profile g says
+	 * how likely each tenth is; the weight is the density, 1 / length.
+	 * (Finer parts near the ends, 16 of them, were measured worse: a
+	 * route's profile can then claim what another route's pages ran.) */
+	c.bin = (uint8_t)(t >= p->t1 || len == 0 ? INFER_BINS - 1 : (t - p->t0) * INFER_BINS / len);
+	c.w = (float)(1e9 / ((double)len + 1e3)); /* per second: floats keep it */
+	return c;
+}
+
+static void spread(struct attrib *a, const struct attrib_rt_rec *r, const uint32_t *c, uint32_t n,
+		   const double *w, bool mixed)
+{
+	a->rts_in_pages++;
+	a->rts_mixed += mixed;
+	for (uint32_t i = 0; i < n; i++) {
+		struct attrib_page *p = &a->pages[c[i]];
+		add_to_page(p, r, w[i]);
+		if (mixed)
+			p->inferred += w[i];
+		if (a->on_page && w[i] > 0)
+			keep(p, r, n > 1, w[i]);
+	}
+}
+
+static bool query_like(uint8_t cls)
+{
+	return cls != RT_PING && cls != RT_RESET && cls != RT_STARTUP && cls != RT_UNKNOWN;
+}
+
+static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_wait);
+
+/* Acquire pings waiting for their query: placed now, by the connection's
+ * last checkout when tie says so. */
+static void flush_pending(struct attrib *a, struct attrib_conn *e)
+{
+	uint32_t n = e->npend;
+	struct attrib_rt_rec pend[CONN_PEND_MAX];
+	memcpy(pend, e->pend, n * sizeof(*pend));
+	e->npend = 0;
+	for (uint32_t i = 0; i < n; i++)
+		place_rt(a, &pend[i], false);
+}
+
+static void take_entry(struct attrib *a, struct attrib_conn *e, uint64_t conn)
+{
+	if (e->conn == conn + 1)
+		return;
+	if (e->conn && e->npend) { /* another connection's entry: reused */
+		e->ntie = 0;
+		flush_pending(a, e);
+	}
+	e->conn = conn + 1;
+	e->ntie = 0;
+}
+
+/* Place one round trip: the active pages whose window holds its start. */
+static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_wait)
+{
+	uint32_t c[64];
+	double w[64];
+	uint32_t n = candidates(a, r->t_start, c);
+	struct attrib_conn *e = conn_entry(a, r->conn);
+	bool mine = e->conn == r->conn + 1;
 	if (n == 0) {
 		a->rts_outside++;
+		if (mine && query_like(r->cls)) {
+			e->ntie = 0; /* a checkout outside every page */
+			flush_pending(a, e);
+		}
 		return;
 	}
-	for (uint32_t i = 1; i < n; i++) {
-		if (a->pages[c[i]].route != a->pages[c[0]].route) {
-			a->rts_mixed++; /* pages of several routes at once */
-			a->mixed_rts += 1;
-			for (uint32_t j = 0; a->on_page && j < n; j++)
-				keep(&a->pages[c[j]], r, true); /* shown, not counted */
-			return;
+	bool mixed = false;
+	for (uint32_t i = 1; i < n && !mixed; i++)
+		mixed = a->pages[c[i]].route != a->pages[c[0]].route;
+	bool tied_kind = r->cls == RT_PING || r->cls == RT_RESET;
+	uint32_t f;
+	if (!mixed) {
+		bool after = tied_kind && !(r->cls == RT_PING && r->role == PING_ACQUIRE);
+		f = feature_of(a, r, after && mine && e->ntie ? e->feat : INFER_NONE);
+		for (uint32_t i = 0; i < n; i++) {
+			w[i] = 1.0 / n; /* pages of one route share it equally */
+			struct infer_cand x = cand_of(a, c[i], r->t_start);
+			infer_certain(&a->infer, x.route, f, x.bin, w[i]);
 		}
+	} else if (r->cls == RT_PING && r->role == PING_ACQUIRE && may_wait &&
+		   (take_entry(a, e, r->conn), e->npend < CONN_PEND_MAX)) {
+		e->pend[e->npend++] = *r; /* until the query it announces */
+		return;
+	} else if (tied_kind && mine && tie(a, e, c, n, w)) {
+		/* the checkout of the query before it (after it, for an acquire) */
+		f = feature_of(a, r, e->feat);
+		for (uint32_t i = 0; i < n; i++)
+			infer_tied(&a->infer, a->pages[c[i]].route, f, w[i], i == 0);
+	} else {
+		struct infer_cand x[64];
+		f = feature_of(a, r, INFER_NONE);
+		for (uint32_t i = 0; i < n; i++)
+			x[i] = cand_of(a, c[i], r->t_start);
+		infer_weigh(&a->infer, f, x, n, w);
 	}
-	a->rts_in_pages++;
-	for (uint32_t i = 0; i < n; i++) {
-		add_to_page(&a->pages[c[i]], r, 1.0 / n);
-		if (a->on_page)
-			keep(&a->pages[c[i]], r, n > 1);
+	spread(a, r, c, n, w, mixed);
+	if (query_like(r->cls)) {
+		take_entry(a, e, r->conn);
+		remember(a, e, f, c, n, w);
+		if (e->npend)
+			flush_pending(a, e);
 	}
+}
+
+static void place(struct attrib *a, const struct attrib_rt_rec *r)
+{
+	place_rt(a, r, true);
 }
 
 /* A page's window opens: it overlaps every active page whose own window
@@ -389,14 +640,14 @@ static void close_page(struct attrib *a, struct attrib_page *p)
 	if (a->on_page)
 		show_page(a, p);
 	struct attrib_route *rt = &a->routes[p->route];
+	rt->pages++;
+	rt->inferred += p->inferred;
+	infer_page(&a->infer, p->route);
 	if (p->mixed) {
 		rt->pages_mixed++;
 		a->mixed_pages++;
 		a->mixed_rts += p->rt;
-		return;
-	}
-	rt->pages++;
-	if (p->overlapped) {
+	} else if (p->overlapped) {
 		rt->pages_aggregate++;
 	} else {
 		rt->pages_exact++;
@@ -465,14 +716,58 @@ void attrib_settle(struct attrib *a, uint64_t w)
 		a->pos = w;
 }
 
+/* The fit over the whole capture replaces what the running guess gave
+ * each route, feature by feature. */
+static void correct_by_fit(struct attrib *a)
+{
+	struct infer *in = &a->infer;
+	if (!a->rts_mixed || !a->feats)
+		return;
+	infer_solve(in);
+	for (uint32_t i = 0; i < a->nroutes && i < in->nroutes; i++) {
+		struct attrib_route *rt = &a->routes[i];
+		const struct infer_route *x = &in->routes[i];
+		if (!x->certain)
+			continue;
+		for (uint32_t f = 0; f < a->nfeat; f++) {
+			const struct attrib_feature *ft = &a->feats[f];
+			double d = x->final[f] - x->certain[f] - x->given[f];
+			if (d == 0 || ft->n == 0)
+				continue;
+			rt->rt += d;
+			rt->inferred += d;
+			rt->rfq += d * ft->rfq / ft->n;
+			rt->pg_ns += d * ft->pg_ns / ft->n;
+			rt->by_class[ft->cls] += d;
+			if (ft->cls == RT_PING) {
+				rt->pings[ft->role] += d;
+				if (ft->amb) {
+					rt->pings_amb[ft->role] += d;
+					rt->pings_amb_timing[ft->timing_role] += d;
+				}
+			}
+		}
+		rt->var = x->var;
+		/* rounding: never below nothing */
+		rt->rt = rt->rt > 0 ? rt->rt : 0;
+		rt->inferred = rt->inferred > 0 ? rt->inferred : 0;
+	}
+}
+
 void attrib_finish(struct attrib *a)
 {
 	attrib_settle(a, UINT64_MAX);
+	for (uint32_t i = 0; a->conns && i < ATTRIB_CONNS; i++)
+		if (a->conns[i].npend) { /* acquire pings no query followed */
+			a->conns[i].ntie = 0;
+			flush_pending(a, &a->conns[i]);
+		}
 	while (a->nactive) { /* what ends at the very last nanosecond */
 		uint32_t s = a->active[--a->nactive];
 		close_page(a, &a->pages[s]);
 		slot_free(a, s);
 	}
+	correct_by_fit(a);
 }
 
 void attrib_settle_policy(struct attrib *a, enum ping_policy p)

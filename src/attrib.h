@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "infer.h"
 #include "route.h"
 #include "rtt.h"
 
@@ -42,15 +43,21 @@
 #define ATTRIB_HOLD_NS 10000000000ull /* default --page-timeout: 10 s */
 #define ATTRIB_DIST_MAX 64           /* distribution buckets: 0 .. 63 round trips per page */
 #define ATTRIB_GRACE_NS 2000000ull   /* default --grace: 2 ms */
+#define ATTRIB_FEATURES_MAX INFER_FEATURES /* statements told apart; beyond, by class */
+#define ATTRIB_CONNS 1024            /* connections whose last checkout is remembered */
+#define ATTRIB_TIE_MAX 8             /* pages one remembered round trip was spread over */
 
 struct attrib_route {
 	char name[ROUTE_MAX];
 	uint64_t pages, pages_exact, pages_aggregate;
-	uint64_t pages_mixed; /* overlapped pages of other routes: not in the figures */
+	uint64_t pages_mixed; /* overlapped pages of other routes: in pages, estimated */
 	uint64_t pages_long;  /* open longer than the hold: not in the figures */
 	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns, conns;
 	/* of pings[], the ambiguous ones: by role now and by timing (rtt.h) */
 	double pings_amb[PING_NROLE], pings_amb_timing[PING_NROLE];
+	/* of rt, what inference gave its pages (pages of several routes held
+	 * the round trip), and that sum's variance under the inference */
+	double inferred, var;
 	uint32_t rt_min, rt_max;                /* over exact pages */
 	uint64_t rt_dist[ATTRIB_DIST_MAX + 1]; /* exact pages with k round trips; last: more */
 	struct hist *http_ns;                   /* page times */
@@ -59,10 +66,12 @@ struct attrib_route {
 /* A round trip as attribution keeps it. */
 struct attrib_rt_rec {
 	uint64_t conn, t_start, t_end;
+	uint64_t sig; /* the statement (rtt.h) */
 	uint32_t rfq, rows;
 	uint8_t cls, role, role_how, timing_role;
 	bool timed;
-	bool shared; /* split between several pages of one route */
+	bool shared; /* split between several pages */
+	float weight; /* for on_page: this page's share of it */
 	char flight[RT_FLIGHT_MAX + 2];
 };
 
@@ -81,6 +90,8 @@ struct attrib_page_view {
 typedef void attrib_page_fn(void *ctx, const struct attrib_page_view *p);
 
 struct attrib_page;
+struct attrib_conn;
+struct attrib_feature;
 
 struct attrib {
 	uint64_t grace_ns;
@@ -99,12 +110,23 @@ struct attrib {
 	uint32_t *waiting, nwaiting, cap_waiting;
 	uint32_t *active, nactive, cap_active;
 	/* counters */
-	uint64_t rts_in_pages, rts_outside, rts_mixed, dropped;
+	uint64_t rts_in_pages, rts_outside, dropped;
+	uint64_t rts_mixed; /* of rts_in_pages, held by pages of several routes: inferred */
 	uint64_t long_pages; /* open longer than hold_ns: counted, not attributed */
 	uint64_t hold_ns;
-	/* windows where pages of several routes overlapped: the aggregate */
+	/* pages that overlapped pages of other routes, and their round trips
+	 * (in the routes' figures, estimated) */
 	uint64_t mixed_pages;
 	double mixed_rts;
+	/* what inference learns: statement (or class) features, their round
+	 * trips per page over all routes, and each connection's last checkout */
+	uint64_t feat_key[2 * ATTRIB_FEATURES_MAX];
+	uint16_t feat_id[2 * ATTRIB_FEATURES_MAX];
+	struct attrib_feature *feats; /* ATTRIB_FEATURES_MAX: what each is */
+	uint32_t nfeat;
+	uint64_t page_serial;
+	struct attrib_conn *conns;
+	struct infer infer;
 };
 
 /* hold_ns: how long an open request may hold the watermark (0: the

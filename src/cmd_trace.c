@@ -57,11 +57,17 @@ static void on_page(void *ctx, const struct attrib_page_view *p)
 	if (t->limit && t->shown >= t->limit)
 		return;
 	t->shown++;
-	fprintf(t->out, "page %ld  c%" PRIu64 " %s %s  route \"%s\"  %.3f ms  %u round trips%s\n",
-		t->shown, p->http_conn, p->method, p->target, p->route, ms(p->t0, p->t1), p->nrts,
-		p->mixed ? " (overlaps other routes: not attributed)"
-		: p->exact ? ""
-			   : " (overlaps pages of its route: round trips shared)");
+	double given = 0; /* what the page was given: shares and inference */
+	for (uint32_t i = 0; i < p->nrts; i++)
+		given += p->rts[i].weight;
+	fprintf(t->out, "page %ld  c%" PRIu64 " %s %s  route \"%s\"  %.3f ms  ", t->shown,
+		p->http_conn, p->method, p->target, p->route, ms(p->t0, p->t1));
+	if (p->exact)
+		fprintf(t->out, "%u round trips\n", p->nrts);
+	else
+		fprintf(t->out, "%.2f round trips of %u in its window%s\n", given, p->nrts,
+			p->mixed ? " (overlaps other routes: estimated)"
+				 : " (overlaps pages of its route: round trips shared)");
 	for (uint32_t i = 0; i < p->nrts; i++) {
 		const struct attrib_rt_rec *r = &p->rts[i];
 		char buf[32];
@@ -69,7 +75,9 @@ static void on_page(void *ctx, const struct attrib_page_view *p)
 			r->conn, rt_label_how(r->cls, r->role, r->role_how, buf, sizeof buf), r->flight[0] ? r->flight : "-", r->rfq, r->rows);
 		if (r->timed)
 			fprintf(t->out, "  %.3f ms", ms(r->t_start, r->t_end));
-		fprintf(t->out, "%s\n", r->shared ? "  (shared)" : "");
+		if (r->shared)
+			fprintf(t->out, "  (%s %.2f)", p->mixed ? "inferred" : "shared", r->weight);
+		fputc('\n', t->out);
 	}
 	fprintf(t->out, "  %+9.3f ms  response %u\n", ms(p->t0, p->t1), p->status);
 }

@@ -142,13 +142,13 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 	char ports[256];
 	port_list(ports, sizeof ports, a->opts.http_ports, a->opts.nhttp_ports);
 	const char *s = a->opts.nhttp_ports > 1 ? "s" : "";
-	uint64_t pages = 0, only_mixed = 0, mixed = 0;
+	uint64_t pages = 0, estimated = 0;
+	double rts = 0, inferred = 0;
 	for (uint32_t i = 0; i < at->nroutes; i++) {
-		pages += at->routes[i].pages + at->routes[i].pages_mixed;
-		if (!at->routes[i].pages && at->routes[i].pages_mixed) {
-			only_mixed++;
-			mixed += at->routes[i].pages_mixed;
-		}
+		pages += at->routes[i].pages;
+		estimated += at->routes[i].pages_mixed != 0;
+		rts += at->routes[i].rt;
+		inferred += at->routes[i].inferred;
 	}
 	if (t->http.not_decodable) {
 		char why[160] = "";
@@ -176,19 +176,19 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 				     s, ports, t->http.packets, t->http.requests, t->http.responses);
 		return;
 	}
-	if (t->st.round_trips && at->rts_in_pages + at->rts_mixed == 0)
+	if (t->st.round_trips && at->rts_in_pages == 0)
 		evidence_add(ev, EV_PAGES_WITHOUT_ROUND_TRIPS, pages, false,
 			     "%" PRIu64 " pages and %" PRIu64 " round trips, but no round trip started "
 			     "inside a page: is this capture missing the application's database "
 			     "connections (another host, port or interface)?",
 			     pages, t->st.round_trips);
-	if (only_mixed)
-		evidence_add(ev, EV_MIXED_ROUTES, only_mixed, false,
-			     "%" PRIu64 " route%s without a figure: all %" PRIu64 " of %s pages "
-			     "overlapped pages of other routes (%.2f round trips per page over those "
-			     "windows, not per route)",
-			     only_mixed, only_mixed > 1 ? "s" : "", mixed, only_mixed > 1 ? "their" : "its",
-			     at->mixed_pages ? at->mixed_rts / (double)at->mixed_pages : 0.0);
+	if (estimated)
+		evidence_add(ev, EV_MIXED_ROUTES, estimated, false,
+			     "%" PRIu64 " route%s figures are estimated: %" PRIu64 " pages overlapped pages of other "
+			     "routes, and %.1f%% of the round trips in pages were given to a route by "
+			     "inference (each route's share and 95%% interval in its figures)",
+			     estimated, estimated > 1 ? "s'" : "'s", at->mixed_pages,
+			     rts > 0 ? 100 * inferred / rts : 0.0);
 	if (at->dropped)
 		evidence_add(ev, EV_ATTRIBUTION_DROPPED, at->dropped, true,
 			     "%" PRIu64 " pages or round trips were not attributed: more than %u waited "

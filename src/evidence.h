@@ -37,7 +37,7 @@
 	X(NO_PAGES, "no-pages", EV_WARNING)                                                 \
 	X(HTTP_UNDECODABLE, "http-undecodable", EV_WARNING)                                 \
 	X(PAGES_WITHOUT_ROUND_TRIPS, "pages-without-round-trips", EV_WARNING)               \
-	X(MIXED_ROUTES, "mixed-routes", EV_WARNING)                                         \
+	X(MIXED_ROUTES, "mixed-routes", EV_NOTE)                                            \
 	X(ATTRIBUTION_DROPPED, "attribution-dropped", EV_WARNING)                           \
 	X(LONG_REQUESTS, "long-requests", EV_NOTE)                                          \
 	X(MID_STREAM, "mid-stream", EV_NOTE)

@@ -3,6 +3,7 @@
 #include "format.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -34,7 +35,22 @@ void ts_format(char *buf, size_t cap, uint64_t ts)
 
 const char *route_attribution(const struct attrib_route *r)
 {
-	if (r->pages_aggregate == 0)
-		return "exact";
-	return r->pages_exact ? "exact+aggregate" : "aggregate";
+	static const char *names[8] = {
+		"none", "exact", "aggregate", "exact+aggregate",
+		"estimated", "exact+estimated", "aggregate+estimated", "exact+aggregate+estimated",
+	};
+	return names[(r->pages_exact ? 1 : 0) | (r->pages_aggregate ? 2 : 0) | (r->pages_mixed ? 4 : 0)];
+}
+
+double route_inferred_share(const struct attrib_route *r)
+{
+	return r->rt > 0 ? r->inferred / r->rt : 0;
+}
+
+void route_interval(const struct attrib_route *r, double *lo, double *hi)
+{
+	double n = r->pages ? (double)r->pages : 1;
+	double mean = r->rt / n, half = 1.96 * sqrt(r->var > 0 ? r->var : 0) / n;
+	*lo = mean > half ? mean - half : 0;
+	*hi = mean + half;
 }

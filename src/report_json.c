@@ -142,11 +142,18 @@ static cJSON *route_json(const struct attrib_route *r)
 	cJSON_AddStringToObject(o, "route", r->name);
 	cJSON_AddNumberToObject(o, "pages", (double)r->pages);
 	cJSON_AddNumberToObject(o, "pages_exact", (double)r->pages_exact);
-	cJSON_AddNumberToObject(o, "pages_mixed", (double)r->pages_mixed);
+	cJSON_AddNumberToObject(o, "pages_aggregate", (double)r->pages_aggregate);
+	cJSON_AddNumberToObject(o, "pages_mixed", (double)r->pages_mixed); /* estimated */
 	cJSON_AddNumberToObject(o, "pages_long", (double)r->pages_long); /* past --page-timeout */
 	cJSON_AddStringToObject(o, "attribution", route_attribution(r));
+	cJSON_AddNumberToObject(o, "inferred_share", round(route_inferred_share(r) * 1e6) / 1e6);
 	cJSON *rt = cJSON_AddObjectToObject(o, "round_trips_per_page");
 	cJSON_AddNumberToObject(rt, "mean", per_page(r->rt, n));
+	double lo, hi;
+	route_interval(r, &lo, &hi);
+	cJSON *iv = cJSON_AddArrayToObject(rt, "interval95"); /* under the inference */
+	cJSON_AddItemToArray(iv, cJSON_CreateNumber(round(lo * 1e6) / 1e6));
+	cJSON_AddItemToArray(iv, cJSON_CreateNumber(round(hi * 1e6) / 1e6));
 	if (r->pages_exact) {
 		cJSON_AddNumberToObject(rt, "min", r->rt_min);
 		cJSON_AddNumberToObject(rt, "max", r->rt_max);
@@ -287,17 +294,17 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		cJSON_AddNumberToObject(h, "grace_ms", (double)at->grace_ns / 1e6);
 		cJSON_AddNumberToObject(h, "round_trips_in_pages", (double)at->rts_in_pages);
 		cJSON_AddNumberToObject(h, "round_trips_outside_pages", (double)at->rts_outside);
-		cJSON *mx = cJSON_AddObjectToObject(h, "mixed_routes"); /* windows of several routes */
+		/* pages overlapping pages of other routes: in the routes, estimated */
+		cJSON *mx = cJSON_AddObjectToObject(h, "mixed_routes");
 		cJSON_AddNumberToObject(mx, "pages", (double)at->mixed_pages);
-		cJSON_AddNumberToObject(mx, "round_trips", at->mixed_rts);
-		cJSON_AddNumberToObject(mx, "round_trips_per_page",
-					at->mixed_pages ? at->mixed_rts / (double)at->mixed_pages : 0);
+		cJSON_AddNumberToObject(mx, "round_trips", round(at->mixed_rts * 1e6) / 1e6);
+		cJSON_AddNumberToObject(mx, "round_trips_inferred", (double)at->rts_mixed);
 		cJSON_AddNumberToObject(h, "dropped", (double)at->dropped);
 		cJSON_AddNumberToObject(h, "long_pages", (double)at->long_pages);
 		cJSON_AddNumberToObject(h, "page_timeout_s", (double)at->hold_ns / 1e9);
 		cJSON *routes = cJSON_AddArrayToObject(root, "routes");
 		for (uint32_t i = 0; i < at->nroutes; i++)
-			if (at->routes[i].pages || at->routes[i].pages_mixed || at->routes[i].pages_long)
+			if (at->routes[i].pages || at->routes[i].pages_long)
 				cJSON_AddItemToArray(routes, route_json(&at->routes[i]));
 	}
 

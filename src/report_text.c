@@ -37,7 +37,7 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 		if (ev->f[i].severity == EV_FATAL) {
 			uint64_t pages = 0;
 			for (uint32_t r = 0; r < at->nroutes; r++)
-				pages += at->routes[r].pages + at->routes[r].pages_mixed;
+				pages += at->routes[r].pages;
 			fprintf(out, "\nroutes: %u routes, %" PRIu64 " pages; round trips per page not "
 				     "measured (%s)\n",
 				at->nroutes, pages, ev_code_name(ev->f[i].code));
@@ -52,35 +52,41 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 	for (uint32_t i = 0; i < at->nroutes; i++) {
 		const struct attrib_route *r = &at->routes[i];
 		if (!r->pages) {
-			if (r->pages_long && !r->pages_mixed)
+			if (r->pages_long)
 				fprintf(out, "  %-28s %6s  (all %" PRIu64 " pages open longer than the "
 					     "page timeout: not attributed)\n",
 					r->name, "-", r->pages_long);
-			else if (r->pages_mixed)
-				fprintf(out, "  %-28s %6s  (all %" PRIu64 " pages overlapped other routes)\n",
-					r->name, "-", r->pages_mixed);
 			continue;
 		}
 		double n = (double)r->pages;
 		char ping[48];
 		snprintf(ping, sizeof ping, "%.2f (%.2f/%.2f)", r->by_class[RT_PING] / n,
 			 r->pings[PING_ACQUIRE] / n, r->pings[PING_RELEASE] / n);
+		char how[96];
+		if (r->pages_mixed) {
+			double lo, hi;
+			route_interval(r, &lo, &hi);
+			snprintf(how, sizeof how, "%s (%.0f%% inferred; 95%% %.2f-%.2f)",
+				 route_attribution(r), 100 * route_inferred_share(r), lo, hi);
+		} else {
+			snprintf(how, sizeof how, "%s", route_attribution(r));
+		}
 		fprintf(out, "  %-28s %6" PRIu64 " %8.2f %9.2f %7.2f %-19s %6.2f %6.2f %6.2f %8.3f %8.3f %6.2f  %s\n",
 			r->name, r->pages, r->rt / n, r->rfq / n, r->by_class[RT_QUERY] / n, ping,
 			r->by_class[RT_RESET] / n, r->by_class[RT_TRANSACTION] / n,
 			r->by_class[RT_PREPARE] / n, ms(hist_quantile(r->http_ns, 0.5)),
-			ms(hist_quantile(r->http_ns, 0.99)), r->conns / n, route_attribution(r));
+			ms(hist_quantile(r->http_ns, 0.99)), r->conns / n, how);
 	}
 	fprintf(out, "round trips: %" PRIu64 " in pages, %" PRIu64 " outside any page",
-		at->rts_in_pages + at->rts_mixed, at->rts_outside);
+		at->rts_in_pages, at->rts_outside);
 	if (at->dropped)
 		fprintf(out, ", %" PRIu64 " pages or round trips not attributed (too many at once)",
 			at->dropped);
 	fputc('\n', out);
 	if (at->mixed_pages)
-		fprintf(out, "pages overlapping other routes: %" PRIu64 ", with %.0f round trips in "
-			     "their windows: %.2f per page (aggregate, not per route)\n",
-			at->mixed_pages, at->mixed_rts, at->mixed_rts / (double)at->mixed_pages);
+		fprintf(out, "pages overlapping other routes: %" PRIu64 " (estimated: %" PRIu64
+			     " round trips held by pages of several routes given by inference)\n",
+			at->mixed_pages, at->rts_mixed);
 }
 
 void report_text(FILE *out, const struct analysis *a, const struct report_input *in)

@@ -269,25 +269,33 @@ static uint64_t name_hash(const char *s, size_t n)
 	return h ? h : 1;
 }
 
-static void stmt_put(struct rtt *r, const char *name, size_t n, uint8_t kind)
+static void stmt_put(struct rtt *r, const char *name, size_t n, uint8_t kind, uint64_t sig)
 {
 	if (n == 0) {
 		r->unnamed_kind = kind;
+		r->unnamed_sig = sig;
 		return;
 	}
 	uint64_t h = name_hash(name, n);
 	struct rtt_stmt *s = &r->stmts[h % RTT_STMT_SLOTS];
 	s->name_hash = h;
 	s->kind = kind;
+	s->sig = sig;
 }
 
-static uint8_t stmt_get(const struct rtt *r, const char *name, size_t n)
+/* A statement's kind, and its fingerprint in *sig (0: not known: prepared
+ * before the capture, or its slot taken since). */
+static uint8_t stmt_get(const struct rtt *r, const char *name, size_t n, uint64_t *sig)
 {
-	if (n == 0)
+	if (n == 0) {
+		*sig = r->unnamed_sig;
 		return r->unnamed_kind;
+	}
 	uint64_t h = name_hash(name, n);
 	const struct rtt_stmt *s = &r->stmts[h % RTT_STMT_SLOTS];
-	return s->name_hash == h ? s->kind : SQL_OTHER;
+	bool known = s->name_hash == h;
+	*sig = known ? s->sig : 0;
+	return known ? s->kind : SQL_OTHER;
 }
 
 /* ----------------------------------------------------------------------
@@ -687,6 +695,8 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		const char *q = (const char *)m->body;
 		uint8_t kind = (uint8_t)sql_classify(q, m->body_len, !m->truncated);
 		count_kind(r, kind);
+		if (!c->sig) /* of a prefix when truncated: the same for the same text */
+			c->sig = sql_fingerprint(q, m->body_len);
 		if (kind == SQL_EMPTY) {
 			if (m->body_len >= 8 && memcmp(q, "-- ping", 7) == 0 && q[7] == '\0')
 				set_driver(r, "pgx", 1);
@@ -703,13 +713,19 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		if (nn < 0)
 			break;
 		uint8_t kind;
-		if (qn < 0) /* query text longer than the prefix kept */
+		uint64_t sig;
+		if (qn < 0) { /* query text longer than the prefix kept */
 			kind = SQL_OTHER;
-		else if (sql_is_select_param(q, (size_t)qn))
-			kind = RTT_KIND_SELECT_PARAM;
-		else
-			kind = (uint8_t)sql_classify(q, (size_t)qn, true);
-		stmt_put(r, name, (size_t)nn, kind);
+			q = (const char *)rd.p;
+			sig = sql_fingerprint(q, (size_t)(rd.end - rd.p));
+		} else {
+			if (sql_is_select_param(q, (size_t)qn))
+				kind = RTT_KIND_SELECT_PARAM;
+			else
+				kind = (uint8_t)sql_classify(q, (size_t)qn, true);
+			sig = sql_fingerprint(q, (size_t)qn);
+		}
+		stmt_put(r, name, (size_t)nn, kind, sig);
 		const char *d = driver_from_stmt(name, (size_t)nn);
 		if (d)
 			set_driver(r, d, 2);
@@ -722,9 +738,12 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		ptrdiff_t sn = rd_cstr(&rd, &stmt);
 		if (sn < 0) {
 			r->bound_kind = SQL_OTHER;
+			r->bound_sig = 0;
 			break;
 		}
-		uint8_t kind = stmt_get(r, stmt, (size_t)sn);
+		uint8_t kind = stmt_get(r, stmt, (size_t)sn, &r->bound_sig);
+		if (!r->bound_sig) /* prepared before the capture: its name is its identity */
+			r->bound_sig = name_hash(stmt, (size_t)sn) | 1;
 		if (kind == RTT_KIND_SELECT_PARAM)
 			kind = bind_value_is_one(&rd) ? SQL_SELECT1 : SQL_OTHER;
 		r->bound_kind = kind;
@@ -738,6 +757,8 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		r->exec_mode = true;
 		r->syncs_since_exec = 0;
 		count_kind(r, r->bound_kind);
+		if (!c->sig)
+			c->sig = r->bound_sig;
 		break;
 	case PGSQL_FE_DESCRIBE:
 		r->f_describe++;

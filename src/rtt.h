@@ -80,6 +80,7 @@ struct rt {
 	uint8_t ping_sig;        /* enum rt_ping_sig */
 	uint8_t role_how;        /* enum rt_role_how */
 	uint8_t timing_role;     /* not ROLE_PLAIN: what the nearer neighbour says */
+	uint64_t sig;            /* sql_fingerprint of the first statement run, 0 none */
 	uint8_t status_before;   /* transaction status: 'I' 'T' 'E', '?' unknown */
 	uint8_t status_after;
 	bool damaged;            /* a capture gap touched this round trip */
@@ -126,6 +127,7 @@ struct rtt_stats {
 struct rtt_stmt {
 	uint64_t name_hash; /* 0 = empty slot */
 	uint8_t kind;       /* enum sql_kind, or RTT_KIND_SELECT_PARAM */
+	uint64_t sig;       /* sql_fingerprint of its text */
 };
 
 struct rtt {
@@ -148,10 +150,12 @@ struct rtt {
 	uint32_t k_other, k_tx, k_reset, k_empty, k_select1; /* statements sent or executed */
 	uint32_t be_empty, be_complete, be_rowdesc;
 	uint8_t bound_kind;
+	uint64_t bound_sig;
 
 	/* prepared statements by name (bounded; collisions overwrite) */
 	struct rtt_stmt stmts[RTT_STMT_SLOTS];
 	uint8_t unnamed_kind;
+	uint64_t unnamed_sig;
 
 	/* pings waiting to learn whether they were acquire or release */
 	struct rt pend[RTT_PEND_MAX];

@@ -78,8 +78,32 @@ static void test_quotes(void)
 	CHECK(sql_classify("   ", 3, false) == SQL_OTHER);
 }
 
+#define FP(s) sql_fingerprint((s), sizeof(s) - 1)
+
+static void test_fingerprint(void)
+{
+	/* one statement, however it was written or sent */
+	CHECK(FP("SELECT * FROM a WHERE id = 7") == FP("select *\n from a  where id=$1"));
+	CHECK(FP("SELECT * FROM a WHERE id = 7") == FP("SELECT * /* c */ FROM a -- x\n WHERE id = 'x''y'"));
+	CHECK(FP("SELECT 1.5e-3, $$a;b$$, $t$x$t$") == FP("SELECT $1"));
+	CHECK(FP("SELECT a FROM t WHERE id IN (1, 2, 3)") == FP("SELECT a FROM t WHERE id IN ($1)"));
+	CHECK(FP("SELECT a FROM t WHERE id IN (1,2)") == FP("SELECT a FROM t WHERE id IN (7)"));
+	/* different statements */
+	CHECK(FP("SELECT a FROM t") != FP("SELECT b FROM t"));
+	CHECK(FP("SELECT a FROM t") != FP("SELECT a FROM \"T\""));
+	CHECK(FP("SELECT ab FROM t") != FP("SELECT a b FROM t"));
+	CHECK(FP("SELECT f(1, x)") != FP("SELECT f(1)"));
+	CHECK(FP("SELECT f(x, 1)") != FP("SELECT f(x)"));
+	/* hostile: unterminated quotes and comments, NULs, high bytes: bounded */
+	CHECK(FP("SELECT 'abc") != 0);
+	CHECK(FP("SELECT \"abc") != 0 && FP("/* x") != 0 && FP("$tag$ no end") != 0);
+	CHECK(sql_fingerprint("SELECT a\0junk", 13) == FP("SELECT a"));
+	CHECK(FP("") != 0 && FP("\xff\xfe") != 0);
+}
+
 int main(void)
 {
+	RUN(test_fingerprint);
 	RUN(test_pings);
 	RUN(test_resets);
 	RUN(test_transactions);

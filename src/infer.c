@@ -1,0 +1,375 @@
+/* infer.c - routes for round trips pages of several routes held (infer.h). */
+#include "infer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIT_ITER_MAX 300
+#define FIT_TOLERANCE 1e-7 /* relative change of every route's total */
+#define JACK_PARTS 8
+#define JACK_ITER 60
+#define RATE_FLOOR 1e-12 /* a rate never quite 0: EM could not bring it back */
+
+void infer_init(struct infer *in)
+{
+	memset(in, 0, sizeof(*in));
+	for (int f = 0; f < INFER_FEATURES; f++)
+		in->feats[f].tied = INFER_NONE;
+	in->rng = 0x9e3779b97f4a7c15ull;
+}
+
+void infer_free(struct infer *in)
+{
+	for (uint32_t r = 0; in->routes && r < in->nroutes; r++)
+		free(in->routes[r].certain); /* one block: certain, given, beta, final */
+	free(in->routes);
+	free(in->sample);
+	memset(in, 0, sizeof(*in));
+}
+
+bool infer_route(struct infer *in, uint32_t r)
+{
+	if (r < in->nroutes)
+		return in->routes[r].certain != NULL;
+	if (r >= in->cap_routes) {
+		uint32_t c = in->cap_routes ? in->cap_routes : 16;
+		while (c <= r)
+			c *= 2;
+		struct infer_route *p = realloc(in->routes, c * sizeof(*p));
+		if (!p)
+			return false;
+		in->routes = p;
+		in->cap_routes = c;
+	}
+	for (; in->nroutes <= r; in->nroutes++) {
+		struct infer_route *x = &in->routes[in->nroutes];
+		memset(x, 0, sizeof(*x));
+		double *block = calloc(4 * INFER_FEATURES, sizeof(double));
+		if (block) {
+			x->certain = block;
+			x->given = block + INFER_FEATURES;
+			x->beta = block + 2 * INFER_FEATURES;
+			x->final = block + 3 * INFER_FEATURES;
+		}
+		for (int b = 0; b < INFER_BINS; b++)
+			x->prof[b] = 1;
+	}
+	return in->routes[r].certain != NULL;
+}
+
+void infer_tie(struct infer *in, uint32_t f, uint32_t to)
+{
+	if (f < INFER_FEATURES && to < INFER_FEATURES && f != to)
+		in->feats[f].tied = (uint16_t)to;
+}
+
+void infer_certain(struct infer *in, uint32_t r, uint32_t f, uint32_t bin, double w)
+{
+	if (f >= INFER_FEATURES || !infer_route(in, r))
+		return;
+	in->routes[r].certain[f] += w;
+	in->routes[r].prof_certain[bin < INFER_BINS ? bin : INFER_BINS - 1] += w;
+	in->solved = false;
+}
+
+void infer_tied(struct infer *in, uint32_t r, uint32_t f, double w, bool first)
+{
+	if (f >= INFER_FEATURES)
+		return;
+	if (first)
+		in->feats[f].uncertain += 1;
+	if (infer_route(in, r))
+		in->routes[r].given[f] += w;
+	in->solved = false;
+}
+
+void infer_page(struct infer *in, uint32_t r)
+{
+	if (infer_route(in, r))
+		in->routes[r].pages += 1;
+}
+
+/* A route's rate for f while the capture runs: what it was given and
+ * surely had, per page, pulled towards the rate over all routes while it
+ * has few pages (one page's worth). */
+static double rate_now(const struct infer *in, uint32_t r, uint32_t f, double all)
+{
+	const struct infer_route *x = &in->routes[r];
+	return (x->certain[f] + x->given[f] + all) / (x->pages + 1) + RATE_FLOOR;
+}
+
+static uint64_t next_rand(struct infer *in)
+{
+	in->rng ^= in->rng << 13;
+	in->rng ^= in->rng >> 7;
+	in->rng ^= in->rng << 17;
+	return in->rng;
+}
+
+/* Candidates of one route at one position are one to the model (their
+ * probabilities go as their weights): kept summed, the heaviest groups
+ * first when there are more than a record holds. */
+static uint32_t group(const struct infer_cand *c, uint32_t n, struct infer_cand *out)
+{
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = 0;
+		while (k < m && (out[k].route != c[i].route || out[k].bin != c[i].bin))
+			k++;
+		if (k < m) {
+			out[k].w += c[i].w;
+		} else if (m < INFER_CANDS) {
+			out[m++] = c[i];
+		} else {
+			uint32_t light = 0;
+			for (uint32_t j = 1; j < m; j++)
+				if (out[j].w < out[light].w)
+					light = j;
+			if (out[light].w < c[i].w)
+				out[light] = c[i];
+		}
+	}
+	return m;
+}
+
+static void keep_sample(struct infer *in, uint32_t f, const struct infer_cand *cands, uint32_t n)
+{
+	struct infer_cand c[INFER_CANDS];
+	n = group(cands, n, c);
+	if (!in->sample) {
+		in->sample = malloc(INFER_SAMPLE * sizeof(*in->sample));
+		if (!in->sample)
+			return;
+	}
+	in->seen++;
+	uint64_t slot = in->nsample < INFER_SAMPLE ? in->nsample : next_rand(in) % in->seen;
+	if (slot >= INFER_SAMPLE)
+		return; /* a uniform sample of all of them: reservoir sampling */
+	struct infer_rec *rec = &in->sample[slot];
+	if (in->nsample < INFER_SAMPLE)
+		in->nsample++;
+	rec->feat = (uint16_t)f;
+	rec->n = (uint8_t)n;
+	memcpy(rec->c, c, n * sizeof(*c));
+}
+
+void infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, uint32_t n,
+		 double *p)
+{
+	double pages = 0, all = 0;
+	for (uint32_t r = 0; r < in->nroutes; r++) {
+		pages += in->routes[r].pages;
+		if (in->routes[r].certain)
+			all += in->routes[r].certain[f] + in->routes[r].given[f];
+	}
+	all = pages > 0 ? all / pages : 1;
+	double z = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = cands[i].route;
+		p[i] = infer_route(in, r) ? rate_now(in, r, f, all) * cands[i].w : 0;
+		z += p[i];
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		p[i] = z > 0 ? p[i] / z : 1.0 / n;
+		if (in->routes && cands[i].route < in->nroutes && in->routes[cands[i].route].given)
+			in->routes[cands[i].route].given[f] += p[i];
+	}
+	if (f < INFER_FEATURES) {
+		in->feats[f].uncertain += 1;
+		keep_sample(in, f, cands, n);
+	}
+	in->solved = false;
+}
+
+/* ----------------------------------------------------------------------
+ * The fit
+ * ---------------------------------------------------------------------- */
+
+struct fit {
+	uint32_t nroutes;
+	double *sum;  /* nroutes x INFER_FEATURES: posterior sums over the sample */
+	double *prof; /* nroutes x INFER_BINS */
+	double nf[INFER_FEATURES]; /* sample records per feature */
+};
+
+/* One EM step over the sample records not in part `skip` (-1: all):
+ * posterior sums, then the rates and profiles they make. */
+static void em_step(struct infer *in, struct fit *ft, int skip)
+{
+	uint32_t R = ft->nroutes;
+	memset(ft->sum, 0, R * INFER_FEATURES * sizeof(double));
+	memset(ft->prof, 0, R * INFER_BINS * sizeof(double));
+	memset(ft->nf, 0, sizeof ft->nf);
+	for (uint32_t i = 0; i < in->nsample; i++) {
+		if (skip >= 0 && (int)(i % JACK_PARTS) == skip)
+			continue;
+		const struct infer_rec *rec = &in->sample[i];
+		uint32_t f = rec->feat;
+		double w[INFER_CANDS], z = 0;
+		for (uint32_t k = 0; k < rec->n; k++) {
+			const struct infer_cand *c = &rec->c[k];
+			const struct infer_route *x = &in->routes[c->route];
+			w[k] = x->beta[f] * x->prof[c->bin] * c->w;
+			z += w[k];
+		}
+		if (z <= 0)
+			continue;
+		ft->nf[f] += 1;
+		for (uint32_t k = 0; k < rec->n; k++) {
+			const struct infer_cand *c = &rec->c[k];
+			ft->sum[c->route * INFER_FEATURES + f] += w[k] / z;
+			ft->prof[c->route * INFER_BINS + c->bin] += w[k] / z;
+		}
+	}
+	for (uint32_t r = 0; r < R; r++) {
+		struct infer_route *x = &in->routes[r];
+		double ptot = 0, pb[INFER_BINS];
+		for (int b = 0; b < INFER_BINS; b++)
+			pb[b] = x->prof_certain[b];
+		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
+			double scale = ft->nf[f] > 0 ? in->feats[f].uncertain / ft->nf[f] : 0;
+			double s = ft->sum[r * INFER_FEATURES + f] * scale;
+			if (ft->nf[f] == 0 && in->feats[f].uncertain > 0)
+				s = x->given[f]; /* none of it in the sample: the running guess */
+			x->final[f] = x->certain[f] + s;
+			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
+		}
+		/* the profile: sample posteriors scaled as the features' */
+		for (int b = 0; b < INFER_BINS; b++) {
+			double s = ft->prof[r * INFER_BINS + b];
+			pb[b] += s * (in->nsample ? (double)in->seen / in->nsample : 1);
+			ptot += pb[b];
+		}
+		for (int b = 0; b < INFER_BINS; b++)
+			x->prof[b] = ptot > 0 ? (pb[b] + 0.5) / (ptot + 0.5 * INFER_BINS) * INFER_BINS : 1;
+	}
+	/* tied features share the page, so the route, of what they follow */
+	for (uint32_t r = 0; r < R; r++) {
+		struct infer_route *x = &in->routes[r];
+		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
+			uint32_t q = in->feats[f].tied;
+			if (q == INFER_NONE || in->feats[f].uncertain <= 0)
+				continue;
+			double qsum = 0;
+			for (uint32_t s = 0; s < R; s++)
+				qsum += in->routes[s].final[q] - in->routes[s].certain[q];
+			double mine = x->final[q] - x->certain[q];
+			double share = qsum > 0 ? mine / qsum : 0;
+			if (qsum <= 0) { /* what it follows was never uncertain */
+				double g = 0;
+				for (uint32_t s = 0; s < R; s++)
+					g += in->routes[s].given[f];
+				share = g > 0 ? x->given[f] / g : 0;
+			}
+			x->final[f] = x->certain[f] + in->feats[f].uncertain * share;
+			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
+		}
+	}
+}
+
+static double route_total(const struct infer_route *x)
+{
+	double t = 0;
+	for (uint32_t f = 0; f < INFER_FEATURES; f++)
+		t += x->final[f];
+	return t;
+}
+
+static void fit_to(struct infer *in, struct fit *ft, int skip, uint32_t iters, double *tot)
+{
+	for (uint32_t it = 0; it < iters; it++) {
+		em_step(in, ft, skip);
+		double worst = 0;
+		for (uint32_t r = 0; r < ft->nroutes; r++) {
+			double t = route_total(&in->routes[r]);
+			double d = fabs(t - tot[r]) / (tot[r] > 1 ? tot[r] : 1);
+			worst = d > worst ? d : worst;
+			tot[r] = t;
+		}
+		if (skip < 0)
+			in->iterations = it + 1;
+		if (worst < FIT_TOLERANCE)
+			break;
+	}
+}
+
+void infer_solve(struct infer *in)
+{
+	if (in->solved)
+		return;
+	in->solved = true;
+	uint32_t R = in->nroutes;
+	for (uint32_t r = 0; r < R; r++) {
+		struct infer_route *x = &in->routes[r];
+		x->var = 0;
+		if (!x->certain)
+			return; /* out of memory somewhere: the running guess stands */
+		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
+			x->final[f] = x->certain[f] + x->given[f];
+			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
+		}
+	}
+	if (R == 0 || in->nsample == 0)
+		return;
+	struct fit ft = {R, calloc((size_t)R * INFER_FEATURES, sizeof(double)),
+			 calloc((size_t)R * INFER_BINS, sizeof(double)), {0}};
+	double *tot = calloc(R, sizeof(double));
+	double *save = malloc((size_t)R * (2 * INFER_FEATURES + INFER_BINS) * sizeof(double));
+	double *jack = calloc((size_t)R * JACK_PARTS, sizeof(double));
+	if (!ft.sum || !ft.prof || !tot || !save || !jack)
+		goto out; /* the running guess stands */
+	for (uint32_t r = 0; r < R; r++)
+		tot[r] = route_total(&in->routes[r]);
+	fit_to(in, &ft, -1, FIT_ITER_MAX, tot);
+	/* the jackknife: the fit again without each eighth of the sample,
+	 * from the full fit, then back to the full fit */
+	for (uint32_t r = 0; r < R; r++) {
+		struct infer_route *x = &in->routes[r];
+		double *s = save + (size_t)r * (2 * INFER_FEATURES + INFER_BINS);
+		memcpy(s, x->final, INFER_FEATURES * sizeof(double));
+		memcpy(s + INFER_FEATURES, x->beta, INFER_FEATURES * sizeof(double));
+		memcpy(s + 2 * INFER_FEATURES, x->prof, INFER_BINS * sizeof(double));
+	}
+	if (in->nsample >= 4 * JACK_PARTS) {
+		for (int k = 0; k < JACK_PARTS; k++) {
+			double *t = calloc(R, sizeof(double));
+			if (!t)
+				break;
+			for (uint32_t r = 0; r < R; r++) {
+				t[r] = tot[r];
+				struct infer_route *x = &in->routes[r];
+				double *s = save + (size_t)r * (2 * INFER_FEATURES + INFER_BINS);
+				memcpy(x->beta, s + INFER_FEATURES, INFER_FEATURES * sizeof(double));
+				memcpy(x->prof, s + 2 * INFER_FEATURES, INFER_BINS * sizeof(double));
+			}
+			fit_to(in, &ft, k, JACK_ITER, t);
+			for (uint32_t r = 0; r < R; r++)
+				jack[r * JACK_PARTS + (uint32_t)k] = t[r];
+			free(t);
+		}
+		for (uint32_t r = 0; r < R; r++) {
+			double mean = 0, v = 0;
+			for (int k = 0; k < JACK_PARTS; k++)
+				mean += jack[r * JACK_PARTS + (uint32_t)k] / JACK_PARTS;
+			for (int k = 0; k < JACK_PARTS; k++) {
+				double d = jack[r * JACK_PARTS + (uint32_t)k] - mean;
+				v += d * d;
+			}
+			in->routes[r].var = v * (JACK_PARTS - 1) / JACK_PARTS;
+		}
+	}
+	for (uint32_t r = 0; r < R; r++) {
+		struct infer_route *x = &in->routes[r];
+		double *s = save + (size_t)r * (2 * INFER_FEATURES + INFER_BINS);
+		memcpy(x->final, s, INFER_FEATURES * sizeof(double));
+		memcpy(x->beta, s + INFER_FEATURES, INFER_FEATURES * sizeof(double));
+		memcpy(x->prof, s + 2 * INFER_FEATURES, INFER_BINS * sizeof(double));
+	}
+out:
+	free(ft.sum);
+	free(ft.prof);
+	free(tot);
+	free(save);
+	free(jack);
+}

@@ -1,0 +1,103 @@
+/* infer.h - which route's page a round trip came from, when pages of
+ * several routes held it (attrib.c calls this; docs/pages.md).
+ *
+ * The model: a page of route r runs beta(r, f) round trips of feature f (a
+ * statement by its fingerprint, a class, a ping tied to the statement it
+ * follows), spread over its window with the route's position profile
+ * g(r, u) (u: where in the window, in INFER_BINS bins).  A round trip of
+ * feature f at position u_p in each candidate page p came from p with
+ * probability proportional to beta(route(p), f) g(route(p), u_p) / |p|.
+ * Round trips that only pages of one route held are certain and count as
+ * such; the others are kept (a bounded uniform sample) and, at the end,
+ * EM finds the beta and g that make the whole capture likeliest.  Each
+ * route's figure for feature f is then what the certain round trips gave
+ * it plus its share of all of f's uncertain ones; a jackknife over eight
+ * parts of the sample gives the figure's standard error.
+ *
+ * While the capture runs, infer_weigh gives the current guess, so that
+ * pages (trace, live) have figures; infer_solve corrects the routes' sums
+ * for the difference.  Memory: routes x features, plus the sample. */
+#ifndef PGRTT_INFER_H
+#define PGRTT_INFER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define INFER_BINS 10
+#define INFER_CANDS 24        /* (route, position) groups of candidates per record */
+#define INFER_SAMPLE (1u << 17) /* uncertain round trips kept for the fit */
+#define INFER_FEATURES 256
+#define INFER_NONE 0xffff
+
+struct infer_cand {
+	uint16_t route;
+	uint8_t bin;
+	float w; /* 1 / the page's length */
+};
+
+struct infer_rec {
+	uint16_t feat;
+	uint8_t n;
+	struct infer_cand c[INFER_CANDS];
+};
+
+/* Per route: what is known of it, by feature */
+struct infer_route {
+	double pages;
+	double *certain; /* INFER_FEATURES: round trips only its pages held */
+	double *given;   /* INFER_FEATURES: what infer_weigh gave it so far */
+	double *beta;    /* INFER_FEATURES: round trips per page (the fit) */
+	double *final;   /* INFER_FEATURES: after infer_solve, its total */
+	double prof_certain[INFER_BINS];
+	double prof[INFER_BINS]; /* g: sums to INFER_BINS */
+	double var;              /* after infer_solve: variance of its total (all features) */
+};
+
+struct infer_feature {
+	uint16_t tied; /* INFER_NONE, or the feature whose page it shares */
+	double uncertain; /* round trips of it that pages of several routes held */
+};
+
+struct infer {
+	struct infer_route *routes;
+	uint32_t nroutes, cap_routes;
+	struct infer_feature feats[INFER_FEATURES];
+	struct infer_rec *sample;
+	uint32_t nsample;
+	uint64_t seen; /* uncertain round trips offered to the sample */
+	uint64_t rng;
+	bool solved;
+	uint32_t iterations; /* of the last fit */
+};
+
+void infer_init(struct infer *in);
+void infer_free(struct infer *in);
+
+/* Feature f of route r: the arrays exist (false: out of memory). */
+bool infer_route(struct infer *in, uint32_t r);
+
+/* A feature's page is the page of another (a ping tied to its query). */
+void infer_tie(struct infer *in, uint32_t f, uint32_t to);
+
+/* A round trip of feature f that only pages of route r held, at bin,
+ * weight w (1, or a share of pages of r). */
+void infer_certain(struct infer *in, uint32_t r, uint32_t f, uint32_t bin, double w);
+
+/* A round trip of a tied feature f held by pages of several routes, given
+ * to route r with weight w (once per candidate; uncertain counts it once
+ * when first is set). */
+void infer_tied(struct infer *in, uint32_t r, uint32_t f, double w, bool first);
+
+/* A round trip of feature f held by pages of several routes: cands[0..n).
+ * Writes each candidate's probability into p[] (sums to 1), remembers it
+ * for the fit and adds p to the routes' given sums. */
+void infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, uint32_t n,
+		 double *p);
+
+/* A route's page closed: it counts towards its rates. */
+void infer_page(struct infer *in, uint32_t r);
+
+/* The fit (idempotent): fills final[] and var. */
+void infer_solve(struct infer *in);
+
+#endif
