@@ -481,12 +481,10 @@ static struct infer_cand cand_of(const struct attrib *a, uint32_t slot, uint64_t
 	const struct attrib_page *p = &a->pages[slot];
 	uint64_t len = p->t1 - p->t0;
 	struct infer_cand c;
-	c.route = (uint16_t)p->route;
-	/* where in the page, as a fraction of it: the route's profile g says
-	 * how likely each tenth is; the weight is the density, 1 / length.
-	 * (Finer parts near the ends, 16 of them, were measured worse: a
-	 * route's profile can then claim what another route's pages ran.) */
-	c.bin = (uint8_t)(t >= p->t1 || len == 0 ? INFER_BINS - 1 : (t - p->t0) * INFER_BINS / len);
+	(void)t;
+	c.route = p->route;
+	/* its density: a page's round trips spread over its window (a profile
+	 * of where in the window, per route, was measured worse: docs/pages.md) */
 	c.w = (float)(1e9 / ((double)len + 1e3)); /* per second: floats keep it */
 	return c;
 }
@@ -563,8 +561,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 		f = feature_of(a, r, after && mine && e->ntie ? e->feat : INFER_NONE);
 		for (uint32_t i = 0; i < n; i++) {
 			w[i] = 1.0 / n; /* pages of one route share it equally */
-			struct infer_cand x = cand_of(a, c[i], r->t_start);
-			infer_certain(&a->infer, x.route, f, x.bin, w[i]);
+			infer_certain(&a->infer, a->pages[c[i]].route, f, w[i]);
 		}
 	} else if (r->cls == RT_PING && r->role == PING_ACQUIRE && may_wait &&
 		   (take_entry(a, e, r->conn), e->npend < CONN_PEND_MAX)) {

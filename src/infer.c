@@ -6,9 +6,9 @@
 #include <string.h>
 
 #define FIT_ITER_MAX 300
-#define FIT_TOLERANCE 1e-7 /* relative change of every route's total */
+#define FIT_TOLERANCE 1e-6 /* relative change of every route's total */
 #define JACK_PARTS 8
-#define JACK_ITER 60
+#define JACK_ITER 40
 #define RATE_FLOOR 1e-12 /* a rate never quite 0: EM could not bring it back */
 
 void infer_init(struct infer *in)
@@ -52,8 +52,6 @@ bool infer_route(struct infer *in, uint32_t r)
 			x->beta = block + 2 * INFER_FEATURES;
 			x->final = block + 3 * INFER_FEATURES;
 		}
-		for (int b = 0; b < INFER_BINS; b++)
-			x->prof[b] = 1;
 	}
 	return in->routes[r].certain != NULL;
 }
@@ -64,12 +62,11 @@ void infer_tie(struct infer *in, uint32_t f, uint32_t to)
 		in->feats[f].tied = (uint16_t)to;
 }
 
-void infer_certain(struct infer *in, uint32_t r, uint32_t f, uint32_t bin, double w)
+void infer_certain(struct infer *in, uint32_t r, uint32_t f, double w)
 {
 	if (f >= INFER_FEATURES || !infer_route(in, r))
 		return;
 	in->routes[r].certain[f] += w;
-	in->routes[r].prof_certain[bin < INFER_BINS ? bin : INFER_BINS - 1] += w;
 	in->solved = false;
 }
 
@@ -107,15 +104,15 @@ static uint64_t next_rand(struct infer *in)
 	return in->rng;
 }
 
-/* Candidates of one route at one position are one to the model (their
- * probabilities go as their weights): kept summed, the heaviest groups
- * first when there are more than a record holds. */
+/* Candidates of one route are one to the model (their probabilities go as
+ * their weights): kept summed, the heaviest routes when there are more
+ * than a record holds. */
 static uint32_t group(const struct infer_cand *c, uint32_t n, struct infer_cand *out)
 {
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t k = 0;
-		while (k < m && (out[k].route != c[i].route || out[k].bin != c[i].bin))
+		while (k < m && out[k].route != c[i].route)
 			k++;
 		if (k < m) {
 			out[k].w += c[i].w;
@@ -189,62 +186,12 @@ void infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, u
 struct fit {
 	uint32_t nroutes;
 	double *sum;  /* nroutes x INFER_FEATURES: posterior sums over the sample */
-	double *prof; /* nroutes x INFER_BINS */
 	double nf[INFER_FEATURES]; /* sample records per feature */
 };
 
-/* One EM step over the sample records not in part `skip` (-1: all):
- * posterior sums, then the rates and profiles they make. */
-static void em_step(struct infer *in, struct fit *ft, int skip)
+/* Tied features share the page, so the route, of what they follow. */
+static void settle_tied(struct infer *in, uint32_t R)
 {
-	uint32_t R = ft->nroutes;
-	memset(ft->sum, 0, R * INFER_FEATURES * sizeof(double));
-	memset(ft->prof, 0, R * INFER_BINS * sizeof(double));
-	memset(ft->nf, 0, sizeof ft->nf);
-	for (uint32_t i = 0; i < in->nsample; i++) {
-		if (skip >= 0 && (int)(i % JACK_PARTS) == skip)
-			continue;
-		const struct infer_rec *rec = &in->sample[i];
-		uint32_t f = rec->feat;
-		double w[INFER_CANDS], z = 0;
-		for (uint32_t k = 0; k < rec->n; k++) {
-			const struct infer_cand *c = &rec->c[k];
-			const struct infer_route *x = &in->routes[c->route];
-			w[k] = x->beta[f] * x->prof[c->bin] * c->w;
-			z += w[k];
-		}
-		if (z <= 0)
-			continue;
-		ft->nf[f] += 1;
-		for (uint32_t k = 0; k < rec->n; k++) {
-			const struct infer_cand *c = &rec->c[k];
-			ft->sum[c->route * INFER_FEATURES + f] += w[k] / z;
-			ft->prof[c->route * INFER_BINS + c->bin] += w[k] / z;
-		}
-	}
-	for (uint32_t r = 0; r < R; r++) {
-		struct infer_route *x = &in->routes[r];
-		double ptot = 0, pb[INFER_BINS];
-		for (int b = 0; b < INFER_BINS; b++)
-			pb[b] = x->prof_certain[b];
-		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
-			double scale = ft->nf[f] > 0 ? in->feats[f].uncertain / ft->nf[f] : 0;
-			double s = ft->sum[r * INFER_FEATURES + f] * scale;
-			if (ft->nf[f] == 0 && in->feats[f].uncertain > 0)
-				s = x->given[f]; /* none of it in the sample: the running guess */
-			x->final[f] = x->certain[f] + s;
-			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
-		}
-		/* the profile: sample posteriors scaled as the features' */
-		for (int b = 0; b < INFER_BINS; b++) {
-			double s = ft->prof[r * INFER_BINS + b];
-			pb[b] += s * (in->nsample ? (double)in->seen / in->nsample : 1);
-			ptot += pb[b];
-		}
-		for (int b = 0; b < INFER_BINS; b++)
-			x->prof[b] = ptot > 0 ? (pb[b] + 0.5) / (ptot + 0.5 * INFER_BINS) * INFER_BINS : 1;
-	}
-	/* tied features share the page, so the route, of what they follow */
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
 		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
@@ -266,6 +213,47 @@ static void em_step(struct infer *in, struct fit *ft, int skip)
 			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
 		}
 	}
+}
+
+/* One EM step over the sample records not in part `skip` (-1: all):
+ * posterior sums, then the rates they make. */
+static void em_step(struct infer *in, struct fit *ft, int skip)
+{
+	uint32_t R = ft->nroutes;
+	memset(ft->sum, 0, R * INFER_FEATURES * sizeof(double));
+	memset(ft->nf, 0, sizeof ft->nf);
+	for (uint32_t i = 0; i < in->nsample; i++) {
+		if (skip >= 0 && (int)(i % JACK_PARTS) == skip)
+			continue;
+		const struct infer_rec *rec = &in->sample[i];
+		uint32_t f = rec->feat;
+		double w[INFER_CANDS], z = 0;
+		for (uint32_t k = 0; k < rec->n; k++) {
+			const struct infer_cand *c = &rec->c[k];
+			const struct infer_route *x = &in->routes[c->route];
+			w[k] = x->beta[f] * c->w;
+			z += w[k];
+		}
+		if (z <= 0)
+			continue;
+		ft->nf[f] += 1;
+		for (uint32_t k = 0; k < rec->n; k++) {
+			const struct infer_cand *c = &rec->c[k];
+			ft->sum[c->route * INFER_FEATURES + f] += w[k] / z;
+		}
+	}
+	for (uint32_t r = 0; r < R; r++) {
+		struct infer_route *x = &in->routes[r];
+		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
+			double scale = ft->nf[f] > 0 ? in->feats[f].uncertain / ft->nf[f] : 0;
+			double s = ft->sum[r * INFER_FEATURES + f] * scale;
+			if (ft->nf[f] == 0 && in->feats[f].uncertain > 0)
+				s = x->given[f]; /* none of it in the sample: the running guess */
+			x->final[f] = x->certain[f] + s;
+			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
+		}
+	}
+	settle_tied(in, R);
 }
 
 static double route_total(const struct infer_route *x)
@@ -294,6 +282,58 @@ static void fit_to(struct infer *in, struct fit *ft, int skip, uint32_t iters, d
 	}
 }
 
+/* Where EM starts.  EM on a mixture climbs to the nearest peak, and the
+ * running guess can sit below the wrong one (two routes' statements
+ * swapped).  So it starts from what each feature's candidates say on
+ * their own: the route whose pages are among them more often than among
+ * everyone's (its lift) is likelier its owner - the owner's page is always
+ * there, the others' only by chance. */
+static void start_from_lift(struct infer *in, struct fit *ft)
+{
+	uint32_t R = ft->nroutes;
+	double *base = calloc(R, sizeof(double));
+	if (!base)
+		return;
+	double *mean = ft->sum; /* scratch: per route and feature, the mean share */
+	memset(mean, 0, R * INFER_FEATURES * sizeof(double));
+	memset(ft->nf, 0, sizeof ft->nf);
+	for (uint32_t i = 0; i < in->nsample; i++) {
+		const struct infer_rec *rec = &in->sample[i];
+		double z = 0;
+		for (uint32_t k = 0; k < rec->n; k++)
+			z += rec->c[k].w;
+		if (z <= 0)
+			continue;
+		ft->nf[rec->feat] += 1;
+		for (uint32_t k = 0; k < rec->n; k++)
+			mean[rec->c[k].route * INFER_FEATURES + rec->feat] += rec->c[k].w / z;
+	}
+	/* a route's share at any moment: each page weighs 1 over its window */
+	double pages = 0;
+	for (uint32_t r = 0; r < R; r++)
+		pages += in->routes[r].pages;
+	for (uint32_t r = 0; r < R; r++)
+		base[r] = pages > 0 ? in->routes[r].pages / pages : 0;
+	for (uint32_t f = 0; f < INFER_FEATURES; f++) {
+		if (ft->nf[f] == 0)
+			continue;
+		double lift[1024], tot = 0;
+		uint32_t n = R < 1024 ? R : 1024;
+		for (uint32_t r = 0; r < n; r++) {
+			double s = mean[r * INFER_FEATURES + f] / ft->nf[f] - base[r];
+			lift[r] = (s > 0 ? s : 0) + 1e-6;
+			tot += lift[r];
+		}
+		for (uint32_t r = 0; r < n; r++) {
+			struct infer_route *x = &in->routes[r];
+			x->final[f] = x->certain[f] + in->feats[f].uncertain * lift[r] / tot;
+			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
+		}
+	}
+	settle_tied(in, R);
+	free(base);
+}
+
 void infer_solve(struct infer *in)
 {
 	if (in->solved)
@@ -312,24 +352,23 @@ void infer_solve(struct infer *in)
 	}
 	if (R == 0 || in->nsample == 0)
 		return;
-	struct fit ft = {R, calloc((size_t)R * INFER_FEATURES, sizeof(double)),
-			 calloc((size_t)R * INFER_BINS, sizeof(double)), {0}};
+	struct fit ft = {R, calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}};
 	double *tot = calloc(R, sizeof(double));
-	double *save = malloc((size_t)R * (2 * INFER_FEATURES + INFER_BINS) * sizeof(double));
+	double *save = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));
 	double *jack = calloc((size_t)R * JACK_PARTS, sizeof(double));
-	if (!ft.sum || !ft.prof || !tot || !save || !jack)
+	if (!ft.sum || !tot || !save || !jack)
 		goto out; /* the running guess stands */
 	for (uint32_t r = 0; r < R; r++)
 		tot[r] = route_total(&in->routes[r]);
+	start_from_lift(in, &ft);
 	fit_to(in, &ft, -1, FIT_ITER_MAX, tot);
 	/* the jackknife: the fit again without each eighth of the sample,
 	 * from the full fit, then back to the full fit */
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
-		double *s = save + (size_t)r * (2 * INFER_FEATURES + INFER_BINS);
+		double *s = save + (size_t)r * (2 * INFER_FEATURES);
 		memcpy(s, x->final, INFER_FEATURES * sizeof(double));
 		memcpy(s + INFER_FEATURES, x->beta, INFER_FEATURES * sizeof(double));
-		memcpy(s + 2 * INFER_FEATURES, x->prof, INFER_BINS * sizeof(double));
 	}
 	if (in->nsample >= 4 * JACK_PARTS) {
 		for (int k = 0; k < JACK_PARTS; k++) {
@@ -339,9 +378,8 @@ void infer_solve(struct infer *in)
 			for (uint32_t r = 0; r < R; r++) {
 				t[r] = tot[r];
 				struct infer_route *x = &in->routes[r];
-				double *s = save + (size_t)r * (2 * INFER_FEATURES + INFER_BINS);
+				double *s = save + (size_t)r * (2 * INFER_FEATURES);
 				memcpy(x->beta, s + INFER_FEATURES, INFER_FEATURES * sizeof(double));
-				memcpy(x->prof, s + 2 * INFER_FEATURES, INFER_BINS * sizeof(double));
 			}
 			fit_to(in, &ft, k, JACK_ITER, t);
 			for (uint32_t r = 0; r < R; r++)
@@ -361,14 +399,12 @@ void infer_solve(struct infer *in)
 	}
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
-		double *s = save + (size_t)r * (2 * INFER_FEATURES + INFER_BINS);
+		double *s = save + (size_t)r * (2 * INFER_FEATURES);
 		memcpy(x->final, s, INFER_FEATURES * sizeof(double));
 		memcpy(x->beta, s + INFER_FEATURES, INFER_FEATURES * sizeof(double));
-		memcpy(x->prof, s + 2 * INFER_FEATURES, INFER_BINS * sizeof(double));
 	}
 out:
 	free(ft.sum);
-	free(ft.prof);
 	free(tot);
 	free(save);
 	free(jack);

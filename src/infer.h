@@ -3,13 +3,12 @@
  *
  * The model: a page of route r runs beta(r, f) round trips of feature f (a
  * statement by its fingerprint, a class, a ping tied to the statement it
- * follows), spread over its window with the route's position profile
- * g(r, u) (u: where in the window, in INFER_BINS bins).  A round trip of
- * feature f at position u_p in each candidate page p came from p with
- * probability proportional to beta(route(p), f) g(route(p), u_p) / |p|.
+ * follows), spread evenly over its window.  A round trip of feature f that
+ * candidate pages p held came from p with probability proportional to
+ * beta(route(p), f) / |p|.
  * Round trips that only pages of one route held are certain and count as
  * such; the others are kept (a bounded uniform sample) and, at the end,
- * EM finds the beta and g that make the whole capture likeliest.  Each
+ * EM finds the beta that make the whole capture likeliest.  Each
  * route's figure for feature f is then what the certain round trips gave
  * it plus its share of all of f's uncertain ones; a jackknife over eight
  * parts of the sample gives the figure's standard error.
@@ -23,15 +22,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define INFER_BINS 10
-#define INFER_CANDS 24        /* (route, position) groups of candidates per record */
-#define INFER_SAMPLE (1u << 17) /* uncertain round trips kept for the fit */
+#define INFER_CANDS 24        /* routes among a round trip's candidates, per record */
+#define INFER_SAMPLE (1u << 15) /* uncertain round trips kept for the fit */
 #define INFER_FEATURES 256
 #define INFER_NONE 0xffff
 
 struct infer_cand {
-	uint16_t route;
-	uint8_t bin;
+	uint32_t route;
 	float w; /* 1 / the page's length */
 };
 
@@ -48,8 +45,6 @@ struct infer_route {
 	double *given;   /* INFER_FEATURES: what infer_weigh gave it so far */
 	double *beta;    /* INFER_FEATURES: round trips per page (the fit) */
 	double *final;   /* INFER_FEATURES: after infer_solve, its total */
-	double prof_certain[INFER_BINS];
-	double prof[INFER_BINS]; /* g: sums to INFER_BINS */
 	double var;              /* after infer_solve: variance of its total (all features) */
 };
 
@@ -79,9 +74,9 @@ bool infer_route(struct infer *in, uint32_t r);
 /* A feature's page is the page of another (a ping tied to its query). */
 void infer_tie(struct infer *in, uint32_t f, uint32_t to);
 
-/* A round trip of feature f that only pages of route r held, at bin,
- * weight w (1, or a share of pages of r). */
-void infer_certain(struct infer *in, uint32_t r, uint32_t f, uint32_t bin, double w);
+/* A round trip of feature f that only pages of route r held, weight w (1,
+ * or a share of pages of r). */
+void infer_certain(struct infer *in, uint32_t r, uint32_t f, double w);
 
 /* A round trip of a tied feature f held by pages of several routes, given
  * to route r with weight w (once per candidate; uncertain counts it once
