@@ -125,6 +125,8 @@ webcap web-noping noping $seq_pages
 webcap web-ping-query ping-query $seq_pages
 webcap web-ping-page ping-page $seq_pages
 webcap web-concurrent ping-query 8 5 /articles/3
+# two routes at once, 8 clients: every page overlaps the other route's (issue 12)
+webcap web-mixed ping-page 8 30 /articles/3 / /articles/4
 # app_client CLIENT ARGS...: the blog app (no pings) while a client script runs
 app_client() {
 	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 noping >"$TMP/app.out" 2>&1 &

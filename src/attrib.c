@@ -321,7 +321,11 @@ static void keep(struct attrib_page *p, const struct attrib_rt_rec *r, bool shar
 	p->list[p->nlist++].shared = shared;
 }
 
-static void add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, double share)
+/* count_conn: the round trip's connection is one the page used (not for
+ * an inferred share: a page did not use every connection whose round trips
+ * it might have had) */
+static void add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, double share,
+			bool count_conn)
 {
 	p->rt += share;
 	p->rfq += share * r->rfq;
@@ -335,6 +339,8 @@ static void add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, do
 	}
 	if (r->timed)
 		p->pg_ns += share * (double)(r->t_end - r->t_start);
+	if (!count_conn)
+		return;
 	for (uint32_t i = 0; i < p->nconns; i++)
 		if (p->conns[i] == r->conn)
 			return;
@@ -496,7 +502,7 @@ static void spread(struct attrib *a, const struct attrib_rt_rec *r, const uint32
 	a->rts_mixed += mixed;
 	for (uint32_t i = 0; i < n; i++) {
 		struct attrib_page *p = &a->pages[c[i]];
-		add_to_page(p, r, w[i]);
+		add_to_page(p, r, w[i], !mixed);
 		if (mixed)
 			p->inferred += w[i];
 		if (a->on_page && w[i] > 0)
@@ -665,7 +671,10 @@ static void close_page(struct attrib *a, struct attrib_page *p)
 		rt->pings_amb_timing[i] += p->pings_amb_timing[i];
 	}
 	rt->pg_ns += p->pg_ns;
-	rt->conns += p->nconns;
+	if (!p->mixed) {
+		rt->conns += p->nconns;
+		rt->conn_pages++;
+	}
 	if (rt->http_ns)
 		hist_add(rt->http_ns, p->t1 - p->t0);
 }

@@ -52,7 +52,9 @@ struct attrib_route {
 	uint64_t pages, pages_exact, pages_aggregate;
 	uint64_t pages_mixed; /* overlapped pages of other routes: in pages, estimated */
 	uint64_t pages_long;  /* open longer than the hold: not in the figures */
-	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns, conns;
+	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns;
+	double conns;        /* distinct connections, over its pages not estimated: */
+	uint64_t conn_pages; /* those pages (which connections an estimated page used is not known) */
 	/* of pings[], the ambiguous ones: by role now and by timing (rtt.h) */
 	double pings_amb[PING_NROLE], pings_amb_timing[PING_NROLE];
 	/* of rt, what inference gave its pages (pages of several routes held

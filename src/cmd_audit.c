@@ -144,7 +144,19 @@ static void per_page(struct checks *cs, const struct adata *d, const struct poli
 			if (strcmp(bn, r->route) == 0 || (bn[0] == '/' && sp && strcmp(bn, sp + 1) == 0))
 				limit = p->budget[b];
 		}
-		if (limit >= 0) {
+		bool estimated = strstr(r->attribution, "estimated") != NULL;
+		if (limit >= 0 && estimated) {
+			/* an estimate fails a budget only when its whole interval is
+			 * over it; one that straddles it is not proof either way */
+			bool over = r->rt_lo > limit + 1e-9, under = r->rt_hi <= limit + 1e-9;
+			add_check(cs, r->route, "round-trips-per-page", !over,
+				  "%.2f round trips per page, estimated (%.0f%% inferred; 95%% "
+				  "interval %.2f-%.2f) %s budget %g%s",
+				  rt, 100 * r->inferred, r->rt_lo, r->rt_hi,
+				  over ? "wholly over" : under ? "within" : "straddles", limit,
+				  over ? "" : under ? "" : ": not failed, the estimate cannot tell "
+							  "(measure the route alone to know)");
+		} else if (limit >= 0) {
 			bool ok = rt <= limit + 1e-9;
 			if (ok)
 				add_check(cs, r->route, "round-trips-per-page", true, "%.2f <= %g", rt, limit);
@@ -167,7 +179,11 @@ static void per_page(struct checks *cs, const struct adata *d, const struct poli
 				  rel, pings <= p->max_pings + 1e-9 ? "<=" : ">", p->max_pings,
 				  pings > p->max_pings + 1e-9 ? "; " : "",
 				  pings > p->max_pings + 1e-9 ? PINGS_DOC : "");
-		if (p->max_conns >= 0) {
+		if (p->max_conns >= 0 && isnan(r->conns)) {
+			add_check(cs, r->route, "connections-per-page", false,
+				  "connections per page not measured: every page overlapped pages of "
+				  "other routes (estimated figures); measure the route alone");
+		} else if (p->max_conns >= 0) {
 			double v = r->conns;
 			bool ok = v <= p->max_conns + 1e-9;
 			add_check(cs, r->route, "connections-per-page", ok,
@@ -417,7 +433,10 @@ static int from_analysis(const struct analysis *a, bool partial, struct adata *d
 		x->ping = r->by_class[RT_PING] / n;
 		x->acq = r->pings[PING_ACQUIRE] / n;
 		x->rel = r->pings[PING_RELEASE] / n;
-		x->conns = r->conns / n;
+		x->conns = route_conns_per_page(r);
+		snprintf(x->attribution, sizeof x->attribution, "%s", route_attribution(r));
+		x->inferred = route_inferred_share(r);
+		route_interval(r, &x->rt_lo, &x->rt_hi);
 		d->pages += n;
 	}
 	d->acq = a->tot.st.pings[PING_ACQUIRE];

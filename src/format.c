@@ -42,6 +42,11 @@ const char *route_attribution(const struct attrib_route *r)
 	return names[(r->pages_exact ? 1 : 0) | (r->pages_aggregate ? 2 : 0) | (r->pages_mixed ? 4 : 0)];
 }
 
+double route_conns_per_page(const struct attrib_route *r)
+{
+	return r->conn_pages ? r->conns / (double)r->conn_pages : NAN;
+}
+
 double route_inferred_share(const struct attrib_route *r)
 {
 	return r->rt > 0 ? r->inferred / r->rt : 0;

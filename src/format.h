@@ -19,6 +19,9 @@ void ts_format(char *buf, size_t cap, uint64_t ts_ns);
  * only), "estimated" (overlapping pages of other routes: attrib.c's
  * inference); "none" without pages. */
 const char *route_attribution(const struct attrib_route *r);
+/* Distinct PostgreSQL connections per page, over its pages that were not
+ * estimated; NAN when all were. */
+double route_conns_per_page(const struct attrib_route *r);
 /* Of its round trips, the share inference gave it (0 .. 1). */
 double route_inferred_share(const struct attrib_route *r);
 /* A 95% interval of its round trips per page under the inference: the

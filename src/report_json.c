@@ -177,7 +177,11 @@ static cJSON *route_json(const struct attrib_route *r)
 	cJSON_AddNumberToObject(lat, "p50", (double)hist_quantile(r->http_ns, 0.5) / 1e6);
 	cJSON_AddNumberToObject(lat, "p99", (double)hist_quantile(r->http_ns, 0.99) / 1e6);
 	cJSON_AddNumberToObject(o, "pg_time_per_page_ms", r->pg_ns / n / 1e6);
-	cJSON_AddNumberToObject(o, "connections_per_page", per_page(r->conns, n));
+	double cpp = route_conns_per_page(r); /* null: every page estimated */
+	if (isnan(cpp))
+		cJSON_AddNullToObject(o, "connections_per_page");
+	else
+		cJSON_AddNumberToObject(o, "connections_per_page", round(cpp * 1e6) / 1e6);
 	return o;
 }
 

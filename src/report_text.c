@@ -1,6 +1,7 @@
 /* report_text.c - the human summary: totals, then one row per connection. */
 #define _DEFAULT_SOURCE
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -71,11 +72,14 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 		} else {
 			snprintf(how, sizeof how, "%s", route_attribution(r));
 		}
-		fprintf(out, "  %-28s %6" PRIu64 " %8.2f %9.2f %7.2f %-19s %6.2f %6.2f %6.2f %8.3f %8.3f %6.2f  %s\n",
+		double cpp = route_conns_per_page(r);
+		char conns[16];
+		snprintf(conns, sizeof conns, isnan(cpp) ? "-" : "%.2f", cpp);
+		fprintf(out, "  %-28s %6" PRIu64 " %8.2f %9.2f %7.2f %-19s %6.2f %6.2f %6.2f %8.3f %8.3f %6s  %s\n",
 			r->name, r->pages, r->rt / n, r->rfq / n, r->by_class[RT_QUERY] / n, ping,
 			r->by_class[RT_RESET] / n, r->by_class[RT_TRANSACTION] / n,
 			r->by_class[RT_PREPARE] / n, ms(hist_quantile(r->http_ns, 0.5)),
-			ms(hist_quantile(r->http_ns, 0.99)), r->conns / n, how);
+			ms(hist_quantile(r->http_ns, 0.99)), conns, how);
 	}
 	fprintf(out, "round trips: %" PRIu64 " in pages, %" PRIu64 " outside any page",
 		at->rts_in_pages, at->rts_outside);

@@ -3,6 +3,7 @@
 #include "store.h"
 
 #include <sqlite3.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -593,8 +594,9 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 			       " ready_for_query_per_page, query_per_page, ping_per_page,"
 			       " ping_acquire_per_page, ping_release_per_page, reset_per_page,"
 			       " transaction_per_page, prepare_per_page, other_per_page, http_p50_ms,"
-			       " http_p99_ms, pg_time_per_page_ms, connections_per_page)"
-			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       " http_p99_ms, pg_time_per_page_ms, connections_per_page,"
+			       " inferred_share, round_trips_low, round_trips_high)"
+			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK) {
 		set_err(err, "storing routes", s->db);
 		return -1;
@@ -603,7 +605,7 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 	const struct attrib *at = &a->attrib;
 	for (uint32_t i = 0; i < at->nroutes && rc == 0; i++) {
 		const struct attrib_route *r = &at->routes[i];
-		if (!r->pages && !r->pages_mixed)
+		if (!r->pages) /* no page, no figure: nothing to store as one */
 			continue;
 		double n = r->pages ? (double)r->pages : 1;
 		const double *b = r->by_class;
@@ -633,7 +635,16 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 		sqlite3_bind_double(st, k++, (double)hist_quantile(r->http_ns, 0.5) / 1e6);
 		sqlite3_bind_double(st, k++, (double)hist_quantile(r->http_ns, 0.99) / 1e6);
 		sqlite3_bind_double(st, k++, r->pg_ns / n / 1e6);
-		sqlite3_bind_double(st, k++, r->conns / n);
+		double cpp = route_conns_per_page(r);
+		if (isnan(cpp))
+			sqlite3_bind_null(st, k++);
+		else
+			sqlite3_bind_double(st, k++, cpp);
+		double lo, hi;
+		route_interval(r, &lo, &hi);
+		sqlite3_bind_double(st, k++, route_inferred_share(r));
+		sqlite3_bind_double(st, k++, lo);
+		sqlite3_bind_double(st, k++, hi);
 		rc = step_done(st, s->db, err, "storing routes");
 	}
 	sqlite3_finalize(st);

@@ -72,6 +72,8 @@ struct route_figures {
 	int64_t pages, pages_mixed;
 	double rt, rfq, query, ping, acq, rel, reset, tx, prepare, conns, p50, p99;
 	double other; /* round trips of no class above (rt_other, rtt.h) */
+	double inferred;    /* share of rt given by inference (estimated figures) */
+	double rt_lo, rt_hi; /* rt's 95% interval (docs/pages.md); rt, rt when exact */
 	bool lower_bound;   /* the run's counts are lower bounds */
 	char warnings[256]; /* the run's findings, codes separated by spaces (no notes) */
 };

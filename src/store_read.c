@@ -1,6 +1,7 @@
 /* store_read.c - what pgrtt runs, report and audit read from the store.
  * Every SQL statement of the store is in store.c (writing, schema) and
  * here (reading); commands see records, never sqlite3. */
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +77,9 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 		" r.connections_per_page, r.http_p50_ms, r.http_p99_ms, r.attribution,"
 		" coalesce(x.lower_bound, 0),"
 		" (SELECT group_concat(code, ' ') FROM run_warnings w WHERE w.run_id = r.run_id"
-		"  AND w.severity != 'note')"
+		"  AND w.severity != 'note'),"
+		" coalesce(r.inferred_share, 0), coalesce(r.round_trips_low, r.round_trips_per_page),"
+		" coalesce(r.round_trips_high, r.round_trips_per_page)"
 		" FROM routes r JOIN runs x ON x.id = r.run_id WHERE %s",
 		q->with_mixed_only ? "1" : "r.pages > 0");
 	if (q->napps) {
@@ -135,9 +138,14 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 			       &r->p99};
 		for (int i = 0; i < (int)(sizeof v / sizeof v[0]); i++)
 			*v[i] = sqlite3_column_double(st, 6 + i);
+		if (sqlite3_column_type(st, 16) == SQLITE_NULL)
+			r->conns = NAN; /* every page estimated: not measured */
 		copy_col(r->attribution, sizeof r->attribution, st, 19);
 		r->lower_bound = sqlite3_column_int(st, 20) != 0;
 		copy_col(r->warnings, sizeof r->warnings, st, 21);
+		r->inferred = sqlite3_column_double(st, 22);
+		r->rt_lo = sqlite3_column_double(st, 23);
+		r->rt_hi = sqlite3_column_double(st, 24);
 	}
 	sqlite3_finalize(st);
 	return rc;

@@ -97,6 +97,13 @@ static const char *const store_migrations[] = {
 	"  PRIMARY KEY (run_id, code)"
 	");"
 	"ALTER TABLE runs ADD COLUMN lower_bound INTEGER;",
+
+	/* 5: per-route figures under mixed load are estimated (docs/pages.md):
+	 * how much was inferred and the 95% interval; NULL for routes stored
+	 * before */
+	"ALTER TABLE routes ADD COLUMN inferred_share REAL;"
+	"ALTER TABLE routes ADD COLUMN round_trips_low REAL;"
+	"ALTER TABLE routes ADD COLUMN round_trips_high REAL;",
 };
 
 #define STORE_SCHEMA_VERSION ((int)(sizeof store_migrations / sizeof store_migrations[0]))

@@ -39,6 +39,14 @@ p = audit(*WEB, "--route", "GET /articles/{id}=4", cap("web-ping-query.pcap"))
 check("budget exceeded", (p.returncode, "6.00 round trips per page > budget 4" in p.stdout), (1, True))
 p = audit(*WEB, "--route", "GET /articles/{id}=4", cap("web-ping-page.pcap"))
 check("budget met", (p.returncode, "ok   GET /articles/{id}: 4.00 <= 4" in p.stdout), (0, True))
+# two routes at once: estimated figures are judged by their interval (issue 12)
+p = audit(*WEB, "--route", "GET /articles/{id}=3", cap("web-mixed.pcap"))
+check("an estimate wholly over its budget fails",
+      (p.returncode, "estimated (99% inferred; 95% interval 4.00-4.00) wholly over budget 3"
+       in p.stdout), (1, True))
+p = audit(*WEB, "--route", "GET /articles/{id}=5", "--route", "GET /=3", cap("web-mixed.pcap"))
+check("estimates within their budgets pass", (p.returncode, p.stdout.count("within budget")),
+      (0, 2))
 p = audit(*WEB, "--max-pings-per-page", "1", cap("web-ping-query.pcap"))
 check("pings per page", (p.returncode, "3.00 pings per page" in p.stdout), (1, True))
 # sqlx-like traffic without HTTP: connection-level rules work, per-page ones fail loudly

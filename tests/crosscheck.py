@@ -3,7 +3,9 @@
 
 Runs `pgrtt analyze -p 55432 -F json` on the capture and compares each
 check with the value the client reported or with tshark's ReadyForQuery
-count on the same file.  Exit 0 pass, 1 fail, 77 skip (no tshark)."""
+count on the same file (KEY=VALUE, KEY>=VALUE, KEY>VALUE, and KEY~VALUE/PCT%:
+within PCT percent of VALUE, for estimated figures).  Exit 0 pass, 1 fail,
+77 skip (no tshark)."""
 import json
 import os
 import re
@@ -71,7 +73,7 @@ def main():
     tls_streams = tshark_tls_streams(path) if any("tshark_tls" in c for c in checks) else None
     failed = 0
     for c in checks:
-        m = re.match(r"([\w.\[\]:]+?)(>=|=|>)(.*)$", c)
+        m = re.match(r"([\w.\[\]:]+?)(>=|=|>|~)(.*)$", c)
         key, op, want = m.groups()
         if key == "exit":
             got = proc.returncode
@@ -86,6 +88,9 @@ def main():
             want_v = tls_streams
         elif want in ("true", "false"):
             want_v = want == "true"
+        elif op == "~":  # VALUE/PCT%: within PCT percent of VALUE (an estimate)
+            v, pct = want.rstrip("%").split("/")
+            want_v = (float(v), float(pct) / 100)
         elif re.fullmatch(r"-?\d+", want):
             want_v = int(want)
         else:
@@ -93,7 +98,8 @@ def main():
         ok = {"=": lambda a, b: a == b or (isinstance(a, float) and isinstance(b, int)
                                            and abs(a - b) < 1e-6),
               ">=": lambda a, b: a is not None and a >= b,
-              ">": lambda a, b: a is not None and a > b}[op](got, want_v)
+              ">": lambda a, b: a is not None and a > b,
+              "~": lambda a, b: a is not None and abs(a - b[0]) <= b[1] * abs(b[0])}[op](got, want_v)
         print(f"{'ok  ' if ok else 'FAIL'} {name}: {key} {op} {want} (want {want_v!r}, got {got!r})")
         failed += not ok
     if proc.returncode not in (0, 3) and not any(c.startswith("exit=") for c in checks):

@@ -106,7 +106,7 @@ elif CASE == "migration":
     p = pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, "--store-round-trips",
               os.path.join(CAP, "flush.pcap"))
     check("exit status", p.returncode, 0)
-    check("schema version", sql(db, "PRAGMA user_version"), [["4"]])
+    check("schema version", sql(db, "PRAGMA user_version"), [["5"]])
     check("old run kept", sql(db, "SELECT id, app, round_trips FROM runs ORDER BY id"),
           [["1", "old", "9"], ["2", "", "11"]])
     check("new table filled", sql(db, "SELECT count(*) FROM round_trips"), [["11"]])
@@ -271,6 +271,42 @@ elif CASE == "bad":
     check("--app without --db", p.returncode, 64)
     p = pgrtt("analyze", "--db", db, "--label", "novalue", os.path.join(CAP, "flush.pcap"))
     check("bad label", p.returncode, 64)
+elif CASE == "estimated":
+    # two routes at once (issue 12): the routes' estimated figures are stored
+    # with their interval and inferred share, never as exact; connections per
+    # page are not known for estimated pages (NULL); audit from the store judges
+    # a budget by the interval: wholly over fails, straddling does not
+    web = ["-p", "55432", "--http-port", "18080", "--no-progress"]
+    mixed = os.path.join(CAP, "web-mixed.pcap")
+    p = pgrtt("analyze", *web, "--db", db, "-F", "json", mixed)
+    check("exit status", p.returncode, 0)
+    j = {r["route"]: r for r in json.loads(p.stdout)["routes"]}
+    rows = sql(db, "SELECT route, pages, attribution, round(round_trips_per_page, 4),"
+               " round(inferred_share, 4), round(round_trips_low, 4), round(round_trips_high, 4),"
+               " connections_per_page IS NULL FROM routes ORDER BY route")
+    rows = [[r[0], int(r[1]), r[2], *map(float, r[3:7]), r[7]] for r in rows]
+    want = [[r, j[r]["pages"], j[r]["attribution"],
+             round(j[r]["round_trips_per_page"]["mean"], 4), round(j[r]["inferred_share"], 4),
+             round(j[r]["round_trips_per_page"]["interval95"][0], 4),
+             round(j[r]["round_trips_per_page"]["interval95"][1], 4), "1"] for r in sorted(j)]
+    check("routes as analyze's JSON", rows, want)
+    check("estimated, never exact", sorted({r[2] for r in rows}), ["estimated"])
+    p = pgrtt("audit", "--db", db, "--route", "GET /articles/{id}=3")
+    check("a budget under the whole interval fails",
+          (p.returncode, "wholly over budget 3" in p.stdout), (1, True))
+    p = pgrtt("audit", "--db", db, "--route", "GET /articles/{id}=5")
+    check("a budget over it passes", (p.returncode, "within budget 5" in p.stdout), (0, True))
+    # an interval that holds the budget (as a wide estimate would): not failed, and said
+    sql(db, "UPDATE routes SET round_trips_per_page = 4.2, round_trips_low = 3.5,"
+        " round_trips_high = 4.9 WHERE route = 'GET /articles/{id}'")
+    p = pgrtt("audit", "--db", db, "--route", "GET /articles/{id}=4")
+    check("an interval straddling the budget does not fail it",
+          (p.returncode, "straddles budget 4" in p.stdout, "cannot tell" in p.stdout),
+          (0, True, True))
+    p = pgrtt("audit", "--db", db, "--max-connections-per-page", "1")
+    check("connections per page of estimated pages: not measured, failed",
+          (p.returncode, "connections per page not measured" in p.stdout), (1, True))
+
 elif CASE in ("report", "report-chromium"):
     # three pool set-ups of the blog app: the report shows 3, 6 and 4 round
     # trips per detail page, as the app was built to make
