@@ -129,8 +129,11 @@ static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 		for (uint32_t i = 0; i < at->nroutes; i++)
 			if (!best || at->routes[i].pages > best->pages)
 				best = &at->routes[i];
+		/* route names are visible ASCII (dissectors/http1.c); an estimated
+		 * figure is the running guess until the capture ends (docs/pages.md) */
 		if (best && best->pages)
-			fprintf(stderr, "  %s %.2f rt/page", best->name, best->rt / (double)best->pages);
+			fprintf(stderr, "  %s %s%.2f rt/page", best->name, best->pages_mixed ? "~" : "",
+				best->rt / (double)best->pages);
 	}
 	fflush(stderr);
 	*prev = now;

@@ -51,6 +51,17 @@ static void run_name(const struct route_figures *r, char *buf, size_t cap)
 		 r->labels, r->labels[0] ? ") " : " ", r->run);
 }
 
+/* How a figure was obtained, with the interval of an estimated one. */
+static const char *how(const struct route_figures *r, char *buf, size_t cap)
+{
+	if (strstr(r->attribution, "estimated"))
+		snprintf(buf, cap, "%s (%.0f%% inferred; 95%% %.2f-%.2f)", r->attribution,
+			 100 * r->inferred, r->rt_lo, r->rt_hi);
+	else
+		snprintf(buf, cap, "%s", r->attribution);
+	return buf;
+}
+
 /* ---------------------------------------------------------------------- */
 
 static void md(FILE *out, const struct rows *rs)
@@ -59,7 +70,7 @@ static void md(FILE *out, const struct rows *rs)
 	fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
 	for (int i = 0; i < rs->n; i++) {
 		const struct route_figures *r = &rs->r[i];
-		char name[300];
+		char name[300], hw[96];
 		run_name(r, name, sizeof name);
 		fputs("| ", out);
 		esc_md(out, r->route);
@@ -67,7 +78,7 @@ static void md(FILE *out, const struct rows *rs)
 		esc_md(out, name);
 		fprintf(out, " | %" PRId64 " | **%.2f**%s | %.2f | %.2f | %.2f (%.2f/%.2f) | %.2f | %.2f | %.2f | %s | ",
 			r->pages, r->rt, r->lower_bound ? " (at least)" : "", r->rfq, r->query, r->ping,
-			r->acq, r->rel, r->other, r->p50, r->p99, r->attribution);
+			r->acq, r->rel, r->other, r->p50, r->p99, how(r, hw, sizeof hw));
 		esc_md(out, r->warnings);
 		fputs(" |\n", out);
 	}
@@ -77,7 +88,8 @@ static void csv(FILE *out, const struct rows *rs)
 {
 	fprintf(out, "run,app,labels,route,pages,round_trips_per_page,ready_for_query_per_page,"
 		     "query_per_page,ping_per_page,ping_acquire_per_page,ping_release_per_page,"
-		     "other_per_page,http_p50_ms,http_p99_ms,attribution,lower_bound,warnings\n");
+		     "other_per_page,http_p50_ms,http_p99_ms,attribution,lower_bound,warnings,"
+		     "inferred_share,round_trips_low,round_trips_high\n");
 	for (int i = 0; i < rs->n; i++) {
 		const struct route_figures *r = &rs->r[i];
 		fprintf(out, "%" PRId64 ",", r->run);
@@ -90,7 +102,7 @@ static void csv(FILE *out, const struct rows *rs)
 			r->rfq, r->query, r->ping, r->acq, r->rel, r->other, r->p50, r->p99,
 			r->attribution, r->lower_bound);
 		esc_csv(out, r->warnings);
-		fputc('\n', out);
+		fprintf(out, ",%.6g,%.6g,%.6g\n", r->inferred, r->rt_lo, r->rt_hi);
 	}
 }
 
@@ -117,6 +129,10 @@ static int json(FILE *out, const struct rows *rs)
 		cJSON_AddNumberToObject(o, "http_p50_ms", r->p50);
 		cJSON_AddNumberToObject(o, "http_p99_ms", r->p99);
 		cJSON_AddStringToObject(o, "attribution", r->attribution);
+		cJSON_AddNumberToObject(o, "inferred_share", r->inferred);
+		cJSON *iv = cJSON_AddArrayToObject(o, "interval95"); /* of round_trips_per_page */
+		cJSON_AddItemToArray(iv, cJSON_CreateNumber(r->rt_lo));
+		cJSON_AddItemToArray(iv, cJSON_CreateNumber(r->rt_hi));
 		cJSON_AddBoolToObject(o, "lower_bound", r->lower_bound);
 		json_add_codes(o, "warnings", r->warnings);
 		cJSON_AddItemToArray(arr, o);
@@ -223,7 +239,7 @@ static void html(FILE *out, const struct rows *rs)
 	      out);
 	for (int i = 0; i < rs->n; i++) {
 		const struct route_figures *r = &rs->r[i];
-		char name[300];
+		char name[300], hw[96];
 		run_name(r, name, sizeof name);
 		fputs("<tr><td>", out);
 		esc_html(out, r->route);
@@ -233,7 +249,7 @@ static void html(FILE *out, const struct rows *rs)
 			     "<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td>"
 			     "<td>%s</td><td>",
 			r->pages, r->rt, r->rfq, r->query, r->ping, r->acq, r->rel, r->other, r->p50,
-			r->p99, r->attribution);
+			r->p99, how(r, hw, sizeof hw));
 		esc_html(out, r->warnings);
 		fputs("</td></tr>\n", out);
 	}

@@ -68,7 +68,7 @@ int store_delete_run(struct store *s, int64_t id, char *err);
 /* One route of one run as stored: figures per page. */
 struct route_figures {
 	int64_t run;
-	char app[64], labels[160], route[ROUTE_MAX], attribution[24];
+	char app[64], labels[160], route[ROUTE_MAX], attribution[32];
 	int64_t pages, pages_mixed;
 	double rt, rfq, query, ping, acq, rel, reset, tx, prepare, conns, p50, p99;
 	double other; /* round trips of no class above (rt_other, rtt.h) */

@@ -71,7 +71,7 @@ def check_mixed(mode, pcap, want_rt, want_pings):
     d = json.loads(p.stdout)
     r = {x["route"]: x for x in d["routes"]}
     check(f"{mode}, three routes at once: every page behind the figures",
-          sum(x["pages"] for x in d["routes"]), 8 * 60)
+          sum(x["pages"] for x in d["routes"]), 8 * 150)
     for route, want in zip(("GET /articles/{id}", "GET /", "GET /tags/{slug}"), want_rt):
         x = r.get(route, {})
         bc = x.get("by_class_per_page", {})
@@ -166,7 +166,7 @@ def main():
             for attempt in range(3):
                 capture(mixed, lambda: subprocess.run(
                     ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), HTTP,
-                     "8", "60", "/articles/3", "/", "/tags/tag-7", "/articles/11"],
+                     "8", "150", "/articles/3", "/", "/tags/tag-7", "/articles/11"],
                     check=True, capture_output=True))
                 gaps = damage(mixed)
                 if not gaps:

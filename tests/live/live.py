@@ -171,6 +171,9 @@ def main():
             elif mode == "mixed":  # enough pages for the estimate (docs/pages.md)
                 load = ["/usr/bin/python3", os.path.join(src, "tests/clients/load.py"), http_port,
                         "8", "150", "/articles/3", "/"]
+            elif mode == "mixed50":  # 50 clients: the pool's 16 connections all busy
+                load = ["/usr/bin/python3", os.path.join(src, "tests/clients/load.py"), http_port,
+                        "50", "24", "/articles/3", "/"]
             else:
                 load = ["/usr/bin/python3", os.path.join(src, "tests/clients/load.py"), http_port,
                         "8", "50", "/articles/3"]
@@ -181,7 +184,7 @@ def main():
         want = {k: int(v) for k, v in re.findall(r"(\S+)=(\d+)", out)}
         d = pgrtt_json(pgrtt, pcap, ["--http-port", http_port])
         routes = {r["route"]: r for r in d["routes"]}
-        if mode == "mixed":
+        if mode in ("mixed", "mixed50"):
             # two routes at once, 8 clients: every page overlaps pages of the
             # other route, and each route's figure is estimated (issue 12)
             index_rt = {"noping": 1, "ping-query": 2, "ping-page": 2}[pool]

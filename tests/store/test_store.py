@@ -5,6 +5,7 @@ two concurrent writers, a writer killed mid-run, and bad databases."""
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -291,6 +292,14 @@ elif CASE == "estimated":
              round(j[r]["round_trips_per_page"]["interval95"][1], 4), "1"] for r in sorted(j)]
     check("routes as analyze's JSON", rows, want)
     check("estimated, never exact", sorted({r[2] for r in rows}), ["estimated"])
+    p = pgrtt("report", "--db", db, "-F", "md")
+    check("report says estimated, with the interval",
+          len(re.findall(r"\| estimated \(\d+% inferred; 95% [\d.]+-[\d.]+\) \|", p.stdout)), 2)
+    p = pgrtt("report", "--db", db, "-F", "json")
+    rep = {r["route"]: r for r in json.loads(p.stdout)["rows"]}
+    check("report JSON: the interval as stored",
+          [round(x, 4) for x in rep["GET /articles/{id}"]["interval95"]],
+          [round(x, 4) for x in j["GET /articles/{id}"]["round_trips_per_page"]["interval95"]])
     p = pgrtt("audit", "--db", db, "--route", "GET /articles/{id}=3")
     check("a budget under the whole interval fails",
           (p.returncode, "wholly over budget 3" in p.stdout), (1, True))
