@@ -12,6 +12,21 @@
 #define FIT_STEPS 50
 #define FIT_TOLERANCE 1e-6 /* relative change of every route's total */
 #define JACK_PARTS 8
+#define JACK_SAMPLE 8192 /* the jackknife runs on at most this many: its variance scales */
+
+/* Which sample records a fit uses: every stride-th, less part `skip` of
+ * the JACK_PARTS (-1: none left out). */
+struct part {
+	int skip;
+	uint32_t stride;
+};
+static const struct part ALL = {-1, 1};
+
+static bool in_part(const struct part *pt, uint32_t i)
+{
+	return i % pt->stride == 0 &&
+	       (pt->skip < 0 || (int)((i / pt->stride) % JACK_PARTS) != pt->skip);
+}
 #define RATE_FLOOR 1e-12 /* a rate never quite 0: EM could not bring it back */
 
 void infer_init(struct infer *in)
@@ -70,6 +85,7 @@ void infer_certain(struct infer *in, uint32_t r, uint32_t f, double w)
 	if (f >= INFER_FEATURES || !infer_route(in, r))
 		return;
 	in->routes[r].certain[f] += w;
+	in->feat_sum[f] += w;
 	in->solved = false;
 }
 
@@ -79,15 +95,19 @@ void infer_tied(struct infer *in, uint32_t r, uint32_t f, double w, bool first)
 		return;
 	if (first)
 		in->feats[f].uncertain += 1;
-	if (infer_route(in, r))
+	if (infer_route(in, r)) {
 		in->routes[r].given[f] += w;
+		in->feat_sum[f] += w;
+	}
 	in->solved = false;
 }
 
 void infer_page(struct infer *in, uint32_t r)
 {
-	if (infer_route(in, r))
+	if (infer_route(in, r)) {
 		in->routes[r].pages += 1;
+		in->pages_total += 1;
+	}
 }
 
 /* A route's rate for f while the capture runs: what it was given and
@@ -157,13 +177,7 @@ static void keep_sample(struct infer *in, uint32_t f, const struct infer_cand *c
 void infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, uint32_t n,
 		 double *p)
 {
-	double pages = 0, all = 0;
-	for (uint32_t r = 0; r < in->nroutes; r++) {
-		pages += in->routes[r].pages;
-		if (in->routes[r].certain)
-			all += in->routes[r].certain[f] + in->routes[r].given[f];
-	}
-	all = pages > 0 ? all / pages : 1;
+	double all = f < INFER_FEATURES && in->pages_total > 0 ? in->feat_sum[f] / in->pages_total : 1;
 	double z = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t r = cands[i].route;
@@ -172,8 +186,11 @@ void infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, u
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		p[i] = z > 0 ? p[i] / z : 1.0 / n;
-		if (in->routes && cands[i].route < in->nroutes && in->routes[cands[i].route].given)
+		if (f < INFER_FEATURES && in->routes && cands[i].route < in->nroutes &&
+		    in->routes[cands[i].route].given) {
 			in->routes[cands[i].route].given[f] += p[i];
+			in->feat_sum[f] += p[i];
+		}
 	}
 	if (f < INFER_FEATURES) {
 		in->feats[f].uncertain += 1;
@@ -218,15 +235,15 @@ static void settle_tied(struct infer *in, uint32_t R)
 	}
 }
 
-/* One EM step over the sample records not in part `skip` (-1: all):
+/* One EM step over the sample records of part pt:
  * posterior sums, then the rates they make. */
-static void em_step(struct infer *in, struct fit *ft, int skip)
+static void em_step(struct infer *in, struct fit *ft, const struct part *pt)
 {
 	uint32_t R = ft->nroutes;
 	memset(ft->sum, 0, R * INFER_FEATURES * sizeof(double));
 	memset(ft->nf, 0, sizeof ft->nf);
 	for (uint32_t i = 0; i < in->nsample; i++) {
-		if (skip >= 0 && (int)(i % JACK_PARTS) == skip)
+		if (!in_part(pt, i))
 			continue;
 		const struct infer_rec *rec = &in->sample[i];
 		uint32_t f = rec->feat;
@@ -267,10 +284,11 @@ static double route_total(const struct infer_route *x)
 	return t;
 }
 
-static void fit_to(struct infer *in, struct fit *ft, int skip, uint32_t iters, double *tot)
+static void fit_to(struct infer *in, struct fit *ft, const struct part *pt, uint32_t iters,
+		   double *tot)
 {
 	for (uint32_t it = 0; it < iters; it++) {
-		em_step(in, ft, skip);
+		em_step(in, ft, pt);
 		double worst = 0;
 		for (uint32_t r = 0; r < ft->nroutes; r++) {
 			double t = route_total(&in->routes[r]);
@@ -278,7 +296,7 @@ static void fit_to(struct infer *in, struct fit *ft, int skip, uint32_t iters, d
 			worst = d > worst ? d : worst;
 			tot[r] = t;
 		}
-		if (skip < 0)
+		if (pt->skip < 0 && pt->stride == 1)
 			in->iterations = it + 1;
 		if (worst < FIT_TOLERANCE)
 			break;
@@ -291,7 +309,7 @@ static void fit_to(struct infer *in, struct fit *ft, int skip, uint32_t iters, d
  * their own: the route whose pages are among them more often than among
  * everyone's (its lift) is likelier its owner - the owner's page is always
  * there, the others' only by chance. */
-static void start_from_lift(struct infer *in, struct fit *ft, int skip)
+static void start_from_lift(struct infer *in, struct fit *ft, const struct part *pt)
 {
 	uint32_t R = ft->nroutes;
 	double *base = calloc(R, sizeof(double));
@@ -301,7 +319,7 @@ static void start_from_lift(struct infer *in, struct fit *ft, int skip)
 	memset(mean, 0, R * INFER_FEATURES * sizeof(double));
 	memset(ft->nf, 0, sizeof ft->nf);
 	for (uint32_t i = 0; i < in->nsample; i++) {
-		if (skip >= 0 && (int)(i % JACK_PARTS) == skip)
+		if (!in_part(pt, i))
 			continue;
 		const struct infer_rec *rec = &in->sample[i];
 		double z = 0;
@@ -365,10 +383,12 @@ void infer_solve(struct infer *in)
 		goto out; /* the running guess stands */
 	for (uint32_t r = 0; r < R; r++)
 		tot[r] = route_total(&in->routes[r]);
-	start_from_lift(in, &ft, -1);
-	fit_to(in, &ft, -1, FIT_STEPS, tot);
+	start_from_lift(in, &ft, &ALL);
+	fit_to(in, &ft, &ALL, FIT_STEPS, tot);
 	/* the jackknife: the whole estimate again without each eighth of the
-	 * sample, then back to the full one */
+	 * sample (of a subsample of it, on a large one: the variance of an
+	 * estimate goes as 1 / its sample's size), then back to the full one */
+	uint32_t stride = in->nsample > JACK_SAMPLE ? in->nsample / JACK_SAMPLE : 1;
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
 		double *s = save + (size_t)r * (2 * INFER_FEATURES);
@@ -382,8 +402,9 @@ void infer_solve(struct infer *in)
 				break;
 			for (uint32_t r = 0; r < R; r++)
 				t[r] = tot[r];
-			start_from_lift(in, &ft, k);
-			fit_to(in, &ft, k, FIT_STEPS, t);
+			struct part pt = {k, stride};
+			start_from_lift(in, &ft, &pt);
+			fit_to(in, &ft, &pt, FIT_STEPS, t);
 			for (uint32_t r = 0; r < R; r++)
 				jack[r * JACK_PARTS + (uint32_t)k] = t[r];
 			free(t);
@@ -396,7 +417,7 @@ void infer_solve(struct infer *in)
 				double d = jack[r * JACK_PARTS + (uint32_t)k] - mean;
 				v += d * d;
 			}
-			in->routes[r].var = v * (JACK_PARTS - 1) / JACK_PARTS;
+			in->routes[r].var = v * (JACK_PARTS - 1) / JACK_PARTS / stride;
 		}
 	}
 	for (uint32_t r = 0; r < R; r++) {

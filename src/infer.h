@@ -57,6 +57,9 @@ struct infer {
 	struct infer_route *routes;
 	uint32_t nroutes, cap_routes;
 	struct infer_feature feats[INFER_FEATURES];
+	/* over all routes: certain + given per feature, and pages (rates while
+	 * the capture runs, without a pass over the routes per round trip) */
+	double feat_sum[INFER_FEATURES], pages_total;
 	struct infer_rec *sample;
 	uint32_t nsample;
 	uint64_t seen; /* uncertain round trips offered to the sample */

@@ -695,7 +695,7 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		const char *q = (const char *)m->body;
 		uint8_t kind = (uint8_t)sql_classify(q, m->body_len, !m->truncated);
 		count_kind(r, kind);
-		if (!c->sig) /* of a prefix when truncated: the same for the same text */
+		if (!c->sig && r->fingerprints) /* a prefix's when truncated: the same for the same text */
 			c->sig = sql_fingerprint(q, m->body_len);
 		if (kind == SQL_EMPTY) {
 			if (m->body_len >= 8 && memcmp(q, "-- ping", 7) == 0 && q[7] == '\0')
@@ -713,18 +713,18 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		if (nn < 0)
 			break;
 		uint8_t kind;
-		uint64_t sig;
+		uint64_t sig = 0;
 		if (qn < 0) { /* query text longer than the prefix kept */
 			kind = SQL_OTHER;
 			q = (const char *)rd.p;
-			sig = sql_fingerprint(q, (size_t)(rd.end - rd.p));
+			qn = rd.end - rd.p;
+		} else if (sql_is_select_param(q, (size_t)qn)) {
+			kind = RTT_KIND_SELECT_PARAM;
 		} else {
-			if (sql_is_select_param(q, (size_t)qn))
-				kind = RTT_KIND_SELECT_PARAM;
-			else
-				kind = (uint8_t)sql_classify(q, (size_t)qn, true);
-			sig = sql_fingerprint(q, (size_t)qn);
+			kind = (uint8_t)sql_classify(q, (size_t)qn, true);
 		}
+		if (r->fingerprints)
+			sig = sql_fingerprint(q, (size_t)qn);
 		stmt_put(r, name, (size_t)nn, kind, sig);
 		const char *d = driver_from_stmt(name, (size_t)nn);
 		if (d)
@@ -757,7 +757,7 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		r->exec_mode = true;
 		r->syncs_since_exec = 0;
 		count_kind(r, r->bound_kind);
-		if (!c->sig)
+		if (!c->sig && r->fingerprints)
 			c->sig = r->bound_sig;
 		break;
 	case PGSQL_FE_DESCRIBE:

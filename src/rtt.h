@@ -137,6 +137,7 @@ struct rtt {
 	rtt_fn *on_rt;
 	void *ctx;
 	struct ping_evidence *policy; /* optional: shared by the analysis */
+	bool fingerprints; /* give round trips their statement's sig (attribution needs it) */
 
 	/* the round trip being built */
 	struct rt cur;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rtt.h"
+#include "sqlclass.h"
 #include "tinytest.h"
 
 static struct rtt r;
@@ -12,9 +13,13 @@ static uint64_t now;
 static char classes[64][24];
 static int nrt;
 
+static uint64_t sigs[64];
+
 static void on_rt(void *ctx, const struct rt *rt)
 {
 	(void)ctx;
+	if (nrt < 64)
+		sigs[nrt] = rt->sig;
 	if (nrt < 64) {
 		if (rt->cls == RT_PING)
 			strcpy(classes[nrt], rt_ping_role_name(rt->ping_role));
@@ -368,8 +373,48 @@ static void test_ping_policy_none_in_the_end(void)
 	CHECK_EQ_U(ping_told_by_timing(&r.st), 6);
 }
 
+/* With fingerprints on (pages are attributed), a round trip carries its
+ * first statement's: the same text as a simple query or prepared under a
+ * name; a statement prepared before the capture, by its name; none when
+ * off (plain analysis does not pay for it). */
+static void test_statement_sigs(void)
+{
+	for (int on = 0; on < 2; on++) {
+		start();
+		r.fingerprints = on;
+		startup();
+		FE('Q', "SELECT id FROM t WHERE id = 7");
+		BE('C', "SELECT 1\0");
+		Z();
+		FE('P', "s1\0select id from t where id=$1\0\0");
+		FE('B', "\0s1\0\0\0\0\0\0\0");
+		FE('E', "\0\0\0\0");
+		FE0('S');
+		BE('1', "");
+		BE('2', "");
+		BE('C', "SELECT 1\0");
+		Z();
+		FE('B', "\0s9\0\0\0\0\0\0\0"); /* prepared before the capture */
+		FE('E', "\0\0\0\0");
+		FE0('S');
+		BE('2', "");
+		BE('C', "SELECT 1\0");
+		Z();
+		rtt_finish(&r);
+		CHECK_EQ_U(nrt, 4);
+		if (!on) {
+			CHECK(sigs[1] == 0 && sigs[2] == 0 && sigs[3] == 0);
+			continue;
+		}
+		CHECK(sigs[1] != 0 && sigs[1] == sigs[2]);
+		CHECK(sigs[1] == sql_fingerprint("SELECT id FROM t WHERE id = 7", 29));
+		CHECK(sigs[3] != 0 && sigs[3] != sigs[1]);
+	}
+}
+
 int main(void)
 {
+	RUN(test_statement_sigs);
 	RUN(test_ping_policy_settles_interim);
 	RUN(test_ping_policy_none_in_the_end);
 	RUN(test_async_messages);
