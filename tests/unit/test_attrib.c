@@ -185,8 +185,16 @@ static double simulate(const struct sim_route *routes, int nroutes, int npages, 
 		uint64_t len = 1000 * (r->min_us + next_rand() % (r->max_us - r->min_us + 1));
 		uint64_t conn = 100 + (uint64_t)p % 64; /* connections are reused */
 		int k = r->nsig + (pings ? 2 : 0);
+		uint64_t ats[16];
+		for (int j = 0; j < k; j++) { /* anywhere in the page, in order */
+			uint64_t at = t + 100000 + next_rand() % (len - 200000);
+			int m = j;
+			for (; m > 0 && ats[m - 1] > at; m--)
+				ats[m] = ats[m - 1];
+			ats[m] = at;
+		}
 		for (int j = 0; j < k; j++) {
-			uint64_t at = t + 100000 + (len - 200000) * (uint64_t)j / (uint64_t)(k > 1 ? k - 1 : 1);
+			uint64_t at = ats[j];
 			if (pings && j == 0)
 				sim_rt(conn, at, RT_PING, PING_ACQUIRE, 0);
 			else if (pings && j == k - 1)
