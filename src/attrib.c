@@ -28,16 +28,16 @@ struct attrib_page {
 	uint32_t nlist, caplist;
 };
 
-/* A connection's last checkout as inference saw it: the pages its last
- * query-like round trip was given to, and acquire pings waiting for the
- * query they announce. */
-#define CONN_PEND_MAX 2
 /* What a feature is, for the routes' figures when infer.c corrects them. */
 struct attrib_feature {
 	uint8_t cls, role, amb, timing_role;
 	double n, rfq, pg_ns; /* round trips of it, their ReadyForQuery and time */
 };
 
+/* A connection's last checkout as inference saw it: the pages its last
+ * query-like round trip was given to, and acquire pings waiting for the
+ * query they announce. */
+#define CONN_PEND_MAX 2
 struct attrib_conn {
 	uint64_t conn; /* + 1: 0 is an empty entry */
 	uint32_t feat; /* of the query-like round trip remembered */
@@ -65,9 +65,8 @@ int attrib_init(struct attrib *a, uint64_t grace_ns, uint64_t hold_ns)
 
 void attrib_free(struct attrib *a)
 {
-	for (uint32_t i = 0; a->routes && i < a->nroutes; i++) {
+	for (uint32_t i = 0; a->routes && i < a->nroutes; i++)
 		free(a->routes[i].http_ns);
-	}
 	free(a->routes);
 	free(a->conns);
 	free(a->feats);
@@ -352,8 +351,8 @@ static void add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, do
  * A round trip held by pages of several routes at once
  *
  * Which page it came from is inferred (infer.h): by its feature - its
- * statement's fingerprint, or its class - and where it falls in each
- * candidate page.  Pings and resets carry no statement: a release ping or
+ * statement's fingerprint, or its class - and each candidate page's
+ * length.  Pings and resets carry no statement: a release ping or
  * a reset goes where the query before it on the same connection went, an
  * acquire ping where the query after it goes (a checkout serves one
  * request); their feature names that query's, so the fit moves them with
@@ -481,13 +480,12 @@ static uint32_t candidates(const struct attrib *a, uint64_t t, uint32_t *c)
 	return nl;
 }
 
-/* Where in page p a round trip at t falls, and the page's density. */
-static struct infer_cand cand_of(const struct attrib *a, uint32_t slot, uint64_t t)
+/* A candidate page as the model sees it: its route and density. */
+static struct infer_cand cand_of(const struct attrib *a, uint32_t slot)
 {
 	const struct attrib_page *p = &a->pages[slot];
 	uint64_t len = p->t1 - p->t0;
 	struct infer_cand c;
-	(void)t;
 	c.route = p->route;
 	/* its density: a page's round trips spread over its window (a profile
 	 * of where in the window, per route, was measured worse: docs/pages.md) */
@@ -582,7 +580,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 		struct infer_cand x[64];
 		f = feature_of(a, r, INFER_NONE);
 		for (uint32_t i = 0; i < n; i++)
-			x[i] = cand_of(a, c[i], r->t_start);
+			x[i] = cand_of(a, c[i]);
 		infer_weigh(&a->infer, f, x, n, w);
 	}
 	spread(a, r, c, n, w, mixed);

@@ -11,9 +11,9 @@
  *
  * Attribution per page is "exact" when its window overlaps no other page's.
  * Overlapping pages of one route share the round trips in their windows
- * equally ("aggregate").  Pages that overlap a page of another route, and
- * round trips in their windows, are left out of the routes and reported
- * together: round trips in those windows per page completed in them.
+ * equally ("aggregate").  Pages that overlap a page of another route are
+ * in their routes' figures too ("estimated"): a round trip that pages of
+ * several routes held is given to them by infer.h's model.
  *
  * Settling is a sweep over time: pages waiting to start and round trips
  * waiting to be placed sit in heaps ordered by their start; the pages whose

@@ -13,6 +13,7 @@
 #define FIT_TOLERANCE 1e-6 /* relative change of every route's total */
 #define JACK_PARTS 8
 #define JACK_SAMPLE 8192 /* the jackknife runs on at most this many: its variance scales */
+#define RATE_FLOOR 1e-12 /* a rate never quite 0: EM could not bring it back */
 
 /* Which sample records a fit uses: every stride-th, less part `skip` of
  * the JACK_PARTS (-1: none left out). */
@@ -27,7 +28,6 @@ static bool in_part(const struct part *pt, uint32_t i)
 	return i % pt->stride == 0 &&
 	       (pt->skip < 0 || (int)((i / pt->stride) % JACK_PARTS) != pt->skip);
 }
-#define RATE_FLOOR 1e-12 /* a rate never quite 0: EM could not bring it back */
 
 void infer_init(struct infer *in)
 {
@@ -209,26 +209,25 @@ struct fit {
 	double nf[INFER_FEATURES]; /* sample records per feature */
 };
 
-/* Tied features share the page, so the route, of what they follow. */
+/* Tied features share the page, so the route, of what they follow: each
+ * route's share of the uncertain part of the feature followed (of the
+ * running guess, when that was never uncertain). */
 static void settle_tied(struct infer *in, uint32_t R)
 {
-	for (uint32_t r = 0; r < R; r++) {
-		struct infer_route *x = &in->routes[r];
-		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
-			uint32_t q = in->feats[f].tied;
-			if (q == INFER_NONE || in->feats[f].uncertain <= 0)
-				continue;
-			double qsum = 0;
-			for (uint32_t s = 0; s < R; s++)
-				qsum += in->routes[s].final[q] - in->routes[s].certain[q];
-			double mine = x->final[q] - x->certain[q];
-			double share = qsum > 0 ? mine / qsum : 0;
-			if (qsum <= 0) { /* what it follows was never uncertain */
-				double g = 0;
-				for (uint32_t s = 0; s < R; s++)
-					g += in->routes[s].given[f];
-				share = g > 0 ? x->given[f] / g : 0;
-			}
+	for (uint32_t f = 0; f < INFER_FEATURES; f++) {
+		uint32_t q = in->feats[f].tied;
+		if (q == INFER_NONE || in->feats[f].uncertain <= 0)
+			continue;
+		double qsum = 0, gsum = 0;
+		for (uint32_t r = 0; r < R; r++) {
+			qsum += in->routes[r].final[q] - in->routes[r].certain[q];
+			gsum += in->routes[r].given[f];
+		}
+		for (uint32_t r = 0; r < R; r++) {
+			struct infer_route *x = &in->routes[r];
+			double share = qsum > 0   ? (x->final[q] - x->certain[q]) / qsum
+				       : gsum > 0 ? x->given[f] / gsum
+						  : 0;
 			x->final[f] = x->certain[f] + in->feats[f].uncertain * share;
 			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
 		}
@@ -296,8 +295,6 @@ static void fit_to(struct infer *in, struct fit *ft, const struct part *pt, uint
 			worst = d > worst ? d : worst;
 			tot[r] = t;
 		}
-		if (pt->skip < 0 && pt->stride == 1)
-			in->iterations = it + 1;
 		if (worst < FIT_TOLERANCE)
 			break;
 	}
@@ -379,7 +376,8 @@ void infer_solve(struct infer *in)
 	double *tot = calloc(R, sizeof(double));
 	double *save = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));
 	double *jack = calloc((size_t)R * JACK_PARTS, sizeof(double));
-	if (!ft.sum || !tot || !save || !jack)
+	double *t = malloc(R * sizeof(double));
+	if (!ft.sum || !tot || !save || !jack || !t)
 		goto out; /* the running guess stands */
 	for (uint32_t r = 0; r < R; r++)
 		tot[r] = route_total(&in->routes[r]);
@@ -397,9 +395,6 @@ void infer_solve(struct infer *in)
 	}
 	if (in->nsample >= 4 * JACK_PARTS) {
 		for (int k = 0; k < JACK_PARTS; k++) {
-			double *t = calloc(R, sizeof(double));
-			if (!t)
-				break;
 			for (uint32_t r = 0; r < R; r++)
 				t[r] = tot[r];
 			struct part pt = {k, stride};
@@ -407,7 +402,6 @@ void infer_solve(struct infer *in)
 			fit_to(in, &ft, &pt, FIT_STEPS, t);
 			for (uint32_t r = 0; r < R; r++)
 				jack[r * JACK_PARTS + (uint32_t)k] = t[r];
-			free(t);
 		}
 		for (uint32_t r = 0; r < R; r++) {
 			double mean = 0, v = 0;
@@ -431,4 +425,5 @@ out:
 	free(tot);
 	free(save);
 	free(jack);
+	free(t);
 }

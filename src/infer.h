@@ -65,7 +65,6 @@ struct infer {
 	uint64_t seen; /* uncertain round trips offered to the sample */
 	uint64_t rng;
 	bool solved;
-	uint32_t iterations; /* of the last fit */
 };
 
 void infer_init(struct infer *in);

@@ -137,7 +137,7 @@ static double per_page(double total, double pages)
 
 static cJSON *route_json(const struct attrib_route *r)
 {
-	double n = r->pages ? (double)r->pages : 1;
+	double n = (double)r->pages;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "route", r->name);
 	cJSON_AddNumberToObject(o, "pages", (double)r->pages);
@@ -146,6 +146,14 @@ static cJSON *route_json(const struct attrib_route *r)
 	cJSON_AddNumberToObject(o, "pages_mixed", (double)r->pages_mixed); /* estimated */
 	cJSON_AddNumberToObject(o, "pages_long", (double)r->pages_long); /* past --page-timeout */
 	cJSON_AddStringToObject(o, "attribution", route_attribution(r));
+	if (!r->pages) { /* every page open past --page-timeout: nothing measured, not 0 */
+		const char *none[] = {"inferred_share", "round_trips_per_page",
+				      "ready_for_query_per_page", "by_class_per_page", "http_latency_ms",
+				      "pg_time_per_page_ms", "connections_per_page"};
+		for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+			cJSON_AddNullToObject(o, none[i]);
+		return o;
+	}
 	cJSON_AddNumberToObject(o, "inferred_share", round(route_inferred_share(r) * 1e6) / 1e6);
 	cJSON *rt = cJSON_AddObjectToObject(o, "round_trips_per_page");
 	cJSON_AddNumberToObject(rt, "mean", per_page(r->rt, n));

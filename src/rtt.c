@@ -483,11 +483,10 @@ static void resolve_pings(struct rtt *r, bool has_next, uint64_t next_start)
 		} else if (first && last && has_next && (r->has_prev || !r->began)) {
 			/* the one ambiguous case: between two queries, or before the first
 			 * query seen on a connection picked up mid-stream (the one before
-			 * it was not captured) */
-			/* even plain idle time on one side is timing: a client
-			 * descheduled before its release ping looks idle too.  The
-			 * policy known so far labels it now (trace, live); the final
-			 * one settles it (ping_policy_settle). */
+			 * it was not captured).  Even plain idle time on one side is
+			 * timing: a client descheduled before its release ping looks
+			 * idle too.  The policy known so far labels it now (trace,
+			 * live); the final one settles it (ping_policy_settle). */
 			enum ping_policy pol = ping_policy_of(ev);
 			p->timing_role = before <= after ? PING_RELEASE : PING_ACQUIRE;
 			if (pol == POLICY_RELEASE || pol == POLICY_ACQUIRE) {
@@ -742,7 +741,7 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 			break;
 		}
 		uint8_t kind = stmt_get(r, stmt, (size_t)sn, &r->bound_sig);
-		if (!r->bound_sig) /* prepared before the capture: its name is its identity */
+		if (!r->bound_sig && r->fingerprints) /* prepared before the capture: its name is its identity */
 			r->bound_sig = name_hash(stmt, (size_t)sn) | 1;
 		if (kind == RTT_KIND_SELECT_PARAM)
 			kind = bind_value_is_one(&rd) ? SQL_SELECT1 : SQL_OTHER;

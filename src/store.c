@@ -607,7 +607,7 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 		const struct attrib_route *r = &at->routes[i];
 		if (!r->pages) /* no page, no figure: nothing to store as one */
 			continue;
-		double n = r->pages ? (double)r->pages : 1;
+		double n = (double)r->pages;
 		const double *b = r->by_class;
 		double other = 0;
 		for (int c = 0; c < RT_NCLASS; c++)

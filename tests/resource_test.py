@@ -83,6 +83,10 @@ r = {x["route"]: x for x in d["routes"]}
 check("long poll: its page is counted as long", [w["code"] for w in d["warnings"]
                                                 if w["code"] == "long-requests"], ["long-requests"])
 check("long poll: the other pages exact", r["GET /p"]["pages_exact"], 200_000)
+check("long poll: its route has no figure, not 0",
+      (r["GET /events"]["pages"], r["GET /events"]["pages_long"],
+       r["GET /events"]["round_trips_per_page"], r["GET /events"]["attribution"]),
+      (0, 1, None, "none"))
 # 1,200 connections, each with a hole that never fills: the budget holds
 n = 1200 if full else 400
 d, err = run("ooo-holes", n, extra=["--max-buffer", "32"], rss_mib=96, seconds=120)

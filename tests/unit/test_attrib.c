@@ -12,15 +12,22 @@
 
 static struct attrib a;
 
-static void rt(uint64_t conn, uint64_t start_ms10, uint8_t cls, uint8_t role)
+/* A round trip of conn at t ns, len ns long; the caller sets the rest. */
+static struct rt rt_at(uint64_t t, uint64_t len, uint8_t cls, uint8_t role)
 {
 	struct rt r = {0};
-	r.t_start = start_ms10 * MS / 10;
-	r.t_end = r.t_start + MS / 10;
+	r.t_start = t;
+	r.t_end = t + len;
 	r.has_start = r.has_end = true;
 	r.cls = cls;
 	r.ping_role = role;
 	r.rfq = 1;
+	return r;
+}
+
+static void rt(uint64_t conn, uint64_t start_ms10, uint8_t cls, uint8_t role)
+{
+	struct rt r = rt_at(start_ms10 * MS / 10, MS / 10, cls, role);
 	attrib_add_rt(&a, conn, &r);
 }
 
@@ -56,15 +63,9 @@ static void test_grace_and_windows(void)
 
 static void amb_ping(uint64_t conn, uint64_t start_ms10, uint8_t role, uint8_t how, uint8_t guess)
 {
-	struct rt r = {0};
-	r.t_start = start_ms10 * MS / 10;
-	r.t_end = r.t_start + MS / 10;
-	r.has_start = r.has_end = true;
-	r.cls = RT_PING;
-	r.ping_role = role;
+	struct rt r = rt_at(start_ms10 * MS / 10, MS / 10, RT_PING, role);
 	r.role_how = how;
 	r.timing_role = guess;
-	r.rfq = 1;
 	attrib_add_rt(&a, conn, &r);
 }
 
@@ -154,14 +155,8 @@ struct sim_route {
 
 static void sim_rt(uint64_t conn, uint64_t t, uint8_t cls, uint8_t role, uint64_t sig)
 {
-	struct rt r = {0};
-	r.t_start = t;
-	r.t_end = t + 60000;
-	r.has_start = r.has_end = true;
-	r.cls = cls;
-	r.ping_role = role;
+	struct rt r = rt_at(t, 60000, cls, role);
 	r.sig = sig;
-	r.rfq = 1;
 	attrib_add_rt(&a, conn, &r);
 }
 
