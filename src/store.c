@@ -203,7 +203,11 @@ struct store *store_open(const char *path, enum store_mode mode, char *err)
 		sqlite3_close(db);
 		return NULL;
 	}
-	if (v == 0 && foreign_tables(db) != 0) {
+	/* tables, but version 0 when it was read: another program's - or a
+	 * pgrtt's that migrated this new file since (tables and version commit
+	 * together, so the version read again tells; store.concurrent failed
+	 * now and then without this) */
+	if (v == 0 && foreign_tables(db) != 0 && (user_version(db, &v) != SQLITE_OK || v == 0)) {
 		snprintf(err, STORE_ERRBUF,
 			 "not a pgrtt database (it holds tables of another program); nothing was "
 			 "changed");
