@@ -49,6 +49,36 @@ struct attrib_conn {
 	struct attrib_rt_rec pend[CONN_PEND_MAX];
 };
 
+/* A page's share of a round trip. */
+struct share {
+	uint32_t slot;
+	double w;
+};
+
+/* The candidate pages' routes, each with its pages' summed weight; grp[]
+ * is what infer.c sees, in[i] is candidate i's entry there.  The fit works
+ * per route: grouping first keeps its cost per round trip to the routes
+ * in flight, not the pages. */
+struct routes_in {
+	struct infer_cand grp[64];
+	uint32_t in[64];
+	uint32_t n;
+	bool all_mixed; /* every candidate already overlaps another route's page */
+};
+
+/* A round trip's candidate pages, with their routes and densities.
+ * Round trips come many to a page: the set is kept until a
+ * page joins or leaves the active list or t reaches the next moment one
+ * of them starts, ends or leaves its grace (until). */
+struct attrib_cands {
+	uint64_t version, from, until;
+	bool valid, strict;
+	uint32_t n;
+	uint32_t c[64];
+	float d[64];
+	struct routes_in g; /* grp[].w: the route's pages' densities summed */
+};
+
 int attrib_init(struct attrib *a, uint64_t grace_ns, uint64_t hold_ns)
 {
 	memset(a, 0, sizeof(*a));
@@ -59,8 +89,9 @@ int attrib_init(struct attrib *a, uint64_t grace_ns, uint64_t hold_ns)
 	a->routes = calloc(ATTRIB_ROUTES_MAX, sizeof(*a->routes));
 	a->conns = calloc(ATTRIB_CONNS, sizeof(*a->conns));
 	a->feats = calloc(ATTRIB_FEATURES_MAX, sizeof(*a->feats));
+	a->cands = calloc(1, sizeof(*a->cands));
 	infer_init(&a->infer);
-	return a->routes && a->conns && a->feats ? 0 : -1;
+	return a->routes && a->conns && a->feats && a->cands ? 0 : -1;
 }
 
 void attrib_free(struct attrib *a)
@@ -70,6 +101,7 @@ void attrib_free(struct attrib *a)
 	free(a->routes);
 	free(a->conns);
 	free(a->feats);
+	free(a->cands);
 	infer_free(&a->infer);
 	free(a->rts);
 	for (uint32_t i = 0; a->pages && i < a->cap_pages; i++)
@@ -415,96 +447,178 @@ static struct attrib_conn *conn_entry(struct attrib *a, uint64_t conn)
 	return &a->conns[((conn + 1) * 0x9e3779b97f4a7c15ull >> 40) % ATTRIB_CONNS];
 }
 
-/* The pages of the connection's last checkout among c[0..n), weighted as
- * that round trip was; false if none is. */
-static bool tie(const struct attrib *a, const struct attrib_conn *e, const uint32_t *c, uint32_t n,
-		double *w)
+static void group_routes(const struct attrib *a, const uint32_t *c, uint32_t n, struct routes_in *g)
 {
-	double sum = 0;
+	g->n = 0;
+	g->all_mixed = true;
 	for (uint32_t i = 0; i < n; i++) {
-		w[i] = 0;
-		for (uint32_t k = 0; k < e->ntie; k++)
-			if (e->slot[k] == c[i] && e->serial[k] == a->pages[c[i]].serial)
-				w[i] = e->w[k];
-		sum += w[i];
+		const struct attrib_page *p = &a->pages[c[i]];
+		uint32_t k = 0;
+		while (k < g->n && g->grp[k].route != p->route)
+			k++;
+		if (k == g->n) {
+			g->grp[k].route = p->route;
+			g->grp[k].w = 0;
+			g->n++;
+		}
+		g->in[i] = k;
+		g->all_mixed &= p->mixed;
 	}
-	if (sum <= 0)
-		return false;
-	for (uint32_t i = 0; i < n; i++)
-		w[i] /= sum;
-	return true;
 }
 
-static void remember(struct attrib *a, struct attrib_conn *e, uint32_t f, const uint32_t *c,
-		     uint32_t n, const double *w)
+/* Page p is among the candidates of a round trip at t (as candidates()
+ * chose them: strict, when some page's own window holds t). */
+static bool is_candidate(const struct attrib *a, uint32_t slot, uint64_t serial, uint64_t t,
+			 bool strict)
+{
+	const struct attrib_page *p = &a->pages[slot];
+	return p->serial == serial && t >= p->t0 && t <= p->t1 + a->grace_ns && (!strict || t <= p->t1);
+}
+
+/* The pages of the connection's last checkout that are candidates now,
+ * weighted as that round trip was, in sh[] (normalised); their routes'
+ * sums in g->grp[].w.  0 if none is. */
+static uint32_t tie(const struct attrib *a, const struct attrib_conn *e, uint64_t t, bool strict,
+		    struct routes_in *g, struct share *sh)
+{
+	uint32_t m = 0;
+	double sum = 0;
+	for (uint32_t k = 0; k < e->ntie; k++)
+		if (e->w[k] > 0 && is_candidate(a, e->slot[k], e->serial[k], t, strict)) {
+			sh[m].slot = e->slot[k];
+			sh[m++].w = e->w[k];
+			sum += e->w[k];
+		}
+	if (sum <= 0)
+		return 0;
+	for (uint32_t i = 0; i < m; i++) {
+		sh[i].w /= sum;
+		uint32_t route = a->pages[sh[i].slot].route, k = 0;
+		while (k < g->n && g->grp[k].route != route)
+			k++;
+		if (k < g->n)
+			g->grp[k].w += sh[i].w;
+	}
+	return m;
+}
+
+/* Remember where a query-like round trip went: its heaviest pages. */
+static void remember(struct attrib *a, struct attrib_conn *e, uint32_t f, const struct share *sh,
+		     uint32_t m)
 {
 	e->feat = f;
 	e->ntie = 0;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < m; i++) {
 		uint32_t k = e->ntie;
 		if (k == ATTRIB_TIE_MAX) { /* keep the heaviest */
 			k = 0;
 			for (uint32_t j = 1; j < ATTRIB_TIE_MAX; j++)
 				if (e->w[j] < e->w[k])
 					k = j;
-			if (e->w[k] >= w[i])
+			if (e->w[k] >= sh[i].w)
 				continue;
 		} else {
 			e->ntie++;
 		}
-		e->slot[k] = c[i];
-		e->serial[k] = a->pages[c[i]].serial;
-		e->w[k] = w[i];
+		e->slot[k] = sh[i].slot;
+		e->serial[k] = a->pages[sh[i].slot].serial;
+		e->w[k] = sh[i].w;
 	}
 }
 
 /* The active pages whose window holds t: inside a page beats the grace
- * after another. */
-static uint32_t candidates(const struct attrib *a, uint64_t t, uint32_t *c)
+ * after another (strict says which it was); kept for the next round trip
+ * (struct attrib_cands). */
+static float density(const struct attrib *a, uint32_t slot);
+
+static const struct attrib_cands *candidates(struct attrib *a, uint64_t t)
 {
+	struct attrib_cands *k = a->cands;
+	if (k->valid && k->version == a->active_version && t >= k->from && t <= k->until)
+		return k;
 	uint32_t loose[64];
 	uint32_t ns = 0, nl = 0;
+	uint64_t until = UINT64_MAX;
 	for (uint32_t i = 0; i < a->nactive; i++) {
 		uint32_t s = a->active[i];
 		const struct attrib_page *p = &a->pages[s];
-		if (t < p->t0 || t > p->t1 + a->grace_ns)
+		uint64_t end = p->t1 + a->grace_ns < p->t1 ? UINT64_MAX : p->t1 + a->grace_ns;
+		uint64_t next = t < p->t0 ? p->t0 - 1 : t <= p->t1 ? p->t1 : end;
+		until = next < until ? next : until;
+		if (t < p->t0 || t > end)
 			continue;
 		if (t <= p->t1 && ns < 64)
-			c[ns++] = s;
+			k->c[ns++] = s;
 		else if (nl < 64)
 			loose[nl++] = s;
 	}
-	if (ns)
-		return ns;
-	memcpy(c, loose, nl * sizeof(*c));
-	return nl;
+	k->strict = ns > 0;
+	k->n = ns;
+	if (!ns) {
+		memcpy(k->c, loose, nl * sizeof(*k->c));
+		k->n = nl;
+	}
+	group_routes(a, k->c, k->n, &k->g);
+	for (uint32_t i = 0; i < k->n; i++) {
+		k->d[i] = density(a, k->c[i]);
+		k->g.grp[k->g.in[i]].w += k->d[i];
+	}
+	k->valid = true;
+	k->version = a->active_version;
+	k->from = t;
+	k->until = until;
+	return k;
 }
 
-/* A candidate page as the model sees it: its route and density. */
-static struct infer_cand cand_of(const struct attrib *a, uint32_t slot)
+/* A candidate page's density: a page's round trips spread over its window
+ * (a profile of where in the window, per route, was measured worse:
+ * docs/pages.md); per second: floats keep it. */
+static float density(const struct attrib *a, uint32_t slot)
 {
 	const struct attrib_page *p = &a->pages[slot];
-	uint64_t len = p->t1 - p->t0;
-	struct infer_cand c;
-	c.route = p->route;
-	/* its density: a page's round trips spread over its window (a profile
-	 * of where in the window, per route, was measured worse: docs/pages.md) */
-	c.w = (float)(1e9 / ((double)len + 1e3)); /* per second: floats keep it */
-	return c;
+	return (float)(1e9 / ((double)(p->t1 - p->t0) + 1e3));
 }
 
-static void spread(struct attrib *a, const struct attrib_rt_rec *r, const uint32_t *c, uint32_t n,
-		   const double *w, bool mixed)
+/* A round trip's shares of a route's figures, added to the route itself:
+ * for a round trip every one of whose pages is estimated (the page's own
+ * sums would only be added to its route when it closes). */
+static void add_to_route(struct attrib_route *rt, const struct attrib_rt_rec *r, double share)
 {
+	rt->rt += share;
+	rt->rfq += share * r->rfq;
+	rt->by_class[r->cls] += share;
+	rt->inferred += share;
+	if (r->cls == RT_PING) {
+		rt->pings[r->role] += share;
+		if (r->role_how != ROLE_PLAIN) {
+			rt->pings_amb[r->role] += share;
+			rt->pings_amb_timing[r->timing_role] += share;
+		}
+	}
+	if (r->timed)
+		rt->pg_ns += share * (double)(r->t_end - r->t_start);
+}
+
+static void spread(struct attrib *a, const struct attrib_rt_rec *r, const struct share *sh,
+		   uint32_t m, const struct routes_in *g)
+{
+	bool mixed = g->n > 1;
 	a->rts_in_pages++;
 	a->rts_mixed += mixed;
-	for (uint32_t i = 0; i < n; i++) {
-		struct attrib_page *p = &a->pages[c[i]];
-		add_to_page(p, r, w[i], !mixed);
+	if (mixed && g->all_mixed && !a->on_page) {
+		for (uint32_t k = 0; k < g->n; k++)
+			if (g->grp[k].w > 0)
+				add_to_route(&a->routes[g->grp[k].route], r, g->grp[k].w);
+		a->mixed_rts += 1;
+		return;
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		struct attrib_page *p = &a->pages[sh[i].slot];
+		add_to_page(p, r, sh[i].w, !mixed);
 		if (mixed)
-			p->inferred += w[i];
-		if (a->on_page && w[i] > 0)
-			keep(p, r, n > 1, w[i]);
+			p->inferred += sh[i].w;
+		if (a->on_page && sh[i].w > 0)
+			keep(p, r, m > 1, sh[i].w);
 	}
 }
 
@@ -542,9 +656,11 @@ static void take_entry(struct attrib *a, struct attrib_conn *e, uint64_t conn)
 /* Place one round trip: the active pages whose window holds its start. */
 static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_wait)
 {
-	uint32_t c[64];
-	double w[64];
-	uint32_t n = candidates(a, r->t_start, c);
+	struct share sh[64];
+	struct routes_in g;
+	const struct attrib_cands *k = candidates(a, r->t_start);
+	const uint32_t *c = k->c;
+	uint32_t n = k->n, m = n;
 	struct attrib_conn *e = conn_entry(a, r->conn);
 	bool mine = e->conn == r->conn + 1;
 	if (n == 0) {
@@ -555,38 +671,61 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 		}
 		return;
 	}
-	bool mixed = false;
-	for (uint32_t i = 1; i < n && !mixed; i++)
-		mixed = a->pages[c[i]].route != a->pages[c[0]].route;
+	g.n = k->g.n;
+	g.all_mixed = k->g.all_mixed;
+	memcpy(g.grp, k->g.grp, g.n * sizeof(*g.grp));
 	bool tied_kind = r->cls == RT_PING || r->cls == RT_RESET;
+	bool query = query_like(r->cls);
+	/* the pages' own shares: for the trace, for pages not all estimated,
+	 * and for a query's checkout (remember) */
+	bool by_page = a->on_page || !g.all_mixed || g.n == 1 || query;
 	uint32_t f;
-	if (!mixed) {
+	if (g.n == 1) {
 		bool after = tied_kind && !(r->cls == RT_PING && r->role == PING_ACQUIRE);
 		f = feature_of(a, r, after && mine && e->ntie ? e->feat : INFER_NONE);
+		infer_certain(&a->infer, g.grp[0].route, f, 1);
+		g.grp[0].w = 1;
 		for (uint32_t i = 0; i < n; i++) {
-			w[i] = 1.0 / n; /* pages of one route share it equally */
-			infer_certain(&a->infer, a->pages[c[i]].route, f, w[i]);
+			sh[i].slot = c[i];
+			sh[i].w = 1.0 / n; /* pages of one route share it equally */
 		}
 	} else if (r->cls == RT_PING && r->role == PING_ACQUIRE && may_wait &&
 		   (take_entry(a, e, r->conn), e->npend < CONN_PEND_MAX)) {
 		e->pend[e->npend++] = *r; /* until the query it announces */
 		return;
-	} else if (tied_kind && mine && tie(a, e, c, n, w)) {
+	} else if (tied_kind && mine && e->ntie) {
+		for (uint32_t i = 0; i < g.n; i++)
+			g.grp[i].w = 0;
+		if (!(m = tie(a, e, r->t_start, k->strict, &g, sh)))
+			goto weigh;
 		/* the checkout of the query before it (after it, for an acquire) */
 		f = feature_of(a, r, e->feat);
-		for (uint32_t i = 0; i < n; i++)
-			infer_tied(&a->infer, a->pages[c[i]].route, f, w[i], i == 0);
+		bool first = true;
+		for (uint32_t i = 0; i < g.n; i++)
+			if (g.grp[i].w > 0) {
+				infer_tied(&a->infer, g.grp[i].route, f, g.grp[i].w, first);
+				first = false;
+			}
 	} else {
-		struct infer_cand x[64];
+		double p[64];
+	weigh:
+		memcpy(g.grp, k->g.grp, g.n * sizeof(*g.grp));
+		m = by_page ? n : 0;
 		f = feature_of(a, r, INFER_NONE);
-		for (uint32_t i = 0; i < n; i++)
-			x[i] = cand_of(a, c[i]);
-		infer_weigh(&a->infer, f, x, n, w);
+		infer_weigh(&a->infer, f, g.grp, g.n, p);
+		/* within a route, its pages share by density */
+		for (uint32_t i = 0; i < m; i++) {
+			const struct infer_cand *x = &g.grp[k->g.in[i]];
+			sh[i].slot = c[i];
+			sh[i].w = x->w > 0 ? p[k->g.in[i]] * k->d[i] / x->w : 0;
+		}
+		for (uint32_t i = 0; i < g.n; i++)
+			g.grp[i].w = p[i];
 	}
-	spread(a, r, c, n, w, mixed);
-	if (query_like(r->cls)) {
+	spread(a, r, sh, m, &g);
+	if (query) {
 		take_entry(a, e, r->conn);
-		remember(a, e, f, c, n, w);
+		remember(a, e, f, sh, m);
 		if (e->npend)
 			flush_pending(a, e);
 	}
@@ -617,6 +756,10 @@ static void start_page(struct attrib *a, uint32_t s)
 		}
 	}
 	a->active[a->nactive++] = s;
+	a->active_version++;
+	uint64_t end = p->t1 + a->grace_ns < p->t1 ? UINT64_MAX : p->t1 + a->grace_ns;
+	if (end < a->next_expire)
+		a->next_expire = end;
 }
 
 static int by_start(const void *x, const void *y)
@@ -681,6 +824,9 @@ static void close_page(struct attrib *a, struct attrib_page *p)
  * ending near UINT64_MAX never overflows into the past). */
 static void expire(struct attrib *a, uint64_t t)
 {
+	if (a->nactive == 0 || a->next_expire >= t)
+		return;
+	uint64_t next = UINT64_MAX;
 	for (uint32_t i = 0; i < a->nactive;) {
 		uint32_t s = a->active[i];
 		struct attrib_page *p = &a->pages[s];
@@ -689,10 +835,13 @@ static void expire(struct attrib *a, uint64_t t)
 			close_page(a, p);
 			slot_free(a, s);
 			a->active[i] = a->active[--a->nactive];
+			a->active_version++;
 		} else {
+			next = end < next ? end : next;
 			i++;
 		}
 	}
+	a->next_expire = next;
 }
 
 void attrib_settle(struct attrib *a, uint64_t w)
@@ -768,6 +917,7 @@ void attrib_finish(struct attrib *a)
 		}
 	while (a->nactive) { /* what ends at the very last nanosecond */
 		uint32_t s = a->active[--a->nactive];
+		a->active_version++;
 		close_page(a, &a->pages[s]);
 		slot_free(a, s);
 	}

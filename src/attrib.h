@@ -94,6 +94,7 @@ typedef void attrib_page_fn(void *ctx, const struct attrib_page_view *p);
 struct attrib_page;
 struct attrib_conn;
 struct attrib_feature;
+struct attrib_cands;
 
 struct attrib {
 	uint64_t grace_ns;
@@ -111,6 +112,9 @@ struct attrib {
 	uint32_t cap_pages, free_head;
 	uint32_t *waiting, nwaiting, cap_waiting;
 	uint32_t *active, nactive, cap_active;
+	uint64_t active_version; /* changes when a page joins or leaves the active list */
+	uint64_t next_expire;    /* no active page's grace ends before this */
+	struct attrib_cands *cands; /* the last candidate set, for the next round trip */
 	/* counters */
 	uint64_t rts_in_pages, rts_outside, dropped;
 	uint64_t rts_mixed; /* of rts_in_pages, held by pages of several routes: inferred */

@@ -12,7 +12,7 @@
 #define FIT_STEPS 50
 #define FIT_TOLERANCE 1e-6 /* relative change of every route's total */
 #define JACK_PARTS 8
-#define JACK_SAMPLE 8192 /* the jackknife runs on at most this many: its variance scales */
+#define JACK_SAMPLE 2048 /* the jackknife runs on at most this many: its variance scales */
 #define RATE_FLOOR 1e-12 /* a rate never quite 0: EM could not bring it back */
 
 /* Which sample records a fit uses: every stride-th, less part `skip` of
@@ -22,12 +22,6 @@ struct part {
 	uint32_t stride;
 };
 static const struct part ALL = {-1, 1};
-
-static bool in_part(const struct part *pt, uint32_t i)
-{
-	return i % pt->stride == 0 &&
-	       (pt->skip < 0 || (int)((i / pt->stride) % JACK_PARTS) != pt->skip);
-}
 
 void infer_init(struct infer *in)
 {
@@ -206,6 +200,7 @@ void infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, u
 struct fit {
 	uint32_t nroutes;
 	double *sum;  /* nroutes x INFER_FEATURES: posterior sums over the sample */
+	double *beta; /* nroutes x INFER_FEATURES: the routes' beta[], side by side */
 	double nf[INFER_FEATURES]; /* sample records per feature */
 };
 
@@ -234,38 +229,41 @@ static void settle_tied(struct infer *in, uint32_t R)
 	}
 }
 
+/* Calls fn(rec) for each sample record of part pt. */
+#define FOR_PART(in, pt, rec)                                                               \
+	for (uint32_t i_ = 0, j_ = 0; i_ < (in)->nsample; i_ += (pt)->stride, j_++)           \
+		if ((pt)->skip >= 0 && (int)(j_ % JACK_PARTS) == (pt)->skip) {                  \
+		} else                                                                         \
+			for (const struct infer_rec *rec = &(in)->sample[i_]; rec; rec = NULL)
+
 /* One EM step over the sample records of part pt:
  * posterior sums, then the rates they make. */
 static void em_step(struct infer *in, struct fit *ft, const struct part *pt)
 {
 	uint32_t R = ft->nroutes;
-	memset(ft->sum, 0, R * INFER_FEATURES * sizeof(double));
+	double *sum = ft->sum, *beta = ft->beta;
+	memset(sum, 0, R * INFER_FEATURES * sizeof(double));
 	memset(ft->nf, 0, sizeof ft->nf);
-	for (uint32_t i = 0; i < in->nsample; i++) {
-		if (!in_part(pt, i))
-			continue;
-		const struct infer_rec *rec = &in->sample[i];
+	FOR_PART(in, pt, rec) {
 		uint32_t f = rec->feat;
+		const double *bf = beta + f; /* route r's rate for f: bf[r * INFER_FEATURES] */
 		double w[INFER_CANDS], z = 0;
 		for (uint32_t k = 0; k < rec->n; k++) {
-			const struct infer_cand *c = &rec->c[k];
-			const struct infer_route *x = &in->routes[c->route];
-			w[k] = x->beta[f] * c->w;
+			w[k] = bf[(size_t)rec->c[k].route * INFER_FEATURES] * rec->c[k].w;
 			z += w[k];
 		}
 		if (z <= 0)
 			continue;
 		ft->nf[f] += 1;
-		for (uint32_t k = 0; k < rec->n; k++) {
-			const struct infer_cand *c = &rec->c[k];
-			ft->sum[c->route * INFER_FEATURES + f] += w[k] / z;
-		}
+		double iz = 1 / z;
+		for (uint32_t k = 0; k < rec->n; k++)
+			sum[(size_t)rec->c[k].route * INFER_FEATURES + f] += w[k] * iz;
 	}
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
 		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
 			double scale = ft->nf[f] > 0 ? in->feats[f].uncertain / ft->nf[f] : 0;
-			double s = ft->sum[r * INFER_FEATURES + f] * scale;
+			double s = sum[r * INFER_FEATURES + f] * scale;
 			if (ft->nf[f] == 0 && in->feats[f].uncertain > 0)
 				s = x->given[f]; /* none of it in the sample: the running guess */
 			x->final[f] = x->certain[f] + s;
@@ -273,6 +271,9 @@ static void em_step(struct infer *in, struct fit *ft, const struct part *pt)
 		}
 	}
 	settle_tied(in, R);
+	for (uint32_t r = 0; r < R; r++)
+		memcpy(beta + (size_t)r * INFER_FEATURES, in->routes[r].beta,
+		       INFER_FEATURES * sizeof(double));
 }
 
 static double route_total(const struct infer_route *x)
@@ -315,10 +316,7 @@ static void start_from_lift(struct infer *in, struct fit *ft, const struct part 
 	double *mean = ft->sum; /* scratch: per route and feature, the mean share */
 	memset(mean, 0, R * INFER_FEATURES * sizeof(double));
 	memset(ft->nf, 0, sizeof ft->nf);
-	for (uint32_t i = 0; i < in->nsample; i++) {
-		if (!in_part(pt, i))
-			continue;
-		const struct infer_rec *rec = &in->sample[i];
+	FOR_PART(in, pt, rec) {
 		double z = 0;
 		for (uint32_t k = 0; k < rec->n; k++)
 			z += rec->c[k].w;
@@ -351,6 +349,9 @@ static void start_from_lift(struct infer *in, struct fit *ft, const struct part 
 		}
 	}
 	settle_tied(in, R);
+	for (uint32_t r = 0; r < R; r++)
+		memcpy(ft->beta + (size_t)r * INFER_FEATURES, in->routes[r].beta,
+		       INFER_FEATURES * sizeof(double));
 	free(base);
 }
 
@@ -372,12 +373,13 @@ void infer_solve(struct infer *in)
 	}
 	if (R == 0 || in->nsample == 0)
 		return;
-	struct fit ft = {R, calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}};
+	struct fit ft = {R, calloc((size_t)R * INFER_FEATURES, sizeof(double)),
+			 calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}};
 	double *tot = calloc(R, sizeof(double));
 	double *save = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));
 	double *jack = calloc((size_t)R * JACK_PARTS, sizeof(double));
 	double *t = malloc(R * sizeof(double));
-	if (!ft.sum || !tot || !save || !jack || !t)
+	if (!ft.sum || !ft.beta || !tot || !save || !jack || !t)
 		goto out; /* the running guess stands */
 	for (uint32_t r = 0; r < R; r++)
 		tot[r] = route_total(&in->routes[r]);
@@ -422,6 +424,7 @@ void infer_solve(struct infer *in)
 	}
 out:
 	free(ft.sum);
+	free(ft.beta);
 	free(tot);
 	free(save);
 	free(jack);

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define INFER_CANDS 24        /* routes among a round trip's candidates, per record */
-#define INFER_SAMPLE (1u << 15) /* uncertain round trips kept for the fit */
+#define INFER_SAMPLE (1u << 14) /* uncertain round trips kept for the fit */
 #define INFER_FEATURES 256
 #define INFER_NONE 0xffff
 

@@ -269,6 +269,61 @@ static uint64_t name_hash(const char *s, size_t n)
 	return h ? h : 1;
 }
 
+/* Hashes a statement's text 8 bytes at a time (name_hash's byte loop
+ * costs more than the classification it saves on a long text). */
+static uint64_t text_hash(const char *s, size_t n, uint64_t how)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n ^ how << 56;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v;
+		memcpy(&v, s + i, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	uint64_t v = 0;
+	memcpy(&v, s + i, n - i);
+	h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	return h ? h : 1;
+}
+
+/* The kind and fingerprint of a text from cache, or by classify() and
+ * sql_fingerprint (how: which of them: a Parse's text or a Query's, and
+ * whether it was cut short - each gives its own kind). */
+static uint8_t text_kind(struct rtt *r, const char *q, size_t n, uint64_t how,
+			 uint8_t (*classify)(const char *, size_t, bool), bool whole, uint64_t *sig)
+{
+	uint64_t h = text_hash(q, n, how);
+	/* two ways per set: the one used last first, the other evicted */
+	struct rtt_text *t = &r->texts[h % (RTT_TEXT_SLOTS / 2) * 2];
+	if (t[0].hash != h) {
+		struct rtt_text was = t[0];
+		if (t[1].hash == h) {
+			t[0] = t[1];
+		} else {
+			t[0].hash = h;
+			t[0].kind = classify(q, n, whole);
+			t[0].sig = r->fingerprints ? sql_fingerprint(q, n) : 0;
+		}
+		t[1] = was;
+	}
+	*sig = t[0].sig;
+	return t[0].kind;
+}
+
+static uint8_t classify_query(const char *q, size_t n, bool whole)
+{
+	return (uint8_t)sql_classify(q, n, whole);
+}
+
+static uint8_t classify_parse(const char *q, size_t n, bool whole)
+{
+	if (!whole) /* query text longer than the prefix kept */
+		return SQL_OTHER;
+	return sql_is_select_param(q, n) ? RTT_KIND_SELECT_PARAM : (uint8_t)sql_classify(q, n, true);
+}
+
 static void stmt_put(struct rtt *r, const char *name, size_t n, uint8_t kind, uint64_t sig)
 {
 	if (n == 0) {
@@ -692,10 +747,12 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		c->sync_points++;
 		r->exec_mode = false;
 		const char *q = (const char *)m->body;
-		uint8_t kind = (uint8_t)sql_classify(q, m->body_len, !m->truncated);
+		uint64_t sig; /* a prefix's when truncated: the same for the same text */
+		uint8_t kind = text_kind(r, q, m->body_len, 2 | !m->truncated, classify_query,
+					 !m->truncated, &sig);
 		count_kind(r, kind);
-		if (!c->sig && r->fingerprints) /* a prefix's when truncated: the same for the same text */
-			c->sig = sql_fingerprint(q, m->body_len);
+		if (!c->sig)
+			c->sig = sig;
 		if (kind == SQL_EMPTY) {
 			if (m->body_len >= 8 && memcmp(q, "-- ping", 7) == 0 && q[7] == '\0')
 				set_driver(r, "pgx", 1);
@@ -711,19 +768,13 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		ptrdiff_t qn = rd_cstr(&rd, &q);
 		if (nn < 0)
 			break;
-		uint8_t kind;
-		uint64_t sig = 0;
-		if (qn < 0) { /* query text longer than the prefix kept */
-			kind = SQL_OTHER;
+		bool whole = qn >= 0;
+		if (!whole) { /* query text longer than the prefix kept */
 			q = (const char *)rd.p;
 			qn = rd.end - rd.p;
-		} else if (sql_is_select_param(q, (size_t)qn)) {
-			kind = RTT_KIND_SELECT_PARAM;
-		} else {
-			kind = (uint8_t)sql_classify(q, (size_t)qn, true);
 		}
-		if (r->fingerprints)
-			sig = sql_fingerprint(q, (size_t)qn);
+		uint64_t sig;
+		uint8_t kind = text_kind(r, q, (size_t)qn, 4 | whole, classify_parse, whole, &sig);
 		stmt_put(r, name, (size_t)nn, kind, sig);
 		const char *d = driver_from_stmt(name, (size_t)nn);
 		if (d)

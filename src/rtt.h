@@ -123,11 +123,21 @@ struct rtt_stats {
 
 #define RTT_STMT_SLOTS 64
 #define RTT_PEND_MAX 16
+#define RTT_TEXT_SLOTS 32 /* statement texts seen lately, with what they were found to be */
 
 struct rtt_stmt {
 	uint64_t name_hash; /* 0 = empty slot */
 	uint8_t kind;       /* enum sql_kind, or RTT_KIND_SELECT_PARAM */
 	uint64_t sig;       /* sql_fingerprint of its text */
+};
+
+/* A statement text already classified: an app sends the same few texts
+ * over and over, and classifying or fingerprinting them again costs more
+ * than the rest of a round trip. */
+struct rtt_text {
+	uint64_t hash; /* of the text, its length and how it came (0 = empty slot) */
+	uint8_t kind;
+	uint64_t sig;
 };
 
 struct rtt {
@@ -157,6 +167,7 @@ struct rtt {
 	struct rtt_stmt stmts[RTT_STMT_SLOTS];
 	uint8_t unnamed_kind;
 	uint64_t unnamed_sig;
+	struct rtt_text texts[RTT_TEXT_SLOTS];
 
 	/* pings waiting to learn whether they were acquire or release */
 	struct rt pend[RTT_PEND_MAX];

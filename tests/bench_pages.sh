@@ -1,0 +1,112 @@
+#!/bin/sh
+# bench_pages.sh [PCAP HTTP-PORT PG-PORT] - the cost of attributing round trips
+# to pages under mixed load (issue 12): `pgrtt analyze --http-port` next to
+# the same capture analysed without it, libpcap's bare read loop, tcpdump -r
+# and tshark decoding both protocols.
+#
+# Without arguments: a throwaway cluster (tests/pg_cluster.sh, port 55433)
+# with the seed's dataset, the reference app (bench/apps/c-libpq) in
+# POOL_MODE (default axum-sqlx-ping: a checkout per query, both pings) on
+# port 18093, and `wrk -t 2 -c 16 -d SECONDS` (default 10) cycling through
+# the detail, index and tag routes, captured by tcpdump -s 0 -B 65536: every
+# page overlaps pages of other routes, so every route is estimated.
+#
+# Prints the best wall time of 3 runs and peak RSS for each reader, the
+# instructions each pgrtt run executes (callgrind, when valgrind is there:
+# instruction counts repeat on this noisy machine, times do not), and the
+# ratios.  KEEP=FILE keeps the capture made.  Run as root from the source tree after building build/.
+set -eu
+cd "$(dirname "$0")/.."
+PGRTT=${PGRTT:-build/pgrtt}
+LOOP=${LOOP:-build/tests/pcap_loop}
+W=$(mktemp -d /tmp/pgrtt-benchpages.XXXXXX)
+chmod 755 "$W" # the cluster inside runs as postgres
+cleanup() {
+	[ -n "${app:-}" ] && kill "$app" 2>/dev/null && wait "$app" 2>/dev/null
+	[ -n "${started:-}" ] && tests/pg_cluster.sh stop "$W/pg" "$PG"
+	rm -rf "$W"
+}
+trap cleanup EXIT INT TERM
+
+if [ $# -ge 3 ]; then
+	F=$1 HTTP=$2 PG=$3
+else
+	PG=55433 HTTP=18093 T=${1:-10}
+	tests/pg_cluster.sh start "$W/pg" $PG
+	started=1
+	dsn="host=127.0.0.1 port=$PG user=postgres dbname=postgres sslmode=disable"
+	build/bench/blogload "$dsn" >/dev/null
+	PORT=$HTTP POOL_MODE=${POOL_MODE:-axum-sqlx-ping} DATABASE_URL="$dsn" \
+		build/bench/bench_app_c_libpq >"$W/app.out" &
+	app=$!
+	for _ in $(seq 100); do grep -q ready "$W/app.out" 2>/dev/null && break; sleep 0.1; done
+	cat >"$W/mixed.lua" <<'EOF'
+local paths = {"/articles/3", "/", "/tags/tag-7", "/articles/11", "/articles/500"}
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("GET", paths[i % #paths + 1])
+end
+EOF
+	wrk -t 2 -c 16 -d 2 -s "$W/mixed.lua" "http://127.0.0.1:$HTTP" >/dev/null # warm-up: the pool grows
+	F=$W/mixed.pcap
+	tcpdump -i lo -s 0 -B 65536 -w "$F" "tcp port $PG or tcp port $HTTP" 2>"$W/td.err" &
+	td=$!
+	sleep 1
+	wrk -t 2 -c 16 -d "$T" -s "$W/mixed.lua" "http://127.0.0.1:$HTTP" | grep -E 'requests in|Requests/sec'
+	sleep 1.5 # let tcpdump drain its ring
+	kill -INT $td
+	wait $td || true
+	tail -n 2 "$W/td.err"
+	[ -n "${KEEP:-}" ] && cp "$F" "$KEEP" && echo "capture kept as $KEEP"
+fi
+
+packets=$(capinfos -c -M "$F" | awk -F': *' '/Number of packets/ {print $2}')
+bytes=$(stat -c %s "$F")
+echo "capture: $F: $packets packets, $bytes bytes"
+
+measure() { # KEY NAME CMD...
+	key=$1 name=$2
+	shift 2
+	best=
+	for _ in 1 2 3; do
+		/usr/bin/time -f '%e %U %S %M' -o "$W/time" sh -c "$* >/dev/null 2>&1"
+		read -r wall user sys rss <"$W/time"
+		if [ -z "$best" ] || [ "$(echo "$wall < $best" | bc)" = 1 ]; then
+			best=$wall bestcpu=$(echo "$user + $sys" | bc) bestrss=$rss
+		fi
+	done
+	[ "$(echo "$best < 0.01" | bc)" = 1 ] && best=0.01
+	printf '%-34s %7.2f s wall %7.2f s CPU %10s pkt/s %7s MiB peak RSS\n' "$name" "$best" \
+		"$bestcpu" "$(echo "$packets / $best" | bc)" "$(echo "scale=1; $bestrss / 1024" | bc)"
+	eval "t_$key=$best"
+}
+
+plain="$PGRTT analyze --no-progress -p $PG $F"
+pages="$PGRTT analyze --no-progress -p $PG --http-port $HTTP $F"
+measure loop "libpcap's read loop" "$LOOP" "$F"
+measure plain "pgrtt analyze" "$plain"
+measure pages "pgrtt analyze --http-port" "$pages"
+measure tcpdump "tcpdump -r -nn" tcpdump -r "$F" -nn
+if [ -z "${NO_TSHARK:-}" ]; then
+	measure tshark "tshark (pgsql and http)" tshark -n -r "$F" -d tcp.port==$PG,pgsql \
+		-d tcp.port==$HTTP,http -Y "'pgsql or http'" -T fields -e frame.number
+fi
+echo "--http-port costs $(echo "scale=2; $t_pages / $t_plain" | bc)x the plain analysis's wall time;" \
+	"pgrtt analyze --http-port is $(echo "scale=1; $t_pages / $t_loop" | bc)x libpcap's bare loop," \
+	"$(echo "scale=1; $t_tcpdump / $t_pages" | bc)x as fast as tcpdump -r" \
+	"${t_tshark:+and $(echo "scale=1; $t_tshark / $t_pages" | bc)x as fast as tshark}"
+
+$pages | sed -n '/^routes/,/^$/p' | head -n 8
+
+if command -v valgrind >/dev/null; then
+	ir() {
+		valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" "$@" >/dev/null 2>"$W/cg.err"
+		sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$W/cg.err"
+	}
+	i_plain=$(ir $plain)
+	i_pages=$(ir $pages)
+	echo "instructions: pgrtt analyze $i_plain, with --http-port $i_pages:" \
+		"$(echo "scale=2; $i_pages / $i_plain" | bc)x;" \
+		"$(echo "$i_plain / $packets" | bc) and $(echo "$i_pages / $packets" | bc) per packet"
+fi

@@ -1,0 +1,37 @@
+/* pcap_loop.c FILE - the floor under any capture reader: libpcap's read loop
+ * over FILE and nothing else (each packet's length summed so the loop is not
+ * optimised away).  tests/bench.sh and tests/bench_pages.sh time pgrtt as a
+ * multiple of this. */
+#define _DEFAULT_SOURCE /* u_char and friends, which pcap.h uses, under -std=c11 */
+#include <pcap/pcap.h>
+#include <stdio.h>
+
+static void count(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	unsigned long long *sum = (unsigned long long *)user;
+	sum[0]++;
+	sum[1] += h->caplen + bytes[0];
+}
+
+int main(int argc, char **argv)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	unsigned long long sum[2] = {0, 0};
+	pcap_t *p;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: pcap_loop FILE\n");
+		return 64;
+	}
+	if (!(p = pcap_open_offline(argv[1], err))) {
+		fprintf(stderr, "pcap_loop: %s\n", err);
+		return 1;
+	}
+	if (pcap_loop(p, -1, count, (u_char *)sum) == -1) {
+		fprintf(stderr, "pcap_loop: %s\n", pcap_geterr(p));
+		return 1;
+	}
+	printf("%llu packets, %llu bytes\n", sum[0], sum[1]);
+	pcap_close(p);
+	return 0;
+}
