@@ -93,7 +93,7 @@ if [ -z "${NO_TSHARK:-}" ]; then
 		-d tcp.port==$HTTP,http -Y "'pgsql or http'" -T fields -e frame.number
 fi
 echo "--http-port costs $(echo "scale=2; $t_pages / $t_plain" | bc)x the plain analysis's wall time;" \
-	"pgrtt analyze --http-port is $(echo "scale=1; $t_pages / $t_loop" | bc)x libpcap's bare loop," \
+	"it takes $(echo "scale=1; $t_pages / $t_loop" | bc)x the time of libpcap's bare loop and is" \
 	"$(echo "scale=1; $t_tcpdump / $t_pages" | bc)x as fast as tcpdump -r" \
 	"${t_tshark:+and $(echo "scale=1; $t_tshark / $t_pages" | bc)x as fast as tshark}"
 
