@@ -13,6 +13,7 @@ struct attrib_page {
 	uint32_t next_free; /* in the free list */
 	bool overlapped, mixed;
 	uint64_t t0, t1, conn;
+	uint64_t t_answer; /* in [t0, t1]: the response's first byte */
 	uint64_t serial; /* which page a slot holds: slots are reused */
 	double inferred;
 	/* what was attributed to it */
@@ -266,8 +267,8 @@ static void slot_free(struct attrib *a, uint32_t s)
 
 static void place(struct attrib *a, const struct attrib_rt_rec *r);
 
-void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uint64_t conn,
-		 const char *method, const char *target, uint16_t status)
+void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t_answer, uint64_t t1,
+		     uint64_t conn, const char *method, const char *target, uint16_t status)
 {
 	if (t0 < a->pos) {
 		/* the sweep passed its start while it was open: a request that
@@ -289,6 +290,7 @@ void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1,
 	p->route = route;
 	p->t0 = t0;
 	p->t1 = t1 >= t0 ? t1 : t0;
+	p->t_answer = t_answer < p->t0 ? p->t0 : t_answer > p->t1 ? p->t1 : t_answer;
 	p->conn = conn;
 	p->serial = ++a->page_serial;
 	p->status = status;
@@ -466,25 +468,25 @@ static void group_routes(const struct attrib *a, const uint32_t *c, uint32_t n, 
 	}
 }
 
-/* Page p is among the candidates of a round trip at t (as candidates()
- * chose them: strict, when some page's own window holds t). */
-static bool is_candidate(const struct attrib *a, uint32_t slot, uint64_t serial, uint64_t t,
-			 bool strict)
+/* Page p (the page in slot, if it still is) could hold a round trip at t:
+ * for a round trip tied to a checkout, its window and grace are enough,
+ * working or not (a pool's release ping often follows the answer). */
+static bool in_window(const struct attrib *a, uint32_t slot, uint64_t serial, uint64_t t)
 {
 	const struct attrib_page *p = &a->pages[slot];
-	return p->serial == serial && t >= p->t0 && t <= p->t1 + a->grace_ns && (!strict || t <= p->t1);
+	return p->serial == serial && t >= p->t0 && t <= p->t1 + a->grace_ns;
 }
 
 /* The pages of the connection's last checkout that are candidates now,
  * weighted as that round trip was, in sh[] (normalised); their routes'
  * sums in g->grp[].w.  0 if none is. */
-static uint32_t tie(const struct attrib *a, const struct attrib_conn *e, uint64_t t, bool strict,
+static uint32_t tie(const struct attrib *a, const struct attrib_conn *e, uint64_t t,
 		    struct routes_in *g, struct share *sh)
 {
 	uint32_t m = 0;
 	double sum = 0;
 	for (uint32_t k = 0; k < e->ntie; k++)
-		if (e->w[k] > 0 && is_candidate(a, e->slot[k], e->serial[k], t, strict)) {
+		if (e->w[k] > 0 && in_window(a, e->slot[k], e->serial[k], t)) {
 			sh[m].slot = e->slot[k];
 			sh[m++].w = e->w[k];
 			sum += e->w[k];
@@ -493,11 +495,17 @@ static uint32_t tie(const struct attrib *a, const struct attrib_conn *e, uint64_
 		return 0;
 	for (uint32_t i = 0; i < m; i++) {
 		sh[i].w /= sum;
-		uint32_t route = a->pages[sh[i].slot].route, k = 0;
-		while (k < g->n && g->grp[k].route != route)
+		const struct attrib_page *p = &a->pages[sh[i].slot];
+		uint32_t k = 0;
+		while (k < g->n && g->grp[k].route != p->route)
 			k++;
-		if (k < g->n)
-			g->grp[k].w += sh[i].w;
+		if (k == g->n) { /* a page sending its answer, beside pages still working */
+			g->grp[k].route = p->route;
+			g->grp[k].w = 0;
+			g->n++;
+		}
+		g->grp[k].w += sh[i].w;
+		g->all_mixed &= p->mixed;
 	}
 	return m;
 }
@@ -526,9 +534,12 @@ static void remember(struct attrib *a, struct attrib_conn *e, uint32_t f, const 
 	}
 }
 
-/* The active pages whose window holds t: inside a page beats the grace
- * after another (strict says which it was); kept for the next round trip
- * (struct attrib_cands). */
+/* The active pages whose window holds t: a page still working on its
+ * answer (before its first byte) beats one sending it or in the grace
+ * after it (strict says which it was) - an app runs a page's queries
+ * before it answers, and a page can take long to send (Nagle and delayed
+ * ACKs hold the last segment of a response ~40 ms); kept for the next
+ * round trip (struct attrib_cands). */
 static float density(const struct attrib *a, uint32_t slot);
 
 static const struct attrib_cands *candidates(struct attrib *a, uint64_t t)
@@ -543,11 +554,11 @@ static const struct attrib_cands *candidates(struct attrib *a, uint64_t t)
 		uint32_t s = a->active[i];
 		const struct attrib_page *p = &a->pages[s];
 		uint64_t end = p->t1 + a->grace_ns < p->t1 ? UINT64_MAX : p->t1 + a->grace_ns;
-		uint64_t next = t < p->t0 ? p->t0 - 1 : t <= p->t1 ? p->t1 : end;
+		uint64_t next = t < p->t0 ? p->t0 - 1 : t <= p->t_answer ? p->t_answer : end;
 		until = next < until ? next : until;
 		if (t < p->t0 || t > end)
 			continue;
-		if (t <= p->t1 && ns < 64)
+		if (t <= p->t_answer && ns < 64)
 			k->c[ns++] = s;
 		else if (nl < 64)
 			loose[nl++] = s;
@@ -572,7 +583,9 @@ static const struct attrib_cands *candidates(struct attrib *a, uint64_t t)
 
 /* A candidate page's density: a page's round trips spread over its window
  * (a profile of where in the window, per route, was measured worse:
- * docs/pages.md); per second: floats keep it. */
+ * docs/pages.md; so was the part before its answer alone: 2.15 for 2 on
+ * captures/web-mixed.pcap, whose short pages then outweigh the long);
+ * per second: floats keep it. */
 static float density(const struct attrib *a, uint32_t slot)
 {
 	const struct attrib_page *p = &a->pages[slot];
@@ -675,41 +688,49 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	g.all_mixed = k->g.all_mixed;
 	memcpy(g.grp, k->g.grp, g.n * sizeof(*g.grp));
 	bool tied_kind = r->cls == RT_PING || r->cls == RT_RESET;
+	bool acquire = r->cls == RT_PING && r->role == PING_ACQUIRE;
 	bool query = query_like(r->cls);
-	/* the pages' own shares: for the trace, for pages not all estimated,
-	 * and for a query's checkout (remember) */
-	bool by_page = a->on_page || !g.all_mixed || g.n == 1 || query;
 	uint32_t f;
+	if (acquire && g.n > 1 && may_wait &&
+	    (take_entry(a, e, r->conn), e->npend < CONN_PEND_MAX)) {
+		e->pend[e->npend++] = *r; /* until the query it announces */
+		return;
+	}
+	if (tied_kind && mine && e->ntie && (!acquire || !may_wait)) {
+		/* the checkout of the query before it (after it, for an acquire
+		 * whose query came): its pages while they are open, working or
+		 * not - a pool returns a connection when the handler is done,
+		 * often as the answer goes out */
+		struct routes_in t;
+		t.n = 0;
+		t.all_mixed = true;
+		if ((m = tie(a, e, r->t_start, &t, sh))) {
+			g.n = t.n;
+			g.all_mixed = t.all_mixed;
+			memcpy(g.grp, t.grp, t.n * sizeof(*t.grp));
+			f = feature_of(a, r, e->feat);
+			if (g.n == 1) {
+				infer_certain(&a->infer, g.grp[0].route, f, 1);
+			} else {
+				for (uint32_t i = 0; i < g.n; i++)
+					infer_tied(&a->infer, g.grp[i].route, f, g.grp[i].w, i == 0);
+			}
+			goto placed;
+		}
+	}
 	if (g.n == 1) {
-		bool after = tied_kind && !(r->cls == RT_PING && r->role == PING_ACQUIRE);
-		f = feature_of(a, r, after && mine && e->ntie ? e->feat : INFER_NONE);
+		f = feature_of(a, r, tied_kind && !acquire && mine && e->ntie ? e->feat : INFER_NONE);
 		infer_certain(&a->infer, g.grp[0].route, f, 1);
 		g.grp[0].w = 1;
 		for (uint32_t i = 0; i < n; i++) {
 			sh[i].slot = c[i];
 			sh[i].w = 1.0 / n; /* pages of one route share it equally */
 		}
-	} else if (r->cls == RT_PING && r->role == PING_ACQUIRE && may_wait &&
-		   (take_entry(a, e, r->conn), e->npend < CONN_PEND_MAX)) {
-		e->pend[e->npend++] = *r; /* until the query it announces */
-		return;
-	} else if (tied_kind && mine && e->ntie) {
-		for (uint32_t i = 0; i < g.n; i++)
-			g.grp[i].w = 0;
-		if (!(m = tie(a, e, r->t_start, k->strict, &g, sh)))
-			goto weigh;
-		/* the checkout of the query before it (after it, for an acquire) */
-		f = feature_of(a, r, e->feat);
-		bool first = true;
-		for (uint32_t i = 0; i < g.n; i++)
-			if (g.grp[i].w > 0) {
-				infer_tied(&a->infer, g.grp[i].route, f, g.grp[i].w, first);
-				first = false;
-			}
 	} else {
+		/* the pages' own shares: for the trace, for pages not all
+		 * estimated, and for a query's checkout (remember) */
+		bool by_page = a->on_page || !g.all_mixed || query;
 		double p[64];
-	weigh:
-		memcpy(g.grp, k->g.grp, g.n * sizeof(*g.grp));
 		m = by_page ? n : 0;
 		f = feature_of(a, r, INFER_NONE);
 		infer_weigh(&a->infer, f, g.grp, g.n, p);
@@ -722,6 +743,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 		for (uint32_t i = 0; i < g.n; i++)
 			g.grp[i].w = p[i];
 	}
+placed:
 	spread(a, r, sh, m, &g);
 	if (query) {
 		take_entry(a, e, r->conn);

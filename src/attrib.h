@@ -144,10 +144,12 @@ void attrib_free(struct attrib *a);
  * id of "(other routes)"). */
 uint32_t attrib_route_id(struct attrib *a, const char *name);
 
-/* A complete page of route id, [t0, t1], on HTTP connection conn; method,
- * target and status are kept for on_page only. */
-void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t1, uint64_t conn,
-		 const char *method, const char *target, uint16_t status);
+/* A complete page of route id, [t0, t1], on HTTP connection conn, its
+ * answer begun at t_answer (the response's first byte: until then the app
+ * works on it; after, it only sends); method, target and status are kept
+ * for on_page only. */
+void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t_answer, uint64_t t1,
+		     uint64_t conn, const char *method, const char *target, uint16_t status);
 
 /* A classified round trip of PostgreSQL connection conn. */
 void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt);

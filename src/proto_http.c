@@ -40,8 +40,8 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 		}
 	} else if (a->attributing && !m->interim && m->seq != UINT32_MAX) {
 		const struct page_req *pr = &s->page_req[m->seq % HTTP1_PENDING_MAX];
-		attrib_add_page(&a->attrib, pr->route, m->request_ts, m->ts_last, s->cx.sum->id,
-				m->method, pr->target, m->status);
+		attrib_add_page(&a->attrib, pr->route, m->request_ts, m->ts_first, m->ts_last,
+				s->cx.sum->id, m->method, pr->target, m->status);
 	}
 	if (a->opts.on_http)
 		a->opts.on_http(a->opts.ctx, s->cx.sum, m);

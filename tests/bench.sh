@@ -15,8 +15,10 @@ PGRTT=${PGRTT:-build/pgrtt}
 PORT=55433
 W=$(mktemp -d /tmp/pgrtt-bench.XXXXXX)
 chmod 755 "$W" # the cluster inside runs as postgres
-cleanup() {
-	[ -n "${started:-}" ] && tests/pg_cluster.sh stop "$W/pg" $PORT
+cleanup() { # under set -e: no command here may fail
+	if [ -n "${started:-}" ]; then
+		tests/pg_cluster.sh stop "$W/pg" $PORT || true
+	fi
 	rm -rf "$W"
 }
 trap cleanup EXIT INT TERM

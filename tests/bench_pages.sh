@@ -21,9 +21,14 @@ PGRTT=${PGRTT:-build/pgrtt}
 LOOP=${LOOP:-build/tests/pcap_loop}
 W=$(mktemp -d /tmp/pgrtt-benchpages.XXXXXX)
 chmod 755 "$W" # the cluster inside runs as postgres
-cleanup() {
-	[ -n "${app:-}" ] && kill "$app" 2>/dev/null && wait "$app" 2>/dev/null
-	[ -n "${started:-}" ] && tests/pg_cluster.sh stop "$W/pg" "$PG"
+cleanup() { # under set -e: no command here may fail
+	if [ -n "${app:-}" ]; then
+		kill "$app" 2>/dev/null || true
+		wait "$app" 2>/dev/null || true
+	fi
+	if [ -n "${started:-}" ]; then
+		tests/pg_cluster.sh stop "$W/pg" "$PG" || true
+	fi
 	rm -rf "$W"
 }
 trap cleanup EXIT INT TERM
