@@ -414,26 +414,34 @@ void http1_feed(struct http1_conn *c, enum http1_side side, const uint8_t *data,
 			d->state = H_HEADERS;
 			break;
 		case H_HEADERS: {
-			/* copy up to the end of the block: an empty line */
+			/* copy up to the end of the block (an empty line), a line at
+			 * a time: line_len counts a line's bytes other than CR */
 			while (i < len) {
-				ch = data[i++];
-				if (d->hdr_len == HTTP1_HEADER_MAX) {
+				size_t room = HTTP1_HEADER_MAX - d->hdr_len, take = len - i;
+				if (room == 0) {
 					die(c, d, HTTP1_E_HEADER_SIZE);
 					return;
 				}
-				d->hdr[d->hdr_len++] = ch;
-				if (ch == '\n') {
-					if (d->line_len == 0) {
-						headers_done(c, d, ts, emit, ctx);
-						break;
-					}
-					d->line_len = 0;
-					if (++d->fields > HTTP1_FIELDS_MAX + 1) {
-						die(c, d, HTTP1_E_HEADER_COUNT);
-						return;
-					}
-				} else if (ch != '\r') {
-					d->line_len++;
+				take = take < room ? take : room;
+				const uint8_t *nl = memchr(data + i, '\n', take);
+				size_t n = nl ? (size_t)(nl - (data + i)) : take; /* without the LF */
+				memcpy(d->hdr + d->hdr_len, data + i, n + (nl != NULL));
+				d->hdr_len += (uint32_t)(n + (nl != NULL));
+				for (size_t k = 0; k < n && d->line_len == 0; k++)
+					d->line_len += data[i + k] != '\r';
+				if (d->line_len)
+					d->line_len += 1; /* how many more does not matter: not 0 */
+				i += n + (nl != NULL);
+				if (!nl)
+					break;
+				if (d->line_len == 0) {
+					headers_done(c, d, ts, emit, ctx);
+					break;
+				}
+				d->line_len = 0;
+				if (++d->fields > HTTP1_FIELDS_MAX + 1) {
+					die(c, d, HTTP1_E_HEADER_COUNT);
+					return;
 				}
 			}
 			break;

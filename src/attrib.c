@@ -105,6 +105,8 @@ void attrib_free(struct attrib *a)
 	free(a->cands);
 	infer_free(&a->infer);
 	free(a->rts);
+	free(a->rt_pool);
+	free(a->rt_free);
 	for (uint32_t i = 0; a->pages && i < a->cap_pages; i++)
 		free(a->pages[i].list);
 	free(a->pages);
@@ -158,8 +160,42 @@ static bool grow(void **buf, uint32_t *cap, uint32_t n, size_t size, uint32_t ma
  * Heaps: round trips by t_start, waiting pages by t0
  * ---------------------------------------------------------------------- */
 
+struct attrib_rt_key {
+	uint64_t t_start;
+	uint32_t slot;
+};
+
+/* Room for one more waiting round trip: heap, pool and free stack grow
+ * together, the new slots free. */
+static bool rt_room(struct attrib *a)
+{
+	if (a->nfree)
+		return true;
+	uint32_t old = a->cap_rts;
+	if (old >= ATTRIB_BUFFER_MAX)
+		return false;
+	uint32_t c = old ? old * 2 : 256;
+	struct attrib_rt_key *h = realloc(a->rts, c * sizeof(*h));
+	if (h)
+		a->rts = h;
+	struct attrib_rt_rec *p = realloc(a->rt_pool, c * sizeof(*p));
+	if (p)
+		a->rt_pool = p;
+	uint32_t *f = realloc(a->rt_free, c * sizeof(*f));
+	if (f)
+		a->rt_free = f;
+	if (!h || !p || !f)
+		return false;
+	a->cap_rts = c;
+	for (uint32_t i = c; i-- > old;)
+		a->rt_free[a->nfree++] = i;
+	return true;
+}
+
 static void rt_push(struct attrib *a, const struct attrib_rt_rec *r)
 {
+	uint32_t slot = a->rt_free[--a->nfree];
+	a->rt_pool[slot] = *r;
 	uint32_t i = a->nrts++;
 	while (i > 0) {
 		uint32_t up = (i - 1) / 2;
@@ -168,13 +204,16 @@ static void rt_push(struct attrib *a, const struct attrib_rt_rec *r)
 		a->rts[i] = a->rts[up];
 		i = up;
 	}
-	a->rts[i] = *r;
+	a->rts[i].t_start = r->t_start;
+	a->rts[i].slot = slot;
 }
 
 static void rt_pop(struct attrib *a, struct attrib_rt_rec *out)
 {
-	*out = a->rts[0];
-	struct attrib_rt_rec last = a->rts[--a->nrts];
+	uint32_t slot = a->rts[0].slot;
+	*out = a->rt_pool[slot];
+	a->rt_free[a->nfree++] = slot;
+	struct attrib_rt_key last = a->rts[--a->nrts];
 	uint32_t i = 0, n = a->nrts;
 	for (;;) {
 		uint32_t c = 2 * i + 1;
@@ -324,7 +363,7 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 		place(a, &r);
 		return;
 	}
-	if (!grow((void **)&a->rts, &a->cap_rts, a->nrts, sizeof(*a->rts), ATTRIB_BUFFER_MAX)) {
+	if (!rt_room(a)) {
 		a->dropped++;
 		return;
 	}
@@ -516,21 +555,25 @@ static void remember(struct attrib *a, struct attrib_conn *e, uint32_t f, const 
 {
 	e->feat = f;
 	e->ntie = 0;
+	uint32_t light = 0; /* the lightest kept, once all are taken */
 	for (uint32_t i = 0; i < m; i++) {
 		uint32_t k = e->ntie;
 		if (k == ATTRIB_TIE_MAX) { /* keep the heaviest */
-			k = 0;
-			for (uint32_t j = 1; j < ATTRIB_TIE_MAX; j++)
-				if (e->w[j] < e->w[k])
-					k = j;
-			if (e->w[k] >= sh[i].w)
+			if (e->w[light] >= sh[i].w)
 				continue;
+			k = light;
 		} else {
 			e->ntie++;
 		}
 		e->slot[k] = sh[i].slot;
 		e->serial[k] = a->pages[sh[i].slot].serial;
 		e->w[k] = sh[i].w;
+		if (e->ntie == ATTRIB_TIE_MAX) {
+			light = 0;
+			for (uint32_t j = 1; j < ATTRIB_TIE_MAX; j++)
+				if (e->w[j] < e->w[light])
+					light = j;
+		}
 	}
 }
 
@@ -671,43 +714,21 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 {
 	struct share sh[64];
 	struct routes_in g;
-	const struct attrib_cands *k = candidates(a, r->t_start);
-	const uint32_t *c = k->c;
-	uint32_t n = k->n, m = n;
 	struct attrib_conn *e = conn_entry(a, r->conn);
 	bool mine = e->conn == r->conn + 1;
-	if (n == 0) {
-		a->rts_outside++;
-		if (mine && query_like(r->cls)) {
-			e->ntie = 0; /* a checkout outside every page */
-			flush_pending(a, e);
-		}
-		return;
-	}
-	g.n = k->g.n;
-	g.all_mixed = k->g.all_mixed;
-	memcpy(g.grp, k->g.grp, g.n * sizeof(*g.grp));
 	bool tied_kind = r->cls == RT_PING || r->cls == RT_RESET;
 	bool acquire = r->cls == RT_PING && r->role == PING_ACQUIRE;
 	bool query = query_like(r->cls);
-	uint32_t f;
-	if (acquire && g.n > 1 && may_wait &&
-	    (take_entry(a, e, r->conn), e->npend < CONN_PEND_MAX)) {
-		e->pend[e->npend++] = *r; /* until the query it announces */
-		return;
-	}
+	uint32_t f, m;
 	if (tied_kind && mine && e->ntie && (!acquire || !may_wait)) {
 		/* the checkout of the query before it (after it, for an acquire
 		 * whose query came): its pages while they are open, working or
 		 * not - a pool returns a connection when the handler is done,
-		 * often as the answer goes out */
-		struct routes_in t;
-		t.n = 0;
-		t.all_mixed = true;
-		if ((m = tie(a, e, r->t_start, &t, sh))) {
-			g.n = t.n;
-			g.all_mixed = t.all_mixed;
-			memcpy(g.grp, t.grp, t.n * sizeof(*t.grp));
+		 * often as the answer goes out.  Those pages are candidates
+		 * (window and grace): no need to look for the others. */
+		g.n = 0;
+		g.all_mixed = true;
+		if ((m = tie(a, e, r->t_start, &g, sh))) {
 			f = feature_of(a, r, e->feat);
 			if (g.n == 1) {
 				infer_certain(&a->infer, g.grp[0].route, f, 1);
@@ -718,6 +739,26 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 			goto placed;
 		}
 	}
+	const struct attrib_cands *k = candidates(a, r->t_start);
+	const uint32_t *c = k->c;
+	uint32_t n = k->n;
+	if (n == 0) {
+		a->rts_outside++;
+		if (mine && query) {
+			e->ntie = 0; /* a checkout outside every page */
+			flush_pending(a, e);
+		}
+		return;
+	}
+	g.n = k->g.n;
+	g.all_mixed = k->g.all_mixed;
+	memcpy(g.grp, k->g.grp, g.n * sizeof(*g.grp));
+	if (acquire && g.n > 1 && may_wait &&
+	    (take_entry(a, e, r->conn), e->npend < CONN_PEND_MAX)) {
+		e->pend[e->npend++] = *r; /* until the query it announces */
+		return;
+	}
+	m = n;
 	if (g.n == 1) {
 		f = feature_of(a, r, tied_kind && !acquire && mine && e->ntie ? e->feat : INFER_NONE);
 		infer_certain(&a->infer, g.grp[0].route, f, 1);

@@ -95,6 +95,7 @@ struct attrib_page;
 struct attrib_conn;
 struct attrib_feature;
 struct attrib_cands;
+struct attrib_rt_key;
 
 struct attrib {
 	uint64_t grace_ns;
@@ -103,9 +104,12 @@ struct attrib {
 	struct attrib_route *routes;
 	uint32_t nroutes;
 	uint64_t pos; /* the sweep: everything before it is settled */
-	/* round trips waiting to be placed: a min-heap by t_start */
-	struct attrib_rt_rec *rts;
-	uint32_t nrts, cap_rts;
+	/* round trips waiting to be placed: a min-heap of their starts, each
+	 * naming its record's slot in a pool (records stay where they are) */
+	struct attrib_rt_key *rts;
+	struct attrib_rt_rec *rt_pool;
+	uint32_t *rt_free; /* free slots of the pool: a stack */
+	uint32_t nrts, cap_rts, nfree;
 	/* pages: a pool of slots; those waiting to start in a min-heap by t0,
 	 * those whose window (and grace) is open at pos in the active list */
 	struct attrib_page *pages;
