@@ -498,10 +498,12 @@ static void group_routes(const struct attrib *a, const uint32_t *c, uint32_t n, 
 		while (k < g->n && g->grp[k].route != p->route)
 			k++;
 		if (k == g->n) {
-			g->grp[k].route = p->route;
+			g->grp[k].route = (uint16_t)p->route;
+			g->grp[k].pages = 0;
 			g->grp[k].w = 0;
 			g->n++;
 		}
+		g->grp[k].pages++;
 		g->in[i] = k;
 		g->all_mixed &= p->mixed;
 	}
@@ -539,10 +541,12 @@ static uint32_t tie(const struct attrib *a, const struct attrib_conn *e, uint64_
 		while (k < g->n && g->grp[k].route != p->route)
 			k++;
 		if (k == g->n) { /* a page sending its answer, beside pages still working */
-			g->grp[k].route = p->route;
+			g->grp[k].route = (uint16_t)p->route;
+			g->grp[k].pages = 0;
 			g->grp[k].w = 0;
 			g->n++;
 		}
+		g->grp[k].pages++;
 		g->grp[k].w += sh[i].w;
 		g->all_mixed &= p->mixed;
 	}
@@ -849,7 +853,7 @@ static void close_page(struct attrib *a, struct attrib_page *p)
 	struct attrib_route *rt = &a->routes[p->route];
 	rt->pages++;
 	rt->inferred += p->inferred;
-	infer_page(&a->infer, p->route);
+	infer_page(&a->infer, p->route, p->t1 - p->t0);
 	if (p->mixed) {
 		rt->pages_mixed++;
 		a->mixed_pages++;
@@ -964,6 +968,8 @@ static void correct_by_fit(struct attrib *a)
 			}
 		}
 		rt->var = x->var;
+		rt->shift_lo = x->shift_lo;
+		rt->shift_hi = x->shift_hi;
 		/* rounding: never below nothing */
 		rt->rt = rt->rt > 0 ? rt->rt : 0;
 		rt->inferred = rt->inferred > 0 ? rt->inferred : 0;

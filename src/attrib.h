@@ -60,6 +60,9 @@ struct attrib_route {
 	/* of rt, what inference gave its pages (pages of several routes held
 	 * the round trip), and that sum's variance under the inference */
 	double inferred, var;
+	/* that sum under the inference's other density models, less under its
+	 * own (<= 0, >= 0: infer.h): how much the estimate hangs on the model */
+	double shift_lo, shift_hi;
 	uint32_t rt_min, rt_max;                /* over exact pages */
 	uint64_t rt_dist[ATTRIB_DIST_MAX + 1]; /* exact pages with k round trips; last: more */
 	struct hist *http_ns;                   /* page times */

@@ -56,6 +56,9 @@ void route_interval(const struct attrib_route *r, double *lo, double *hi)
 {
 	double n = r->pages ? (double)r->pages : 1;
 	double mean = r->rt / n, half = 1.96 * sqrt(r->var > 0 ? r->var : 0) / n;
-	*lo = mean > half ? mean - half : 0;
-	*hi = mean + half;
+	/* the sample's noise, widened by what another density model would
+	 * have made of the same round trips (docs/pages.md) */
+	double lo_ = mean - half + r->shift_lo / n, hi_ = mean + half + r->shift_hi / n;
+	*lo = lo_ > 0 ? lo_ : 0;
+	*hi = hi_;
 }

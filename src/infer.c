@@ -15,13 +15,16 @@
 #define JACK_SAMPLE 2048 /* the jackknife runs on at most this many: its variance scales */
 #define RATE_FLOOR 1e-12 /* a rate never quite 0: EM could not bring it back */
 
-/* Which sample records a fit uses: every stride-th, less part `skip` of
+static const double GAMMAS[INFER_MODELS] = INFER_GAMMAS;
+
+/* Which records a fit uses: every stride-th of recs, less part `skip` of
  * the JACK_PARTS (-1: none left out). */
 struct part {
 	int skip;
 	uint32_t stride;
+	const struct infer_rec *recs;
+	uint32_t nrec;
 };
-static const struct part ALL = {-1, 1};
 
 void infer_init(struct infer *in)
 {
@@ -96,10 +99,14 @@ void infer_tied(struct infer *in, uint32_t r, uint32_t f, double w, bool first)
 	in->solved = false;
 }
 
-void infer_page(struct infer *in, uint32_t r)
+void infer_page(struct infer *in, uint32_t r, uint64_t len_ns)
 {
 	if (infer_route(in, r)) {
-		in->routes[r].pages += 1;
+		struct infer_route *x = &in->routes[r];
+		x->pages += 1;
+		double len = ((double)len_ns + 1e3) / 1e9; /* as the density's: attrib.c */
+		for (int m = 0; m < INFER_MODELS; m++)
+			x->expo[m] += GAMMAS[m] == 1 ? 1 : pow(len, 1 - GAMMAS[m]);
 		in->pages_total += 1;
 	}
 }
@@ -133,6 +140,7 @@ static uint32_t group(const struct infer_cand *c, uint32_t n, struct infer_cand 
 			k++;
 		if (k < m) {
 			out[k].w += c[i].w;
+			out[k].pages = (uint16_t)(out[k].pages + c[i].pages);
 		} else if (m < INFER_CANDS) {
 			out[m++] = c[i];
 		} else {
@@ -202,12 +210,20 @@ struct fit {
 	double *sum;  /* nroutes x INFER_FEATURES: posterior sums over the sample */
 	double *beta; /* nroutes x INFER_FEATURES: the routes' beta[], side by side */
 	double nf[INFER_FEATURES]; /* sample records per feature */
+	int model;    /* GAMMAS[model]: what the routes' pages expose */
 };
+
+/* A route's rate for a feature of that total, under the fit's model. */
+static double rate_of(const struct fit *ft, const struct infer_route *x, double total)
+{
+	double e = x->expo[ft->model];
+	return total / (e > 0 ? e : 1) + RATE_FLOOR;
+}
 
 /* Tied features share the page, so the route, of what they follow: each
  * route's share of the uncertain part of the feature followed (of the
  * running guess, when that was never uncertain). */
-static void settle_tied(struct infer *in, uint32_t R)
+static void settle_tied(struct infer *in, const struct fit *ft, uint32_t R)
 {
 	for (uint32_t f = 0; f < INFER_FEATURES; f++) {
 		uint32_t q = in->feats[f].tied;
@@ -224,40 +240,83 @@ static void settle_tied(struct infer *in, uint32_t R)
 				       : gsum > 0 ? x->given[f] / gsum
 						  : 0;
 			x->final[f] = x->certain[f] + in->feats[f].uncertain * share;
-			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
+			x->beta[f] = rate_of(ft, x, x->final[f]);
 		}
 	}
 }
 
 /* Calls fn(rec) for each sample record of part pt. */
-#define FOR_PART(in, pt, rec)                                                               \
-	for (uint32_t i_ = 0, j_ = 0; i_ < (in)->nsample; i_ += (pt)->stride, j_++)           \
+#define FOR_PART(pt, rec)                                                                   \
+	for (uint32_t i_ = 0, j_ = 0; i_ < (pt)->nrec; i_ += (pt)->stride, j_++)               \
 		if ((pt)->skip >= 0 && (int)(j_ % JACK_PARTS) == (pt)->skip) {                  \
 		} else                                                                         \
-			for (const struct infer_rec *rec = &(in)->sample[i_]; rec; rec = NULL)
+			for (const struct infer_rec *rec = &(pt)->recs[i_]; rec; rec = NULL)
 
-/* One EM step over the sample records of part pt:
+/* A part's records as the fit reads them, 51 times over: side by side,
+ * each candidate with its (route, feature) cell's index. */
+struct packed {
+	uint32_t n;           /* records */
+	uint32_t *off;        /* n + 1: record i's candidates are c[off[i], off[i + 1]) */
+	struct packed_cand {
+		uint32_t cell; /* route * INFER_FEATURES + feature */
+		float w;
+	} *c;
+	double nf[INFER_FEATURES]; /* records per feature */
+};
+
+static bool packed_alloc(struct packed *pk, uint32_t nrec)
+{
+	pk->off = malloc(((size_t)nrec + 1) * sizeof(*pk->off));
+	pk->c = malloc((size_t)nrec * INFER_CANDS * sizeof(*pk->c));
+	return pk->off && pk->c;
+}
+
+static void packed_free(struct packed *pk)
+{
+	free(pk->off);
+	free(pk->c);
+}
+
+static void pack(const struct part *pt, struct packed *pk)
+{
+	uint32_t m = 0;
+	pk->n = 0;
+	memset(pk->nf, 0, sizeof pk->nf);
+	FOR_PART(pt, rec) {
+		double z = 0;
+		for (uint32_t k = 0; k < rec->n; k++)
+			z += rec->c[k].w;
+		if (z <= 0 || rec->feat >= INFER_FEATURES)
+			continue;
+		pk->off[pk->n++] = m;
+		pk->nf[rec->feat] += 1;
+		for (uint32_t k = 0; k < rec->n; k++) {
+			pk->c[m].cell = (uint32_t)rec->c[k].route * INFER_FEATURES + rec->feat;
+			pk->c[m++].w = rec->c[k].w;
+		}
+	}
+	pk->off[pk->n] = m;
+}
+
+/* One EM step over the packed records:
  * posterior sums, then the rates they make. */
-static void em_step(struct infer *in, struct fit *ft, const struct part *pt)
+static void em_step(struct infer *in, struct fit *ft, const struct packed *pk)
 {
 	uint32_t R = ft->nroutes;
-	double *sum = ft->sum, *beta = ft->beta;
+	double *sum = ft->sum;
+	const double *beta = ft->beta;
 	memset(sum, 0, R * INFER_FEATURES * sizeof(double));
-	memset(ft->nf, 0, sizeof ft->nf);
-	FOR_PART(in, pt, rec) {
-		uint32_t f = rec->feat;
-		const double *bf = beta + f; /* route r's rate for f: bf[r * INFER_FEATURES] */
+	memcpy(ft->nf, pk->nf, sizeof ft->nf);
+	for (uint32_t i = 0; i < pk->n; i++) {
+		const struct packed_cand *c = pk->c + pk->off[i], *end = pk->c + pk->off[i + 1];
 		double w[INFER_CANDS], z = 0;
-		for (uint32_t k = 0; k < rec->n; k++) {
-			w[k] = bf[(size_t)rec->c[k].route * INFER_FEATURES] * rec->c[k].w;
+		for (uint32_t k = 0; c + k < end; k++) {
+			w[k] = beta[c[k].cell] * c[k].w;
 			z += w[k];
 		}
-		if (z <= 0)
-			continue;
-		ft->nf[f] += 1;
-		double iz = 1 / z;
-		for (uint32_t k = 0; k < rec->n; k++)
-			sum[(size_t)rec->c[k].route * INFER_FEATURES + f] += w[k] * iz;
+		double iz = 1 / z; /* > 0: rates and densities are */
+		for (uint32_t k = 0; c + k < end; k++)
+			sum[c[k].cell] += w[k] * iz;
 	}
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
@@ -267,12 +326,12 @@ static void em_step(struct infer *in, struct fit *ft, const struct part *pt)
 			if (ft->nf[f] == 0 && in->feats[f].uncertain > 0)
 				s = x->given[f]; /* none of it in the sample: the running guess */
 			x->final[f] = x->certain[f] + s;
-			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
+			x->beta[f] = rate_of(ft, x, x->final[f]);
 		}
 	}
-	settle_tied(in, R);
+	settle_tied(in, ft, R);
 	for (uint32_t r = 0; r < R; r++)
-		memcpy(beta + (size_t)r * INFER_FEATURES, in->routes[r].beta,
+		memcpy(ft->beta + (size_t)r * INFER_FEATURES, in->routes[r].beta,
 		       INFER_FEATURES * sizeof(double));
 }
 
@@ -284,11 +343,11 @@ static double route_total(const struct infer_route *x)
 	return t;
 }
 
-static void fit_to(struct infer *in, struct fit *ft, const struct part *pt, uint32_t iters,
+static void fit_to(struct infer *in, struct fit *ft, const struct packed *pk, uint32_t iters,
 		   double *tot)
 {
 	for (uint32_t it = 0; it < iters; it++) {
-		em_step(in, ft, pt);
+		em_step(in, ft, pk);
 		double worst = 0;
 		for (uint32_t r = 0; r < ft->nroutes; r++) {
 			double t = route_total(&in->routes[r]);
@@ -307,7 +366,7 @@ static void fit_to(struct infer *in, struct fit *ft, const struct part *pt, uint
  * their own: the route whose pages are among them more often than among
  * everyone's (its lift) is likelier its owner - the owner's page is always
  * there, the others' only by chance. */
-static void start_from_lift(struct infer *in, struct fit *ft, const struct part *pt)
+static void start_from_lift(struct infer *in, struct fit *ft, const struct packed *pk)
 {
 	uint32_t R = ft->nroutes;
 	double *base = calloc(R, sizeof(double));
@@ -315,16 +374,14 @@ static void start_from_lift(struct infer *in, struct fit *ft, const struct part 
 		return;
 	double *mean = ft->sum; /* scratch: per route and feature, the mean share */
 	memset(mean, 0, R * INFER_FEATURES * sizeof(double));
-	memset(ft->nf, 0, sizeof ft->nf);
-	FOR_PART(in, pt, rec) {
+	memcpy(ft->nf, pk->nf, sizeof ft->nf);
+	for (uint32_t i = 0; i < pk->n; i++) {
+		const struct packed_cand *c = pk->c + pk->off[i], *end = pk->c + pk->off[i + 1];
 		double z = 0;
-		for (uint32_t k = 0; k < rec->n; k++)
-			z += rec->c[k].w;
-		if (z <= 0)
-			continue;
-		ft->nf[rec->feat] += 1;
-		for (uint32_t k = 0; k < rec->n; k++)
-			mean[rec->c[k].route * INFER_FEATURES + rec->feat] += rec->c[k].w / z;
+		for (uint32_t k = 0; c + k < end; k++)
+			z += c[k].w;
+		for (uint32_t k = 0; c + k < end; k++)
+			mean[c[k].cell] += c[k].w / z;
 	}
 	/* a route's share at any moment: each page weighs 1 over its window */
 	double pages = 0;
@@ -345,13 +402,62 @@ static void start_from_lift(struct infer *in, struct fit *ft, const struct part 
 		for (uint32_t r = 0; r < n; r++) {
 			struct infer_route *x = &in->routes[r];
 			x->final[f] = x->certain[f] + in->feats[f].uncertain * lift[r] / tot;
-			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
+			x->beta[f] = rate_of(ft, x, x->final[f]);
 		}
 	}
-	settle_tied(in, R);
+	settle_tied(in, ft, R);
 	for (uint32_t r = 0; r < R; r++)
 		memcpy(ft->beta + (size_t)r * INFER_FEATURES, in->routes[r].beta,
 		       INFER_FEATURES * sizeof(double));
+	free(base);
+}
+
+/* How much the figures hang on the model's density: the estimate again
+ * on records (every stride-th of the sample) under each other gamma, each
+ * candidate's density put to that power (a route's pages among them taken
+ * as alike), less the estimate under gamma 1 on the same records - their
+ * noise mostly cancels in the difference.  Into each route's shift_lo and
+ * shift_hi. */
+static void model_shifts(struct infer *in, struct fit *ft, struct packed *pk, uint32_t stride,
+			 double *t)
+{
+	uint32_t R = ft->nroutes, n = (in->nsample + stride - 1) / stride;
+	struct infer_rec *recs = malloc((size_t)n * sizeof(*recs));
+	double *base = malloc(R * sizeof(double));
+	if (!recs || !base)
+		goto out;
+	for (int m = 0; m < INFER_MODELS; m++) {
+		for (uint32_t i = 0; i < n; i++) {
+			const struct infer_rec *from = &in->sample[(size_t)i * stride];
+			recs[i] = *from;
+			for (uint32_t k = 0; m && k < from->n; k++) {
+				const struct infer_cand *c = &from->c[k];
+				double per = c->pages ? c->w / c->pages : c->w;
+				recs[i].c[k].w = (float)((c->pages ? c->pages : 1) * pow(per, GAMMAS[m]));
+			}
+		}
+		struct part pt = {-1, 1, recs, n};
+		pack(&pt, pk);
+		ft->model = m;
+		for (uint32_t r = 0; r < R; r++)
+			t[r] = route_total(&in->routes[r]);
+		start_from_lift(in, ft, pk);
+		fit_to(in, ft, pk, FIT_STEPS, t);
+		for (uint32_t r = 0; r < R; r++) {
+			struct infer_route *x = &in->routes[r];
+			if (m == 0) {
+				base[r] = t[r];
+				x->shift_lo = x->shift_hi = 0;
+				continue;
+			}
+			double d = t[r] - base[r];
+			x->shift_lo = d < x->shift_lo ? d : x->shift_lo;
+			x->shift_hi = d > x->shift_hi ? d : x->shift_hi;
+		}
+	}
+out:
+	ft->model = 0;
+	free(recs);
 	free(base);
 }
 
@@ -363,7 +469,7 @@ void infer_solve(struct infer *in)
 	uint32_t R = in->nroutes;
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
-		x->var = 0;
+		x->var = x->shift_lo = x->shift_hi = 0;
 		if (!x->certain)
 			return; /* out of memory somewhere: the running guess stands */
 		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
@@ -374,17 +480,21 @@ void infer_solve(struct infer *in)
 	if (R == 0 || in->nsample == 0)
 		return;
 	struct fit ft = {R, calloc((size_t)R * INFER_FEATURES, sizeof(double)),
-			 calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}};
+			 calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}, 0};
 	double *tot = calloc(R, sizeof(double));
 	double *save = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));
 	double *jack = calloc((size_t)R * JACK_PARTS, sizeof(double));
 	double *t = malloc(R * sizeof(double));
-	if (!ft.sum || !ft.beta || !tot || !save || !jack || !t)
+	struct packed pk;
+	bool packed = packed_alloc(&pk, in->nsample);
+	if (!ft.sum || !ft.beta || !tot || !save || !jack || !t || !packed)
 		goto out; /* the running guess stands */
 	for (uint32_t r = 0; r < R; r++)
 		tot[r] = route_total(&in->routes[r]);
-	start_from_lift(in, &ft, &ALL);
-	fit_to(in, &ft, &ALL, FIT_STEPS, tot);
+	const struct part all = {-1, 1, in->sample, in->nsample};
+	pack(&all, &pk);
+	start_from_lift(in, &ft, &pk);
+	fit_to(in, &ft, &pk, FIT_STEPS, tot);
 	/* the jackknife: the whole estimate again without each eighth of the
 	 * sample (of a subsample of it, on a large one: the variance of an
 	 * estimate goes as 1 / its sample's size), then back to the full one */
@@ -399,9 +509,10 @@ void infer_solve(struct infer *in)
 		for (int k = 0; k < JACK_PARTS; k++) {
 			for (uint32_t r = 0; r < R; r++)
 				t[r] = tot[r];
-			struct part pt = {k, stride};
-			start_from_lift(in, &ft, &pt);
-			fit_to(in, &ft, &pt, FIT_STEPS, t);
+			struct part pt = {k, stride, in->sample, in->nsample};
+			pack(&pt, &pk);
+			start_from_lift(in, &ft, &pk);
+			fit_to(in, &ft, &pk, FIT_STEPS, t);
 			for (uint32_t r = 0; r < R; r++)
 				jack[r * JACK_PARTS + (uint32_t)k] = t[r];
 		}
@@ -415,6 +526,7 @@ void infer_solve(struct infer *in)
 			}
 			in->routes[r].var = v * (JACK_PARTS - 1) / JACK_PARTS / stride;
 		}
+		model_shifts(in, &ft, &pk, stride, t);
 	}
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
@@ -423,6 +535,7 @@ void infer_solve(struct infer *in)
 		memcpy(x->beta, s + INFER_FEATURES, INFER_FEATURES * sizeof(double));
 	}
 out:
+	packed_free(&pk);
 	free(ft.sum);
 	free(ft.beta);
 	free(tot);

@@ -28,9 +28,15 @@
 #define INFER_NONE 0xffff
 
 struct infer_cand {
-	uint32_t route;
-	float w; /* 1 / the page's length */
+	uint16_t route;
+	uint16_t pages; /* of the route among the candidates */
+	float w;        /* their densities summed: 1 / each page's length */
 };
+
+/* The model's density, a page's length to the power -gamma: 1 is the
+ * estimate; the others tell how much it hangs on that choice. */
+#define INFER_MODELS 3
+#define INFER_GAMMAS {1.0, 0.8, 1.25}
 
 struct infer_rec {
 	uint16_t feat;
@@ -41,11 +47,14 @@ struct infer_rec {
 /* Per route: what is known of it, by feature */
 struct infer_route {
 	double pages;
+	double expo[INFER_MODELS]; /* per model: what its pages expose, sum of len^(1 - gamma) */
 	double *certain; /* INFER_FEATURES: round trips only its pages held */
 	double *given;   /* INFER_FEATURES: what infer_weigh gave it so far */
 	double *beta;    /* INFER_FEATURES: round trips per page (the fit) */
 	double *final;   /* INFER_FEATURES: after infer_solve, its total */
 	double var;              /* after infer_solve: variance of its total (all features) */
+	double shift_lo, shift_hi; /* after infer_solve: its total under the other models, less
+				    * under this one (<= 0, >= 0) */
 };
 
 struct infer_feature {
@@ -91,8 +100,8 @@ void infer_tied(struct infer *in, uint32_t r, uint32_t f, double w, bool first);
 void infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, uint32_t n,
 		 double *p);
 
-/* A route's page closed: it counts towards its rates. */
-void infer_page(struct infer *in, uint32_t r);
+/* A route's page closed, len_ns long: it counts towards its rates. */
+void infer_page(struct infer *in, uint32_t r, uint64_t len_ns);
 
 /* The fit (idempotent): fills final[] and var. */
 void infer_solve(struct infer *in);

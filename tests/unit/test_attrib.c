@@ -367,9 +367,10 @@ static double simulate_pool(const struct sim_route *routes, int nroutes, int npa
 		double want = routes[i].nsig * (pings ? 3 : 1);
 		got[i] = x->pages ? x->rt / (double)x->pages : -1;
 		if (getenv("SIMDEBUG"))
-			printf("  %s pages %lu: %.4f +- %.4f (inferred %.2f)\n", x->name,
-			       (unsigned long)x->pages, got[i], 1.96 * sqrt(x->var) / (double)x->pages,
-			       x->inferred / x->rt);
+			printf("  %s pages %lu: %.4f +- %.4f, model %+.4f %+.4f (inferred %.2f)\n",
+			       x->name, (unsigned long)x->pages, got[i],
+			       1.96 * sqrt(x->var) / (double)x->pages, x->shift_lo / (double)x->pages,
+			       x->shift_hi / (double)x->pages, x->inferred / x->rt);
 		double err = (got[i] - want) / want;
 		err = err < 0 ? -err : err;
 		if (err > worst)
