@@ -39,9 +39,16 @@ struct attrib_feature {
  * query-like round trip was given to, and acquire pings waiting for the
  * query they announce. */
 #define CONN_PEND_MAX 2
+/* Where a connection is in a checkout, as its pings show: a pool that
+ * pings on acquire opens one with the ping, one that pings (or resets) on
+ * release ends one, and the next query opens the next; in between, its
+ * queries serve the request of the first (checkout per page). */
+enum episode { EP_NONE, EP_ACQUIRED, EP_RELEASED, EP_OPEN };
+
 struct attrib_conn {
 	uint64_t conn; /* + 1: 0 is an empty entry */
-	uint32_t feat; /* of the query-like round trip remembered */
+	uint32_t feat; /* of the query-like round trip remembered (an episode's first) */
+	uint8_t ep;    /* enum episode */
 	uint32_t ntie;
 	uint32_t slot[ATTRIB_TIE_MAX];
 	uint64_t serial[ATTRIB_TIE_MAX];
@@ -463,6 +470,12 @@ static uint32_t feature_of(struct attrib *a, const struct attrib_rt_rec *r, uint
 		f = feature_id(a, key ^ 0x5bd1e995ull, r->cls);
 		if (tied != INFER_NONE && f >= RT_NCLASS)
 			infer_tie(&a->infer, f, tied);
+	} else if (tied != INFER_NONE) { /* a query of a checkout: its first query's page */
+		uint64_t key = (r->sig ? r->sig : r->cls) ^ ((uint64_t)r->cls << 56) ^
+			       ((uint64_t)(tied + 1) * 0xc2b2ae3d27d4eb4full) ^ 0x27d4eb2full;
+		f = feature_id(a, key, r->cls);
+		if (f >= RT_NCLASS)
+			infer_tie(&a->infer, f, tied);
 	} else if (r->sig) {
 		f = feature_id(a, r->sig ^ ((uint64_t)r->cls << 56), r->cls);
 	} else {
@@ -512,22 +525,25 @@ static void group_routes(const struct attrib *a, const uint32_t *c, uint32_t n, 
 /* Page p (the page in slot, if it still is) could hold a round trip at t:
  * for a round trip tied to a checkout, its window and grace are enough,
  * working or not (a pool's release ping often follows the answer). */
-static bool in_window(const struct attrib *a, uint32_t slot, uint64_t serial, uint64_t t)
+static bool in_window(const struct attrib *a, uint32_t slot, uint64_t serial, uint64_t t,
+		      bool working)
 {
 	const struct attrib_page *p = &a->pages[slot];
-	return p->serial == serial && t >= p->t0 && t <= p->t1 + a->grace_ns;
+	return p->serial == serial && t >= p->t0 &&
+	       t <= (working ? p->t_answer : p->t1 + a->grace_ns);
 }
 
-/* The pages of the connection's last checkout that are candidates now,
- * weighted as that round trip was, in sh[] (normalised); their routes'
- * sums in g->grp[].w.  0 if none is. */
-static uint32_t tie(const struct attrib *a, const struct attrib_conn *e, uint64_t t,
+/* The pages of the connection's last checkout that are candidates now
+ * (still working on their answer, for a query: a page that has answered
+ * runs no more), weighted as that round trip was, in sh[] (normalised);
+ * their routes' sums in g->grp[].w.  0 if none is. */
+static uint32_t tie(const struct attrib *a, const struct attrib_conn *e, uint64_t t, bool working,
 		    struct routes_in *g, struct share *sh)
 {
 	uint32_t m = 0;
 	double sum = 0;
 	for (uint32_t k = 0; k < e->ntie; k++)
-		if (e->w[k] > 0 && in_window(a, e->slot[k], e->serial[k], t)) {
+		if (e->w[k] > 0 && in_window(a, e->slot[k], e->serial[k], t, working)) {
 			sh[m].slot = e->slot[k];
 			sh[m++].w = e->w[k];
 			sum += e->w[k];
@@ -711,6 +727,7 @@ static void take_entry(struct attrib *a, struct attrib_conn *e, uint64_t conn)
 	}
 	e->conn = conn + 1;
 	e->ntie = 0;
+	e->ep = EP_NONE;
 }
 
 /* Place one round trip: the active pages whose window holds its start. */
@@ -723,16 +740,24 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	bool tied_kind = r->cls == RT_PING || r->cls == RT_RESET;
 	bool acquire = r->cls == RT_PING && r->role == PING_ACQUIRE;
 	bool query = query_like(r->cls);
+	bool ends = (r->cls == RT_PING && r->role == PING_RELEASE) || r->cls == RT_RESET;
+	bool in_episode = query && mine && e->ep == EP_OPEN;
 	uint32_t f, m;
-	if (tied_kind && mine && e->ntie && (!acquire || !may_wait)) {
+	if (acquire && may_wait) {
+		take_entry(a, e, r->conn);
+		mine = true;
+		e->ep = EP_ACQUIRED;
+	}
+	if (((tied_kind && (!acquire || !may_wait)) || in_episode) && mine && e->ntie) {
 		/* the checkout of the query before it (after it, for an acquire
-		 * whose query came): its pages while they are open, working or
-		 * not - a pool returns a connection when the handler is done,
-		 * often as the answer goes out.  Those pages are candidates
-		 * (window and grace): no need to look for the others. */
+		 * whose query came; its first query, for a later query of it):
+		 * its pages while they are open, working or not - a pool returns
+		 * a connection when the handler is done, often as the answer
+		 * goes out.  Those pages are candidates (window and grace): no
+		 * need to look for the others. */
 		g.n = 0;
 		g.all_mixed = true;
-		if ((m = tie(a, e, r->t_start, &g, sh))) {
+		if ((m = tie(a, e, r->t_start, in_episode, &g, sh))) {
 			f = feature_of(a, r, e->feat);
 			if (g.n == 1) {
 				infer_certain(&a->infer, g.grp[0].route, f, 1);
@@ -790,11 +815,16 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	}
 placed:
 	spread(a, r, sh, m, &g);
-	if (query) {
+	if (query && !(in_episode && e->ntie)) {
 		take_entry(a, e, r->conn);
 		remember(a, e, f, sh, m);
+		if (e->ep == EP_ACQUIRED || e->ep == EP_RELEASED)
+			e->ep = EP_OPEN; /* the checkout's first query */
 		if (e->npend)
 			flush_pending(a, e);
+	} else if (ends) {
+		take_entry(a, e, r->conn); /* the next query opens a checkout */
+		e->ep = EP_RELEASED;
 	}
 }
 

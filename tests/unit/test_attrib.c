@@ -167,6 +167,39 @@ static void test_answer_sent(void)
 	attrib_free(&a);
 }
 
+/* A checkout serves one request: after an acquire ping, or after the
+ * release ping (or reset) that ended the connection's last checkout, the
+ * first query's page is every later query's until the next ping (pools
+ * that check out per page: rocket, rustango, Rails, Django). */
+static void test_checkout_episode(void)
+{
+	for (int release_only = 0; release_only < 2; release_only++) {
+		attrib_init(&a, 1 * MS, 0);
+		uint32_t x = attrib_route_id(&a, "GET /x"), y = attrib_route_id(&a, "GET /y");
+		/* /x works [0, 10] ms, /y [2, 12] ms and runs nothing */
+		attrib_add_page(&a, x, 0, 10 * MS, 10 * MS, 1, "GET", "/x", 200);
+		attrib_add_page(&a, y, 2 * MS, 12 * MS, 12 * MS, 2, "GET", "/y", 200);
+		if (release_only) /* the end of the connection's checkout before */
+			rt(7, 1, RT_PING, PING_RELEASE);
+		else
+			rt(7, 5, RT_PING, PING_ACQUIRE);
+		struct rt q = rt_at(1 * MS, MS / 10, RT_QUERY, PING_NONE); /* only /x works */
+		q.sig = 41;
+		attrib_add_rt(&a, 7, &q);
+		for (int i = 0; i < 2; i++) { /* 3 and 5 ms: both work, the checkout says /x */
+			q = rt_at((uint64_t)(3 + 2 * i) * MS, MS / 10, RT_QUERY, PING_NONE);
+			q.sig = 42 + (uint64_t)i;
+			attrib_add_rt(&a, 7, &q);
+		}
+		rt(7, 60, RT_PING, PING_RELEASE);
+		attrib_finish(&a);
+		CHECK(a.routes[x].rt > 4.999 && a.routes[x].rt < 5.001);
+		CHECK(a.routes[y].rt < 0.001);
+		CHECK_EQ_U(a.rts_mixed, 0); /* none left to inference */
+		attrib_free(&a);
+	}
+}
+
 /* ----------------------------------------------------------------------
  * Mixed concurrent load, simulated: pages of several routes arrive at
  * random, overlap one another, and run their statements spread over their
@@ -543,6 +576,7 @@ int main(void)
 	RUN(test_background_job);
 	RUN(test_overlap);
 	RUN(test_answer_sent);
+	RUN(test_checkout_episode);
 	RUN(test_late_events);
 	RUN(test_arrival_order);
 	RUN(test_active_cap);
