@@ -36,7 +36,7 @@ struct infer_cand {
 /* The model's density, a page's length to the power -gamma: 1 is the
  * estimate; the others tell how much it hangs on that choice. */
 #define INFER_MODELS 3
-#define INFER_GAMMAS {1.0, 0.8, 1.25}
+#define INFER_GAMMAS {1.0, 0.75, 1.33}
 
 struct infer_rec {
 	uint16_t feat;
