@@ -741,7 +741,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	bool acquire = r->cls == RT_PING && r->role == PING_ACQUIRE;
 	bool query = query_like(r->cls);
 	bool ends = (r->cls == RT_PING && r->role == PING_RELEASE) || r->cls == RT_RESET;
-	bool in_episode = query && mine && e->ep == EP_OPEN;
+	bool in_episode = query && mine && e->ep == EP_OPEN, tied = false;
 	uint32_t f, m;
 	if (acquire && may_wait) {
 		take_entry(a, e, r->conn);
@@ -758,6 +758,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 		g.n = 0;
 		g.all_mixed = true;
 		if ((m = tie(a, e, r->t_start, in_episode, &g, sh))) {
+			tied = true;
 			f = feature_of(a, r, e->feat);
 			if (g.n == 1) {
 				infer_certain(&a->infer, g.grp[0].route, f, 1);
@@ -815,11 +816,16 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	}
 placed:
 	spread(a, r, sh, m, &g);
-	if (query && !(in_episode && e->ntie)) {
+	if (query && !(in_episode && tied)) {
 		take_entry(a, e, r->conn);
 		remember(a, e, f, sh, m);
 		if (e->ep == EP_ACQUIRED || e->ep == EP_RELEASED)
 			e->ep = EP_OPEN; /* the checkout's first query */
+		else if (in_episode)
+			/* its first query's pages no longer work: the checkout
+			 * ended unseen (a pool that pings only now and then, as
+			 * HikariCP after 500 ms idle): no episode until a ping */
+			e->ep = EP_NONE;
 		if (e->npend)
 			flush_pending(a, e);
 	} else if (ends) {

@@ -198,6 +198,21 @@ static void test_checkout_episode(void)
 		CHECK_EQ_U(a.rts_mixed, 0); /* none left to inference */
 		attrib_free(&a);
 	}
+	/* a pool that pings only now and then (HikariCP, after 500 ms idle)
+	 * hands the connection on unseen: once the first query's page has
+	 * answered, the checkout is over */
+	attrib_init(&a, 1 * MS, 0);
+	uint32_t x = attrib_route_id(&a, "GET /x"), y = attrib_route_id(&a, "GET /y");
+	attrib_add_page(&a, x, 0, 4 * MS, 30 * MS, 1, "GET", "/x", 200); /* sends until 30 ms */
+	attrib_add_page(&a, y, 6 * MS, 20 * MS, 20 * MS, 2, "GET", "/y", 200);
+	rt(7, 5, RT_PING, PING_ACQUIRE);
+	rt(7, 10, RT_QUERY, PING_NONE);  /* 1 ms: /x's */
+	rt(7, 100, RT_QUERY, PING_NONE); /* 10 ms: /y's, no ping */
+	rt(7, 120, RT_QUERY, PING_NONE); /* 12 ms: /y's */
+	attrib_finish(&a);
+	CHECK(a.routes[x].rt > 1.999 && a.routes[x].rt < 2.001);
+	CHECK(a.routes[y].rt > 1.999 && a.routes[y].rt < 2.001);
+	attrib_free(&a);
 }
 
 /* ----------------------------------------------------------------------
