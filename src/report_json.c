@@ -162,6 +162,10 @@ static cJSON *route_json(const struct attrib_route *r)
 	cJSON *iv = cJSON_AddArrayToObject(rt, "interval95"); /* under the inference */
 	cJSON_AddItemToArray(iv, cJSON_CreateNumber(round(lo * 1e6) / 1e6));
 	cJSON_AddItemToArray(iv, cJSON_CreateNumber(round(hi * 1e6) / 1e6));
+	/* of that interval, what the model's other densities moved the figure by */
+	cJSON *ms = cJSON_AddArrayToObject(rt, "model_shift");
+	cJSON_AddItemToArray(ms, cJSON_CreateNumber(round(r->shift_lo / n * 1e6) / 1e6 + 0.0));
+	cJSON_AddItemToArray(ms, cJSON_CreateNumber(round(r->shift_hi / n * 1e6) / 1e6 + 0.0));
 	if (r->pages_exact) {
 		cJSON_AddNumberToObject(rt, "min", r->rt_min);
 		cJSON_AddNumberToObject(rt, "max", r->rt_max);

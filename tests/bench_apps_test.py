@@ -115,6 +115,10 @@ def check_saturated(mode, pcap, want_rt, wrk_out):
         if got is None:
             check(f"{mode}, saturated: {route} has a figure", None, "a figure")
             continue
+        shift = rt.get("model_shift", (None, None))
+        check(f"{mode}, saturated: {route}'s interval covers the model's shifts {shift}",
+              shift[0] is not None and lo - 1e-6 <= got + shift[0] <= got <= got + shift[1]
+              <= hi + 1e-6, True)
         s = x["by_class_per_page"]["startup"]  # a connection the pool opens: not the pattern
         got, lo, hi = got - s, lo - s, hi - s
         check(f"{mode}, saturated: {route} within 20% of {want} (got {got:.2f}, 95% {lo:.2f}-"
