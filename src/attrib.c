@@ -80,7 +80,7 @@ struct routes_in {
  * of them starts, ends or leaves its grace (until). */
 struct attrib_cands {
 	uint64_t version, from, until;
-	bool valid, strict;
+	bool valid;
 	uint32_t n;
 	uint32_t c[64];
 	float d[64];
@@ -400,24 +400,31 @@ static void keep(struct attrib_page *p, const struct attrib_rt_rec *r, bool shar
 	p->list[p->nlist++].shared = shared;
 }
 
+/* A share of round trip r into x's figures: a page's, or a route's (their
+ * fields are named alike). */
+#define ADD_SHARE(x, r, share)                                                            \
+	do {                                                                                  \
+		(x)->rt += (share);                                                           \
+		(x)->rfq += (share) * (r)->rfq;                                              \
+		(x)->by_class[(r)->cls] += (share);                                          \
+		if ((r)->cls == RT_PING) {                                                    \
+			(x)->pings[(r)->role] += (share);                                     \
+			if ((r)->role_how != ROLE_PLAIN) {                                    \
+				(x)->pings_amb[(r)->role] += (share);                         \
+				(x)->pings_amb_timing[(r)->timing_role] += (share);           \
+			}                                                                     \
+		}                                                                             \
+		if ((r)->timed)                                                               \
+			(x)->pg_ns += (share) * (double)((r)->t_end - (r)->t_start);          \
+	} while (0)
+
 /* count_conn: the round trip's connection is one the page used (not for
  * an inferred share: a page did not use every connection whose round trips
  * it might have had) */
 static void add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, double share,
 			bool count_conn)
 {
-	p->rt += share;
-	p->rfq += share * r->rfq;
-	p->by_class[r->cls] += share;
-	if (r->cls == RT_PING) {
-		p->pings[r->role] += share;
-		if (r->role_how != ROLE_PLAIN) {
-			p->pings_amb[r->role] += share;
-			p->pings_amb_timing[r->timing_role] += share;
-		}
-	}
-	if (r->timed)
-		p->pg_ns += share * (double)(r->t_end - r->t_start);
+	ADD_SHARE(p, r, share);
 	if (!count_conn)
 		return;
 	for (uint32_t i = 0; i < p->nconns; i++)
@@ -501,36 +508,46 @@ static struct attrib_conn *conn_entry(struct attrib *a, uint64_t conn)
 	return &a->conns[((conn + 1) * 0x9e3779b97f4a7c15ull >> 40) % ATTRIB_CONNS];
 }
 
+/* Page p joins its route's group in g (a new one if none yet): its index. */
+static uint32_t group_of(struct routes_in *g, const struct attrib_page *p)
+{
+	uint32_t k = 0;
+	while (k < g->n && g->grp[k].route != p->route)
+		k++;
+	if (k == g->n) {
+		g->grp[k].route = (uint16_t)p->route;
+		g->grp[k].pages = 0;
+		g->grp[k].w = 0;
+		g->n++;
+	}
+	g->grp[k].pages++;
+	g->all_mixed &= p->mixed;
+	return k;
+}
+
 static void group_routes(const struct attrib *a, const uint32_t *c, uint32_t n, struct routes_in *g)
 {
 	g->n = 0;
 	g->all_mixed = true;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct attrib_page *p = &a->pages[c[i]];
-		uint32_t k = 0;
-		while (k < g->n && g->grp[k].route != p->route)
-			k++;
-		if (k == g->n) {
-			g->grp[k].route = (uint16_t)p->route;
-			g->grp[k].pages = 0;
-			g->grp[k].w = 0;
-			g->n++;
-		}
-		g->grp[k].pages++;
-		g->in[i] = k;
-		g->all_mixed &= p->mixed;
-	}
+	for (uint32_t i = 0; i < n; i++)
+		g->in[i] = group_of(g, &a->pages[c[i]]);
 }
 
-/* Page p (the page in slot, if it still is) could hold a round trip at t:
- * for a round trip tied to a checkout, its window and grace are enough,
- * working or not (a pool's release ping often follows the answer). */
+/* The end of a page's grace (saturating: a page ending near UINT64_MAX
+ * never overflows into the past). */
+static uint64_t page_end(const struct attrib *a, const struct attrib_page *p)
+{
+	return p->t1 + a->grace_ns < p->t1 ? UINT64_MAX : p->t1 + a->grace_ns;
+}
+
+/* Page p (the page in slot, if it still is) could hold a round trip at t
+ * tied to a checkout: its window and grace are enough for a ping (a pool's
+ * release ping often follows the answer); a query needs it still working. */
 static bool in_window(const struct attrib *a, uint32_t slot, uint64_t serial, uint64_t t,
 		      bool working)
 {
 	const struct attrib_page *p = &a->pages[slot];
-	return p->serial == serial && t >= p->t0 &&
-	       t <= (working ? p->t_answer : p->t1 + a->grace_ns);
+	return p->serial == serial && t >= p->t0 && t <= (working ? p->t_answer : page_end(a, p));
 }
 
 /* The pages of the connection's last checkout that are candidates now
@@ -552,19 +569,7 @@ static uint32_t tie(const struct attrib *a, const struct attrib_conn *e, uint64_
 		return 0;
 	for (uint32_t i = 0; i < m; i++) {
 		sh[i].w /= sum;
-		const struct attrib_page *p = &a->pages[sh[i].slot];
-		uint32_t k = 0;
-		while (k < g->n && g->grp[k].route != p->route)
-			k++;
-		if (k == g->n) { /* a page sending its answer, beside pages still working */
-			g->grp[k].route = (uint16_t)p->route;
-			g->grp[k].pages = 0;
-			g->grp[k].w = 0;
-			g->n++;
-		}
-		g->grp[k].pages++;
-		g->grp[k].w += sh[i].w;
-		g->all_mixed &= p->mixed;
+		g->grp[group_of(g, &a->pages[sh[i].slot])].w += sh[i].w;
 	}
 	return m;
 }
@@ -597,13 +602,22 @@ static void remember(struct attrib *a, struct attrib_conn *e, uint32_t f, const 
 	}
 }
 
+/* A candidate page's density: a page's round trips spread over its window
+ * (a profile of where in the window, per route, was measured worse:
+ * docs/pages.md; so was the part before its answer alone: 2.15 for 2 on
+ * captures/web-mixed.pcap, whose short pages then outweigh the long);
+ * per second: floats keep it. */
+static float density(const struct attrib *a, uint32_t slot)
+{
+	const struct attrib_page *p = &a->pages[slot];
+	return (float)(1e9 / ((double)(p->t1 - p->t0) + 1e3));
+}
+
 /* The active pages whose window holds t: a page still working on its
  * answer (before its first byte) beats one sending it or in the grace
- * after it (strict says which it was) - an app runs a page's queries
- * before it answers, and a page can take long to send (Nagle and delayed
- * ACKs hold the last segment of a response ~40 ms); kept for the next
- * round trip (struct attrib_cands). */
-static float density(const struct attrib *a, uint32_t slot);
+ * after it - an app runs a page's queries before it answers, and a page
+ * can take long to send (Nagle and delayed ACKs hold the last segment of a
+ * response ~40 ms); kept for the next round trip (struct attrib_cands). */
 
 static const struct attrib_cands *candidates(struct attrib *a, uint64_t t)
 {
@@ -616,7 +630,7 @@ static const struct attrib_cands *candidates(struct attrib *a, uint64_t t)
 	for (uint32_t i = 0; i < a->nactive; i++) {
 		uint32_t s = a->active[i];
 		const struct attrib_page *p = &a->pages[s];
-		uint64_t end = p->t1 + a->grace_ns < p->t1 ? UINT64_MAX : p->t1 + a->grace_ns;
+		uint64_t end = page_end(a, p);
 		uint64_t next = t < p->t0 ? p->t0 - 1 : t <= p->t_answer ? p->t_answer : end;
 		until = next < until ? next : until;
 		if (t < p->t0 || t > end)
@@ -626,7 +640,6 @@ static const struct attrib_cands *candidates(struct attrib *a, uint64_t t)
 		else if (nl < 64)
 			loose[nl++] = s;
 	}
-	k->strict = ns > 0;
 	k->n = ns;
 	if (!ns) {
 		memcpy(k->c, loose, nl * sizeof(*k->c));
@@ -644,35 +657,14 @@ static const struct attrib_cands *candidates(struct attrib *a, uint64_t t)
 	return k;
 }
 
-/* A candidate page's density: a page's round trips spread over its window
- * (a profile of where in the window, per route, was measured worse:
- * docs/pages.md; so was the part before its answer alone: 2.15 for 2 on
- * captures/web-mixed.pcap, whose short pages then outweigh the long);
- * per second: floats keep it. */
-static float density(const struct attrib *a, uint32_t slot)
-{
-	const struct attrib_page *p = &a->pages[slot];
-	return (float)(1e9 / ((double)(p->t1 - p->t0) + 1e3));
-}
 
 /* A round trip's shares of a route's figures, added to the route itself:
  * for a round trip every one of whose pages is estimated (the page's own
  * sums would only be added to its route when it closes). */
 static void add_to_route(struct attrib_route *rt, const struct attrib_rt_rec *r, double share)
 {
-	rt->rt += share;
-	rt->rfq += share * r->rfq;
-	rt->by_class[r->cls] += share;
+	ADD_SHARE(rt, r, share);
 	rt->inferred += share;
-	if (r->cls == RT_PING) {
-		rt->pings[r->role] += share;
-		if (r->role_how != ROLE_PLAIN) {
-			rt->pings_amb[r->role] += share;
-			rt->pings_amb_timing[r->timing_role] += share;
-		}
-	}
-	if (r->timed)
-		rt->pg_ns += share * (double)(r->t_end - r->t_start);
 }
 
 static void spread(struct attrib *a, const struct attrib_rt_rec *r, const struct share *sh,
@@ -860,7 +852,7 @@ static void start_page(struct attrib *a, uint32_t s)
 	}
 	a->active[a->nactive++] = s;
 	a->active_version++;
-	uint64_t end = p->t1 + a->grace_ns < p->t1 ? UINT64_MAX : p->t1 + a->grace_ns;
+	uint64_t end = page_end(a, p);
 	if (end < a->next_expire)
 		a->next_expire = end;
 }
@@ -933,7 +925,7 @@ static void expire(struct attrib *a, uint64_t t)
 	for (uint32_t i = 0; i < a->nactive;) {
 		uint32_t s = a->active[i];
 		struct attrib_page *p = &a->pages[s];
-		uint64_t end = p->t1 + a->grace_ns < p->t1 ? UINT64_MAX : p->t1 + a->grace_ns;
+		uint64_t end = page_end(a, p);
 		if (end < t) {
 			close_page(a, p);
 			slot_free(a, s);

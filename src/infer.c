@@ -245,7 +245,15 @@ static void settle_tied(struct infer *in, const struct fit *ft, uint32_t R)
 	}
 }
 
-/* Calls fn(rec) for each sample record of part pt. */
+/* Copies the routes' rates side by side, as em_step reads them. */
+static void publish_rates(const struct infer *in, struct fit *ft)
+{
+	for (uint32_t r = 0; r < ft->nroutes; r++)
+		memcpy(ft->beta + (size_t)r * INFER_FEATURES, in->routes[r].beta,
+		       INFER_FEATURES * sizeof(double));
+}
+
+/* A loop over the records of part pt, each as rec (the body follows). */
 #define FOR_PART(pt, rec)                                                                   \
 	for (uint32_t i_ = 0, j_ = 0; i_ < (pt)->nrec; i_ += (pt)->stride, j_++)               \
 		if ((pt)->skip >= 0 && (int)(j_ % JACK_PARTS) == (pt)->skip) {                  \
@@ -330,9 +338,7 @@ static void em_step(struct infer *in, struct fit *ft, const struct packed *pk)
 		}
 	}
 	settle_tied(in, ft, R);
-	for (uint32_t r = 0; r < R; r++)
-		memcpy(ft->beta + (size_t)r * INFER_FEATURES, in->routes[r].beta,
-		       INFER_FEATURES * sizeof(double));
+	publish_rates(in, ft);
 }
 
 static double route_total(const struct infer_route *x)
@@ -406,9 +412,7 @@ static void start_from_lift(struct infer *in, struct fit *ft, const struct packe
 		}
 	}
 	settle_tied(in, ft, R);
-	for (uint32_t r = 0; r < R; r++)
-		memcpy(ft->beta + (size_t)r * INFER_FEATURES, in->routes[r].beta,
-		       INFER_FEATURES * sizeof(double));
+	publish_rates(in, ft);
 	free(base);
 }
 

@@ -288,13 +288,20 @@ static uint64_t text_hash(const char *s, size_t n, uint64_t how)
 	return h ? h : 1;
 }
 
-/* The kind and fingerprint of a text from cache, or by classify() and
- * sql_fingerprint (how: which of them: a Parse's text or a Query's, and
- * whether it was cut short - each gives its own kind). */
-static uint8_t text_kind(struct rtt *r, const char *q, size_t n, uint64_t how,
-			 uint8_t (*classify)(const char *, size_t, bool), bool whole, uint64_t *sig)
+static uint8_t classify_parse(const char *q, size_t n, bool whole)
 {
-	uint64_t h = text_hash(q, n, how);
+	if (!whole) /* query text longer than the prefix kept */
+		return SQL_OTHER;
+	return sql_is_select_param(q, n) ? RTT_KIND_SELECT_PARAM : (uint8_t)sql_classify(q, n, true);
+}
+
+/* The kind and fingerprint of a text from cache, or by classifying and
+ * fingerprinting it: a Parse's text or a Query's, whole or cut short, each
+ * with a kind of its own. */
+static uint8_t text_kind(struct rtt *r, const char *q, size_t n, bool parse, bool whole,
+			 uint64_t *sig)
+{
+	uint64_t h = text_hash(q, n, (parse ? 4u : 2u) | whole);
 	/* two ways per set: the one used last first, the other evicted */
 	struct rtt_text *t = &r->texts[h % (RTT_TEXT_SLOTS / 2) * 2];
 	if (t[0].hash != h) {
@@ -303,25 +310,13 @@ static uint8_t text_kind(struct rtt *r, const char *q, size_t n, uint64_t how,
 			t[0] = t[1];
 		} else {
 			t[0].hash = h;
-			t[0].kind = classify(q, n, whole);
+			t[0].kind = parse ? classify_parse(q, n, whole) : (uint8_t)sql_classify(q, n, whole);
 			t[0].sig = r->fingerprints ? sql_fingerprint(q, n) : 0;
 		}
 		t[1] = was;
 	}
 	*sig = t[0].sig;
 	return t[0].kind;
-}
-
-static uint8_t classify_query(const char *q, size_t n, bool whole)
-{
-	return (uint8_t)sql_classify(q, n, whole);
-}
-
-static uint8_t classify_parse(const char *q, size_t n, bool whole)
-{
-	if (!whole) /* query text longer than the prefix kept */
-		return SQL_OTHER;
-	return sql_is_select_param(q, n) ? RTT_KIND_SELECT_PARAM : (uint8_t)sql_classify(q, n, true);
 }
 
 static void stmt_put(struct rtt *r, const char *name, size_t n, uint8_t kind, uint64_t sig)
@@ -748,8 +743,7 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		r->exec_mode = false;
 		const char *q = (const char *)m->body;
 		uint64_t sig; /* a prefix's when truncated: the same for the same text */
-		uint8_t kind = text_kind(r, q, m->body_len, 2 | !m->truncated, classify_query,
-					 !m->truncated, &sig);
+		uint8_t kind = text_kind(r, q, m->body_len, false, !m->truncated, &sig);
 		count_kind(r, kind);
 		if (!c->sig)
 			c->sig = sig;
@@ -774,7 +768,7 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 			qn = rd.end - rd.p;
 		}
 		uint64_t sig;
-		uint8_t kind = text_kind(r, q, (size_t)qn, 4 | whole, classify_parse, whole, &sig);
+		uint8_t kind = text_kind(r, q, (size_t)qn, true, whole, &sig);
 		stmt_put(r, name, (size_t)nn, kind, sig);
 		const char *d = driver_from_stmt(name, (size_t)nn);
 		if (d)

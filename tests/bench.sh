@@ -11,6 +11,7 @@
 # source tree after building build/ (tests/run.sh or the README command).
 set -eu
 cd "$(dirname "$0")/.."
+. tests/bench_lib.sh
 PGRTT=${PGRTT:-build/pgrtt}
 PORT=55433
 W=$(mktemp -d /tmp/pgrtt-bench.XXXXXX)
@@ -41,23 +42,13 @@ else
 	tail -n 3 "$W/td.err"
 fi
 
-packets=$(capinfos -c -M "$F" | awk -F': *' '/Number of packets/ {print $2}')
-bytes=$(stat -c %s "$F")
-echo "capture: $F: $packets packets, $bytes bytes"
+capture_facts "$F"
 
 # best (lowest) wall time of 3 runs; peak RSS of that run
 measure() { # KEY NAME CMD...
 	key=$1 name=$2
 	shift 2
-	best=
-	for _ in 1 2 3; do
-		/usr/bin/time -f '%e %M' -o "$W/time" sh -c "$* >/dev/null 2>&1"
-		read -r wall rss <"$W/time"
-		if [ -z "$best" ] || [ "$(echo "$wall < $best" | bc)" = 1 ]; then
-			best=$wall bestrss=$rss
-		fi
-	done
-	[ "$(echo "$best < 0.01" | bc)" = 1 ] && best=0.01
+	best_of_3 "$@"
 	pps=$(echo "$packets / $best" | bc)
 	mbs=$(echo "scale=1; $bytes / $best / 1000000" | bc)
 	printf '%-22s %8.2f s %12s pkt/s %8s MB/s %8s MiB peak RSS\n' "$name" "$best" "$pps" "$mbs" \

@@ -17,6 +17,7 @@
 # ratios.  KEEP=FILE keeps the capture made.  Run as root from the source tree after building build/.
 set -eu
 cd "$(dirname "$0")/.."
+. tests/bench_lib.sh
 PGRTT=${PGRTT:-build/pgrtt}
 LOOP=${LOOP:-build/tests/pcap_loop}
 W=$(mktemp -d /tmp/pgrtt-benchpages.XXXXXX)
@@ -66,22 +67,12 @@ EOF
 	[ -n "${KEEP:-}" ] && cp "$F" "$KEEP" && echo "capture kept as $KEEP"
 fi
 
-packets=$(capinfos -c -M "$F" | awk -F': *' '/Number of packets/ {print $2}')
-bytes=$(stat -c %s "$F")
-echo "capture: $F: $packets packets, $bytes bytes"
+capture_facts "$F"
 
 measure() { # KEY NAME CMD...
 	key=$1 name=$2
 	shift 2
-	best=
-	for _ in 1 2 3; do
-		/usr/bin/time -f '%e %U %S %M' -o "$W/time" sh -c "$* >/dev/null 2>&1"
-		read -r wall user sys rss <"$W/time"
-		if [ -z "$best" ] || [ "$(echo "$wall < $best" | bc)" = 1 ]; then
-			best=$wall bestcpu=$(echo "$user + $sys" | bc) bestrss=$rss
-		fi
-	done
-	[ "$(echo "$best < 0.01" | bc)" = 1 ] && best=0.01
+	best_of_3 "$@"
 	printf '%-34s %7.2f s wall %7.2f s CPU %10s pkt/s %7s MiB peak RSS\n' "$name" "$best" \
 		"$bestcpu" "$(echo "$packets / $best" | bc)" "$(echo "scale=1; $bestrss / 1024" | bc)"
 	eval "t_$key=$best"
