@@ -94,6 +94,7 @@ void infer_tied(struct infer *in, uint32_t r, uint32_t f, double w, bool first)
 		in->feats[f].uncertain += 1;
 	if (infer_route(in, r)) {
 		in->routes[r].given[f] += w;
+		in->routes[r].possible += w > 0;
 		in->feat_sum[f] += w;
 	}
 	in->solved = false;
@@ -191,6 +192,7 @@ void infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, u
 		if (f < INFER_FEATURES && in->routes && cands[i].route < in->nroutes &&
 		    in->routes[cands[i].route].given) {
 			in->routes[cands[i].route].given[f] += p[i];
+			in->routes[cands[i].route].possible += 1; /* cands are one per route */
 			in->feat_sum[f] += p[i];
 		}
 	}
@@ -531,6 +533,17 @@ void infer_solve(struct infer *in)
 			in->routes[r].var = v * (JACK_PARTS - 1) / JACK_PARTS / stride;
 		}
 		model_shifts(in, &ft, &pk, stride, t);
+	} else {
+		/* too few to tell the noise: not a point, but what the routes
+		 * could have had - none of the uncertain ones, or all they held */
+		for (uint32_t r = 0; r < R; r++) {
+			struct infer_route *x = &in->routes[r];
+			double total = route_total(x), sure = 0;
+			for (uint32_t f = 0; f < INFER_FEATURES; f++)
+				sure += x->certain[f];
+			x->shift_lo = sure < total ? sure - total : 0;
+			x->shift_hi = sure + x->possible > total ? sure + x->possible - total : 0;
+		}
 	}
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];

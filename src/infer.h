@@ -54,7 +54,9 @@ struct infer_route {
 	double *final;   /* INFER_FEATURES: after infer_solve, its total */
 	double var;              /* after infer_solve: variance of its total (all features) */
 	double shift_lo, shift_hi; /* after infer_solve: its total under the other models, less
-				    * under this one (<= 0, >= 0) */
+				    * under this one (<= 0, >= 0); on a sample too small
+				    * for that, the bounds: none or all of possible */
+	double possible; /* uncertain round trips its pages were among the candidates of */
 };
 
 struct infer_feature {

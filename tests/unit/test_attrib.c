@@ -126,6 +126,14 @@ static void test_overlap(void)
 	CHECK_EQ_U(a.mixed_pages, 2);
 	CHECK_EQ_U(a.rts_mixed, 1);
 	CHECK_EQ_U(a.rts_in_pages, 5);
+	/* one inferred round trip is no sample to tell the noise by: the
+	 * interval is what each route could have had (none of it, or all),
+	 * not a point */
+	CHECK(a.routes[x].var == 0);
+	CHECK(fabs(a.routes[x].rt + a.routes[x].shift_lo - 3) < 1e-6);
+	CHECK(fabs(a.routes[x].rt + a.routes[x].shift_hi - 4) < 1e-6);
+	CHECK(fabs(a.routes[y].rt + a.routes[y].shift_lo - 1) < 1e-6);
+	CHECK(fabs(a.routes[y].rt + a.routes[y].shift_hi - 2) < 1e-6);
 	attrib_free(&a);
 }
 
