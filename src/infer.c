@@ -213,7 +213,19 @@ struct fit {
 	double *beta; /* nroutes x INFER_FEATURES: the routes' beta[], side by side */
 	double nf[INFER_FEATURES]; /* sample records per feature */
 	int model;    /* GAMMAS[model]: what the routes' pages expose */
+	bool doubtful; /* cells in doubt are held at 0 too */
 };
+
+static bool has_bit(const uint64_t *bits, uint32_t f)
+{
+	return bits[f / 64] >> (f % 64) & 1;
+}
+
+/* Route x's rate for f is held at 0 in this fit. */
+static bool held_off(const struct fit *ft, const struct infer_route *x, uint32_t f)
+{
+	return has_bit(x->off, f) || (ft->doubtful && has_bit(x->doubt, f));
+}
 
 /* A route's rate for a feature of that total, under the fit's model. */
 static double rate_of(const struct fit *ft, const struct infer_route *x, double total)
@@ -335,6 +347,8 @@ static void em_step(struct infer *in, struct fit *ft, const struct packed *pk)
 			double s = sum[r * INFER_FEATURES + f] * scale;
 			if (ft->nf[f] == 0 && in->feats[f].uncertain > 0)
 				s = x->given[f]; /* none of it in the sample: the running guess */
+			if (held_off(ft, x, f))
+				s = 0;
 			x->final[f] = x->certain[f] + s;
 			x->beta[f] = rate_of(ft, x, x->final[f]);
 		}
@@ -404,12 +418,12 @@ static void start_from_lift(struct infer *in, struct fit *ft, const struct packe
 		uint32_t n = R < 1024 ? R : 1024;
 		for (uint32_t r = 0; r < n; r++) {
 			double s = mean[r * INFER_FEATURES + f] / ft->nf[f] - base[r];
-			lift[r] = (s > 0 ? s : 0) + 1e-6;
+			lift[r] = held_off(ft, &in->routes[r], f) ? 0 : (s > 0 ? s : 0) + 1e-6;
 			tot += lift[r];
 		}
 		for (uint32_t r = 0; r < n; r++) {
 			struct infer_route *x = &in->routes[r];
-			x->final[f] = x->certain[f] + in->feats[f].uncertain * lift[r] / tot;
+			x->final[f] = x->certain[f] + (tot > 0 ? in->feats[f].uncertain * lift[r] / tot : 0);
 			x->beta[f] = rate_of(ft, x, x->final[f]);
 		}
 	}
@@ -467,6 +481,256 @@ out:
 	free(base);
 }
 
+/* ----------------------------------------------------------------------
+ * Which routes run a feature at all
+ *
+ * EM leaves every route among a feature's candidates some of it.  Where
+ * one route's pages are in flight beside another's all the time, a route
+ * can keep a share that the capture hardly supports (the model spreads a
+ * page's round trips evenly; apps do not: a page's first query comes as
+ * it starts).  Each such share is tested: the likelihood of the feature's
+ * round trips (the sample's, scaled to all of them) with that route's rate
+ * held at 0, against the best without.  Where the gain is under BIC's
+ * price of a parameter (log(n) / 2) the route is taken not to run it; where
+ * it is short of very strong evidence (a BIC difference under 10: Kass and
+ * Raftery) the route is doubtful, and the interval spans the fit without
+ * it.  A route that surely ran it (a round trip only its pages held) keeps
+ * it, as does the feature's largest; and only where the largest is surely
+ * one: where the capture cannot tell the routes apart (every round trip of
+ * the feature held by pages of both, alike), none is taken out.  Features are apart in the model:
+ * each is fitted on its own records, over the routes among them.
+ * ---------------------------------------------------------------------- */
+
+#define SELECT_STEPS 200
+#define SELECT_TESTS 8      /* shares tested per feature: the smallest */
+#define SELECT_MIN_SHARE 0.5 /* round trips: a smaller share moves no figure */
+#define VERY_STRONG 10.0
+
+struct select {
+	const struct packed *pk;
+	uint32_t *rec;                      /* the sample's records, by feature */
+	uint32_t start[INFER_FEATURES + 1]; /* feature f's: rec[start[f], start[f + 1]) */
+	uint32_t *routes, nr;               /* the routes among feature f's records */
+	uint8_t *held;                      /* by route: its rate held at 0 */
+	double *post;                       /* by route: the E step's sums */
+};
+
+static bool select_alloc(struct select *sl, const struct packed *pk, uint32_t R)
+{
+	memset(sl, 0, sizeof(*sl));
+	sl->pk = pk;
+	sl->rec = malloc(((size_t)pk->n + 1) * sizeof(*sl->rec));
+	sl->routes = malloc(R * sizeof(*sl->routes));
+	sl->held = calloc(R, 1);
+	sl->post = calloc(R, sizeof(double));
+	if (!sl->rec || !sl->routes || !sl->held || !sl->post)
+		return false;
+	for (uint32_t i = 0; i < pk->n; i++)
+		sl->start[pk->c[pk->off[i]].cell % INFER_FEATURES + 1]++;
+	for (uint32_t f = 0; f < INFER_FEATURES; f++)
+		sl->start[f + 1] += sl->start[f];
+	uint32_t at[INFER_FEATURES];
+	memcpy(at, sl->start, sizeof at);
+	for (uint32_t i = 0; i < pk->n; i++)
+		sl->rec[at[pk->c[pk->off[i]].cell % INFER_FEATURES]++] = i;
+	return true;
+}
+
+static void select_free(struct select *sl)
+{
+	free(sl->rec);
+	free(sl->routes);
+	free(sl->held);
+	free(sl->post);
+}
+
+/* The log-likelihood of feature f's round trips under rates b (by route),
+ * less what does not change with the rates of sl->routes. */
+static double feat_ll(const struct infer *in, const struct select *sl, uint32_t f,
+		      const double *b, double scale)
+{
+	const struct packed *pk = sl->pk;
+	double ll = 0;
+	for (uint32_t j = sl->start[f]; j < sl->start[f + 1]; j++) {
+		uint32_t i = sl->rec[j];
+		double z = 0;
+		for (const struct packed_cand *c = pk->c + pk->off[i]; c < pk->c + pk->off[i + 1]; c++)
+			z += b[c->cell / INFER_FEATURES] * c->w;
+		ll += scale * log(z);
+	}
+	for (uint32_t k = 0; k < sl->nr; k++) {
+		const struct infer_route *x = &in->routes[sl->routes[k]];
+		double rate = b[sl->routes[k]];
+		ll += (x->certain[f] > 0 ? x->certain[f] * log(rate) : 0) - rate * x->pages;
+	}
+	return ll;
+}
+
+/* EM for feature f alone, from b, with sl->held's rates at 0. */
+static void feat_fit(const struct infer *in, struct select *sl, uint32_t f, double *b,
+		     double scale)
+{
+	const struct packed *pk = sl->pk;
+	for (int it = 0; it < SELECT_STEPS; it++) {
+		for (uint32_t k = 0; k < sl->nr; k++)
+			sl->post[sl->routes[k]] = 0;
+		for (uint32_t j = sl->start[f]; j < sl->start[f + 1]; j++) {
+			uint32_t i = sl->rec[j];
+			const struct packed_cand *c = pk->c + pk->off[i], *end = pk->c + pk->off[i + 1];
+			double z = 0;
+			for (const struct packed_cand *d = c; d < end; d++)
+				z += b[d->cell / INFER_FEATURES] * d->w;
+			for (const struct packed_cand *d = c; d < end; d++)
+				sl->post[d->cell / INFER_FEATURES] += b[d->cell / INFER_FEATURES] * d->w / z;
+		}
+		double worst = 0;
+		for (uint32_t k = 0; k < sl->nr; k++) {
+			uint32_t r = sl->routes[k];
+			const struct infer_route *x = &in->routes[r];
+			double nb = sl->held[r] ? RATE_FLOOR
+						: (x->certain[f] + scale * sl->post[r]) /
+							  (x->pages > 0 ? x->pages : 1) +
+						      RATE_FLOOR;
+			double d = fabs(nb - b[r]) / (nb > b[r] ? nb : b[r]);
+			worst = d > worst ? d : worst;
+			b[r] = nb;
+		}
+		if (worst < 1e-7)
+			break;
+	}
+}
+
+/* Sets the routes' off and doubt bits for feature f (b, b2, best: scratch
+ * by route, b holding the fit's rates). */
+static void select_feature(struct infer *in, struct select *sl, uint32_t f, double *b,
+			   double *b2, double *best)
+{
+	uint32_t n = sl->start[f + 1] - sl->start[f];
+	if (n == 0)
+		return;
+	const struct packed *pk = sl->pk;
+	sl->nr = 0;
+	double nobs = in->feats[f].uncertain;
+	for (uint32_t j = sl->start[f]; j < sl->start[f + 1]; j++) {
+		uint32_t i = sl->rec[j];
+		for (const struct packed_cand *c = pk->c + pk->off[i]; c < pk->c + pk->off[i + 1]; c++) {
+			uint32_t r = c->cell / INFER_FEATURES;
+			if (!sl->held[r]) { /* not yet listed: held doubles as the mark */
+				sl->held[r] = 2;
+				sl->routes[sl->nr++] = r;
+			}
+		}
+	}
+	for (uint32_t k = 0; k < sl->nr; k++) {
+		uint32_t r = sl->routes[k];
+		sl->held[r] = 0;
+		nobs += in->routes[r].certain[f];
+	}
+	double scale = in->feats[f].uncertain / n, price = log(nobs > 1 ? nobs : 1) / 2;
+	feat_fit(in, sl, f, b, scale);
+	double ll = feat_ll(in, sl, f, b, scale);
+	for (uint32_t round = 0; round < SELECT_TESTS; round++) {
+		uint32_t keep = sl->routes[0], test[SELECT_TESTS], nt = 0;
+		for (uint32_t k = 1; k < sl->nr; k++) {
+			uint32_t r = sl->routes[k];
+			if (b[r] * in->routes[r].pages > b[keep] * in->routes[keep].pages)
+				keep = r;
+		}
+		/* the smallest shares, but none too small to move a figure */
+		for (double above = 0; nt < SELECT_TESTS; nt++) {
+			uint32_t pick = keep;
+			double least = INFINITY;
+			for (uint32_t k = 0; k < sl->nr; k++) {
+				uint32_t r = sl->routes[k];
+				const struct infer_route *x = &in->routes[r];
+				double share = b[r] * x->pages;
+				if (r == keep || sl->held[r] || x->certain[f] > 0 ||
+				    share < SELECT_MIN_SHARE || share < above || share >= least)
+					continue;
+				bool taken = false;
+				for (uint32_t t = 0; t < nt; t++)
+					taken |= test[t] == r;
+				if (!taken) {
+					least = share;
+					pick = r;
+				}
+			}
+			if (pick == keep)
+				break;
+			test[nt] = pick;
+			above = least;
+		}
+		double gain[SELECT_TESTS], least = INFINITY;
+		uint32_t which = 0;
+		for (uint32_t t = 0; t < nt; t++) {
+			for (uint32_t k = 0; k < sl->nr; k++)
+				b2[sl->routes[k]] = b[sl->routes[k]];
+			sl->held[test[t]] = 1;
+			feat_fit(in, sl, f, b2, scale);
+			sl->held[test[t]] = 0;
+			gain[t] = ll - feat_ll(in, sl, f, b2, scale);
+			if (gain[t] < least) {
+				least = gain[t];
+				which = t;
+				for (uint32_t k = 0; k < sl->nr; k++)
+					best[sl->routes[k]] = b2[sl->routes[k]];
+			}
+		}
+		if (nt == 0)
+			break;
+		/* only where the data say which route runs it: the largest must be
+		 * surely one (a flat likelihood makes any of them the largest) */
+		for (uint32_t k = 0; k < sl->nr; k++)
+			b2[sl->routes[k]] = b[sl->routes[k]];
+		sl->held[keep] = 1;
+		feat_fit(in, sl, f, b2, scale);
+		sl->held[keep] = 0;
+		if (2 * (ll - feat_ll(in, sl, f, b2, scale)) - 2 * price < VERY_STRONG)
+			break;
+		if (least < price) { /* likelier without: off, and test again */
+			uint32_t r = test[which];
+			sl->held[r] = 1;
+			in->routes[r].off[f / 64] |= 1ull << (f % 64);
+			for (uint32_t k = 0; k < sl->nr; k++)
+				b[sl->routes[k]] = best[sl->routes[k]];
+			ll -= least;
+			continue;
+		}
+		for (uint32_t t = 0; t < nt; t++)
+			if (2 * gain[t] - 2 * price < VERY_STRONG)
+				in->routes[test[t]].doubt[f / 64] |= 1ull << (f % 64);
+		break;
+	}
+	for (uint32_t k = 0; k < sl->nr; k++)
+		sl->held[sl->routes[k]] = 0;
+}
+
+/* True if a route was taken out of a feature; *doubts if one is in doubt. */
+static bool select_routes(struct infer *in, const struct packed *pk, bool *doubts)
+{
+	uint32_t R = in->nroutes;
+	struct select sl = {0};
+	double *b = malloc(3 * (size_t)R * sizeof(double));
+	if (b && select_alloc(&sl, pk, R)) {
+		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
+			if (in->feats[f].tied != INFER_NONE)
+				continue; /* follows its query: not in the sample */
+			for (uint32_t r = 0; r < R; r++)
+				b[r] = in->routes[r].beta[f];
+			select_feature(in, &sl, f, b, b + R, b + 2 * R);
+		}
+	}
+	select_free(&sl);
+	free(b);
+	bool off = false;
+	for (uint32_t r = 0; r < R; r++)
+		for (uint32_t w = 0; w < INFER_FEATURES / 64; w++) {
+			off |= in->routes[r].off[w] != 0;
+			*doubts |= in->routes[r].doubt[w] != 0;
+		}
+	return off;
+}
+
 void infer_solve(struct infer *in)
 {
 	if (in->solved)
@@ -476,6 +740,8 @@ void infer_solve(struct infer *in)
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
 		x->var = x->shift_lo = x->shift_hi = 0;
+		memset(x->off, 0, sizeof x->off);
+		memset(x->doubt, 0, sizeof x->doubt);
 		if (!x->certain)
 			return; /* out of memory somewhere: the running guess stands */
 		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
@@ -486,7 +752,7 @@ void infer_solve(struct infer *in)
 	if (R == 0 || in->nsample == 0)
 		return;
 	struct fit ft = {R, calloc((size_t)R * INFER_FEATURES, sizeof(double)),
-			 calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}, 0};
+			 calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}, 0, false};
 	double *tot = calloc(R, sizeof(double));
 	double *save = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));
 	double *jack = calloc((size_t)R * JACK_PARTS, sizeof(double));
@@ -501,6 +767,11 @@ void infer_solve(struct infer *in)
 	pack(&all, &pk);
 	start_from_lift(in, &ft, &pk);
 	fit_to(in, &ft, &pk, FIT_STEPS, tot);
+	bool doubts = false;
+	if (in->nsample >= 4 * JACK_PARTS && select_routes(in, &pk, &doubts)) {
+		start_from_lift(in, &ft, &pk); /* again, without the routes taken out */
+		fit_to(in, &ft, &pk, FIT_STEPS, tot);
+	}
 	/* the jackknife: the whole estimate again without each eighth of the
 	 * sample (of a subsample of it, on a large one: the variance of an
 	 * estimate goes as 1 / its sample's size), then back to the full one */
@@ -533,6 +804,21 @@ void infer_solve(struct infer *in)
 			in->routes[r].var = v * (JACK_PARTS - 1) / JACK_PARTS / stride;
 		}
 		model_shifts(in, &ft, &pk, stride, t);
+		if (doubts) { /* the fit without the doubtful: into the shifts */
+			pack(&all, &pk);
+			ft.doubtful = true;
+			for (uint32_t r = 0; r < R; r++)
+				t[r] = tot[r];
+			start_from_lift(in, &ft, &pk);
+			fit_to(in, &ft, &pk, FIT_STEPS, t);
+			ft.doubtful = false;
+			for (uint32_t r = 0; r < R; r++) {
+				struct infer_route *x = &in->routes[r];
+				double d = t[r] - tot[r];
+				x->shift_lo = d < x->shift_lo ? d : x->shift_lo;
+				x->shift_hi = d > x->shift_hi ? d : x->shift_hi;
+			}
+		}
 	} else {
 		/* too few to tell the noise: not a point, but what the routes
 		 * could have had - none of the uncertain ones, or all they held */

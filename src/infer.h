@@ -57,6 +57,11 @@ struct infer_route {
 				    * under this one (<= 0, >= 0); on a sample too small
 				    * for that, the bounds: none or all of possible */
 	double possible; /* uncertain round trips its pages were among the candidates of */
+	/* after infer_solve, bits by feature: the capture is likelier with this
+	 * route not running it (off: its rate is held at 0), or the evidence
+	 * that it does is not very strong (doubt: the interval spans the fit
+	 * without it) - infer.c's select_routes */
+	uint64_t off[INFER_FEATURES / 64], doubt[INFER_FEATURES / 64];
 };
 
 struct infer_feature {

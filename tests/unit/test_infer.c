@@ -1,0 +1,161 @@
+/* test_infer.c - the estimator on its own (src/infer.c): which routes run a
+ * feature (select_routes), on records built by hand so that the model's
+ * likelihood is known to favour, barely or surely, a route that does not. */
+#include "../../src/infer.h"
+#include "tinytest.h"
+
+#include <math.h>
+#include <string.h>
+
+#define MS 1000000ull
+
+static struct infer in;
+
+/* One uncertain round trip of feature f held by pages of routes 0 and 1
+ * with those densities summed (w0, w1; per second). */
+static void held(uint32_t f, double w0, double w1)
+{
+	struct infer_cand c[2] = {{0, 1, (float)w0}, {1, 1, (float)w1}};
+	double p[2];
+	infer_weigh(&in, f, c, 2, p);
+}
+
+/* 400 pages each of routes 0 and 1, 4 ms long */
+static void two_routes(void)
+{
+	infer_init(&in);
+	for (int i = 0; i < 400; i++) {
+		infer_page(&in, 0, 4 * MS);
+		infer_page(&in, 1, 4 * MS);
+	}
+}
+
+/* route 1's own statement (feature 30), once a page, held alike: it keeps
+ * route 0 among the candidates of something it does not run either */
+static void route1_own(void)
+{
+	for (int i = 0; i < 400; i++)
+		held(30, 250, 250 + (i % 2) * 500);
+}
+
+static bool bit(const uint64_t *bits, uint32_t f)
+{
+	return bits[f / 64] >> (f % 64) & 1;
+}
+
+/* Two routes' pages; feature 20 is route 0's,
+ * once a page.  Its round trips are mostly held by a route-0 page and a
+ * route-1 page, route 0's the thicker; `odd` of them where route 1's pages were thick and
+ * route 0's thin (route 0's page long, as a page waiting for a connection
+ * is: the model's even spread is wrong there).  Returns route 1's share. */
+static double fit_odd(int odd)
+{
+	two_routes();
+	for (int i = 0; i < 400; i++) {
+		if (i < odd)
+			held(20, 25, 1000);
+		else
+			held(20, 400, 200);
+	}
+	route1_own();
+	infer_solve(&in);
+	return in.routes[1].final[20];
+}
+
+/* A route the capture barely supports is taken out: its share goes to the
+ * route that surely runs the feature, and the figures are exact. */
+static void test_weak_share_taken_out(void)
+{
+	double got = fit_odd(8);
+	printf("  weak share: route 1 keeps %.2f of 400, off %d doubt %d\n", got,
+	       bit(in.routes[1].off, 20), bit(in.routes[1].doubt, 20));
+	CHECK(bit(in.routes[1].off, 20));
+	CHECK(got < 0.01);
+	CHECK(fabs(in.routes[0].final[20] - 400) < 0.01);
+	CHECK(!bit(in.routes[0].off, 20)); /* the largest stays */
+	infer_free(&in);
+}
+
+/* A route the capture supports strongly keeps its share: its pages were
+ * thick around many of the feature's round trips. */
+static void test_strong_share_kept(void)
+{
+	two_routes();
+	/* route 1 runs feature 20 on one page in five, where its pages are
+	 * alone but for a thin route-0 page */
+	for (int i = 0; i < 400; i++)
+		held(20, 250, 250);
+	for (int i = 0; i < 80; i++)
+		held(20, 10, 1000);
+	infer_solve(&in);
+	printf("  strong share: route 1 %.1f, route 0 %.1f\n", in.routes[1].final[20],
+	       in.routes[0].final[20]);
+	CHECK(!bit(in.routes[1].off, 20));
+	CHECK(!bit(in.routes[1].doubt, 20));
+	CHECK(in.routes[1].final[20] > 60);
+	infer_free(&in);
+}
+
+/* Between the two: evidence, but not very strong - kept, and the interval
+ * spans the fit without it. */
+static void test_doubtful_share_widens(void)
+{
+	double got = 0;
+	int odd = 0;
+	for (odd = 6; odd <= 40; odd += 2) {
+		got = fit_odd(odd);
+		if (!bit(in.routes[1].off, 20))
+			break;
+		infer_free(&in);
+	}
+	printf("  doubtful share (%d odd): route 1 %.1f, off %d doubt %d, shift %.1f %.1f\n", odd,
+	       got, bit(in.routes[1].off, 20), bit(in.routes[1].doubt, 20), in.routes[1].shift_lo,
+	       in.routes[1].shift_hi);
+	CHECK(odd <= 40);
+	CHECK(bit(in.routes[1].doubt, 20));
+	CHECK(got > 0.5);
+	/* the fit without it takes its share away: the interval reaches there */
+	CHECK(in.routes[1].shift_lo <= -0.9 * got);
+	CHECK(in.routes[0].shift_hi >= 0.9 * got);
+	infer_free(&in);
+}
+
+/* Where the capture cannot tell the routes apart (every round trip held
+ * alike by both), neither is taken out: a flat likelihood makes either the
+ * largest by chance. */
+static void test_flat_kept(void)
+{
+	two_routes();
+	for (int i = 0; i < 400; i++)
+		held(20, 250, 250);
+	infer_solve(&in);
+	printf("  flat: %.1f %.1f\n", in.routes[0].final[20], in.routes[1].final[20]);
+	CHECK(!bit(in.routes[0].off, 20) && !bit(in.routes[1].off, 20));
+	CHECK(fabs(in.routes[0].final[20] - 200) < 20 && fabs(in.routes[1].final[20] - 200) < 20);
+	infer_free(&in);
+}
+
+/* A route that surely ran the feature (a round trip only its pages held)
+ * is never taken out, however small its uncertain share. */
+static void test_certain_kept(void)
+{
+	two_routes();
+	for (int i = 0; i < 400; i++)
+		held(20, i < 4 ? 25 : 400, i < 4 ? 1000 : 200);
+	route1_own();
+	infer_certain(&in, 1, 20, 1);
+	infer_solve(&in);
+	CHECK(!bit(in.routes[1].off, 20));
+	CHECK(in.routes[1].final[20] >= 1);
+	infer_free(&in);
+}
+
+int main(void)
+{
+	RUN(test_weak_share_taken_out);
+	RUN(test_strong_share_kept);
+	RUN(test_doubtful_share_widens);
+	RUN(test_flat_kept);
+	RUN(test_certain_kept);
+	return TT_EXIT();
+}
