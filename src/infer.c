@@ -24,6 +24,7 @@ struct part {
 	uint32_t stride;
 	const struct infer_rec *recs;
 	uint32_t nrec;
+	const uint64_t *only; /* bits by feature: only their records (NULL: all) */
 };
 
 void infer_init(struct infer *in)
@@ -214,6 +215,7 @@ struct fit {
 	double nf[INFER_FEATURES]; /* sample records per feature */
 	int model;    /* GAMMAS[model]: what the routes' pages expose */
 	bool doubtful; /* cells in doubt are held at 0 too */
+	const uint64_t *only; /* bits by feature: only these are fitted, the rest kept (NULL: all) */
 };
 
 static bool has_bit(const uint64_t *bits, uint32_t f)
@@ -308,7 +310,7 @@ static void pack(const struct part *pt, struct packed *pk)
 		double z = 0;
 		for (uint32_t k = 0; k < rec->n; k++)
 			z += rec->c[k].w;
-		if (z <= 0 || rec->feat >= INFER_FEATURES)
+		if (z <= 0 || rec->feat >= INFER_FEATURES || (pt->only && !has_bit(pt->only, rec->feat)))
 			continue;
 		pk->off[pk->n++] = m;
 		pk->nf[rec->feat] += 1;
@@ -343,6 +345,8 @@ static void em_step(struct infer *in, struct fit *ft, const struct packed *pk)
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
 		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
+			if (ft->only && !has_bit(ft->only, f))
+				continue;
 			double scale = ft->nf[f] > 0 ? in->feats[f].uncertain / ft->nf[f] : 0;
 			double s = sum[r * INFER_FEATURES + f] * scale;
 			if (ft->nf[f] == 0 && in->feats[f].uncertain > 0)
@@ -412,7 +416,7 @@ static void start_from_lift(struct infer *in, struct fit *ft, const struct packe
 	for (uint32_t r = 0; r < R; r++)
 		base[r] = pages > 0 ? in->routes[r].pages / pages : 0;
 	for (uint32_t f = 0; f < INFER_FEATURES; f++) {
-		if (ft->nf[f] == 0)
+		if (ft->nf[f] == 0 || (ft->only && !has_bit(ft->only, f)))
 			continue;
 		double lift[1024], tot = 0;
 		uint32_t n = R < 1024 ? R : 1024;
@@ -456,7 +460,7 @@ static void model_shifts(struct infer *in, struct fit *ft, struct packed *pk, ui
 				recs[i].c[k].w = (float)((c->pages ? c->pages : 1) * pow(per, GAMMAS[m]));
 			}
 		}
-		struct part pt = {-1, 1, recs, n};
+		struct part pt = {-1, 1, recs, n, NULL};
 		pack(&pt, pk);
 		ft->model = m;
 		for (uint32_t r = 0; r < R; r++)
@@ -501,7 +505,8 @@ out:
  * each is fitted on its own records, over the routes among them.
  * ---------------------------------------------------------------------- */
 
-#define SELECT_STEPS 200
+#define SELECT_STEPS 100       /* extrapolated steps, three EM steps each */
+#define SELECT_TOLERANCE 1e-4  /* log-likelihood: a thousandth of BIC's thresholds */
 #define SELECT_TESTS 8      /* shares tested per feature: the smallest */
 #define SELECT_MIN_SHARE 0.5 /* round trips: a smaller share moves no figure */
 #define VERY_STRONG 10.0
@@ -513,6 +518,7 @@ struct select {
 	uint32_t *routes, nr;               /* the routes among feature f's records */
 	uint8_t *held;                      /* by route: its rate held at 0 */
 	double *post;                       /* by route: the E step's sums */
+	double *b1, *b2, *bp;               /* by route: feat_fit's steps */
 };
 
 static bool select_alloc(struct select *sl, const struct packed *pk, uint32_t R)
@@ -522,7 +528,10 @@ static bool select_alloc(struct select *sl, const struct packed *pk, uint32_t R)
 	sl->rec = malloc(((size_t)pk->n + 1) * sizeof(*sl->rec));
 	sl->routes = malloc(R * sizeof(*sl->routes));
 	sl->held = calloc(R, 1);
-	sl->post = calloc(R, sizeof(double));
+	sl->post = calloc(4 * (size_t)R, sizeof(double));
+	sl->b1 = sl->post + R;
+	sl->b2 = sl->post + 2 * R;
+	sl->bp = sl->post + 3 * R;
 	if (!sl->rec || !sl->routes || !sl->held || !sl->post)
 		return false;
 	for (uint32_t i = 0; i < pk->n; i++)
@@ -544,60 +553,80 @@ static void select_free(struct select *sl)
 	free(sl->post);
 }
 
-/* The log-likelihood of feature f's round trips under rates b (by route),
+/* One EM step for feature f alone (sl->held's rates at 0): from rates b
+ * (by route) into nb.  Returns the log-likelihood at b of f's round trips,
  * less what does not change with the rates of sl->routes. */
-static double feat_ll(const struct infer *in, const struct select *sl, uint32_t f,
-		      const double *b, double scale)
+static double feat_step(const struct infer *in, struct select *sl, uint32_t f, const double *b,
+			double *nb, double scale)
 {
 	const struct packed *pk = sl->pk;
 	double ll = 0;
+	for (uint32_t k = 0; k < sl->nr; k++)
+		sl->post[sl->routes[k]] = 0;
 	for (uint32_t j = sl->start[f]; j < sl->start[f + 1]; j++) {
 		uint32_t i = sl->rec[j];
+		const struct packed_cand *c = pk->c + pk->off[i], *end = pk->c + pk->off[i + 1];
 		double z = 0;
-		for (const struct packed_cand *c = pk->c + pk->off[i]; c < pk->c + pk->off[i + 1]; c++)
-			z += b[c->cell / INFER_FEATURES] * c->w;
-		ll += scale * log(z);
+		for (const struct packed_cand *d = c; d < end; d++)
+			z += b[d->cell / INFER_FEATURES] * d->w;
+		double iz = 1 / z;
+		for (const struct packed_cand *d = c; d < end; d++)
+			sl->post[d->cell / INFER_FEATURES] += b[d->cell / INFER_FEATURES] * d->w * iz;
+		ll += log(z);
 	}
+	ll *= scale;
 	for (uint32_t k = 0; k < sl->nr; k++) {
-		const struct infer_route *x = &in->routes[sl->routes[k]];
-		double rate = b[sl->routes[k]];
-		ll += (x->certain[f] > 0 ? x->certain[f] * log(rate) : 0) - rate * x->pages;
+		uint32_t r = sl->routes[k];
+		const struct infer_route *x = &in->routes[r];
+		ll += (x->certain[f] > 0 ? x->certain[f] * log(b[r]) : 0) - b[r] * x->pages;
+		nb[r] = sl->held[r] ? RATE_FLOOR
+				    : (x->certain[f] + scale * sl->post[r]) / (x->pages > 0 ? x->pages : 1) +
+					      RATE_FLOOR;
 	}
 	return ll;
 }
 
-/* EM for feature f alone, from b, with sl->held's rates at 0. */
-static void feat_fit(const struct infer *in, struct select *sl, uint32_t f, double *b,
-		     double scale)
+/* The best rates for feature f alone from b (into b), sl->held's at 0:
+ * EM sped up by squared extrapolation (SQUAREM: Varadhan and Roland
+ * 2008; plain EM took 200 steps on a feature of a saturated capture), until
+ * the likelihood moves by less than matters to select_feature.  Returns
+ * the log-likelihood there. */
+static double feat_fit(const struct infer *in, struct select *sl, uint32_t f, double *b,
+		       double scale)
 {
-	const struct packed *pk = sl->pk;
+	double *b1 = sl->b1, *b2 = sl->b2, *bp = sl->bp;
+	double ll = feat_step(in, sl, f, b, b1, scale);
 	for (int it = 0; it < SELECT_STEPS; it++) {
-		for (uint32_t k = 0; k < sl->nr; k++)
-			sl->post[sl->routes[k]] = 0;
-		for (uint32_t j = sl->start[f]; j < sl->start[f + 1]; j++) {
-			uint32_t i = sl->rec[j];
-			const struct packed_cand *c = pk->c + pk->off[i], *end = pk->c + pk->off[i + 1];
-			double z = 0;
-			for (const struct packed_cand *d = c; d < end; d++)
-				z += b[d->cell / INFER_FEATURES] * d->w;
-			for (const struct packed_cand *d = c; d < end; d++)
-				sl->post[d->cell / INFER_FEATURES] += b[d->cell / INFER_FEATURES] * d->w / z;
-		}
-		double worst = 0;
+		feat_step(in, sl, f, b1, b2, scale);
+		double rr = 0, vv = 0;
 		for (uint32_t k = 0; k < sl->nr; k++) {
 			uint32_t r = sl->routes[k];
-			const struct infer_route *x = &in->routes[r];
-			double nb = sl->held[r] ? RATE_FLOOR
-						: (x->certain[f] + scale * sl->post[r]) /
-							  (x->pages > 0 ? x->pages : 1) +
-						      RATE_FLOOR;
-			double d = fabs(nb - b[r]) / (nb > b[r] ? nb : b[r]);
-			worst = d > worst ? d : worst;
-			b[r] = nb;
+			double dr = b1[r] - b[r], dv = b2[r] - 2 * b1[r] + b[r];
+			rr += dr * dr;
+			vv += dv * dv;
 		}
-		if (worst < 1e-7)
+		double alpha = vv > 0 ? -sqrt(rr / vv) : -1;
+		alpha = alpha > -1 ? -1 : alpha;
+		for (uint32_t k = 0; k < sl->nr; k++) {
+			uint32_t r = sl->routes[k];
+			double x = b[r] - 2 * alpha * (b1[r] - b[r]) +
+				   alpha * alpha * (b2[r] - 2 * b1[r] + b[r]);
+			bp[r] = sl->held[r] || x < RATE_FLOOR ? RATE_FLOOR : x;
+		}
+		double llp = feat_step(in, sl, f, bp, b1, scale); /* b1: one step on */
+		const double *next = bp;
+		if (!(llp >= ll)) { /* overshot: the two plain steps */
+			next = b2;
+			llp = feat_step(in, sl, f, b2, b1, scale);
+		}
+		for (uint32_t k = 0; k < sl->nr; k++)
+			b[sl->routes[k]] = next[sl->routes[k]];
+		bool done = llp - ll < SELECT_TOLERANCE;
+		ll = llp;
+		if (done)
 			break;
 	}
+	return ll;
 }
 
 /* Sets the routes' off and doubt bits for feature f (b, b2, best: scratch
@@ -627,8 +656,7 @@ static void select_feature(struct infer *in, struct select *sl, uint32_t f, doub
 		nobs += in->routes[r].certain[f];
 	}
 	double scale = in->feats[f].uncertain / n, price = log(nobs > 1 ? nobs : 1) / 2;
-	feat_fit(in, sl, f, b, scale);
-	double ll = feat_ll(in, sl, f, b, scale);
+	double ll = feat_fit(in, sl, f, b, scale);
 	for (uint32_t round = 0; round < SELECT_TESTS; round++) {
 		uint32_t keep = sl->routes[0], test[SELECT_TESTS], nt = 0;
 		for (uint32_t k = 1; k < sl->nr; k++) {
@@ -666,9 +694,8 @@ static void select_feature(struct infer *in, struct select *sl, uint32_t f, doub
 			for (uint32_t k = 0; k < sl->nr; k++)
 				b2[sl->routes[k]] = b[sl->routes[k]];
 			sl->held[test[t]] = 1;
-			feat_fit(in, sl, f, b2, scale);
+			gain[t] = ll - feat_fit(in, sl, f, b2, scale);
 			sl->held[test[t]] = 0;
-			gain[t] = ll - feat_ll(in, sl, f, b2, scale);
 			if (gain[t] < least) {
 				least = gain[t];
 				which = t;
@@ -683,9 +710,9 @@ static void select_feature(struct infer *in, struct select *sl, uint32_t f, doub
 		for (uint32_t k = 0; k < sl->nr; k++)
 			b2[sl->routes[k]] = b[sl->routes[k]];
 		sl->held[keep] = 1;
-		feat_fit(in, sl, f, b2, scale);
+		double without = feat_fit(in, sl, f, b2, scale);
 		sl->held[keep] = 0;
-		if (2 * (ll - feat_ll(in, sl, f, b2, scale)) - 2 * price < VERY_STRONG)
+		if (2 * (ll - without) - 2 * price < VERY_STRONG)
 			break;
 		if (least < price) { /* likelier without: off, and test again */
 			uint32_t r = test[which];
@@ -705,8 +732,10 @@ static void select_feature(struct infer *in, struct select *sl, uint32_t f, doub
 		sl->held[sl->routes[k]] = 0;
 }
 
-/* True if a route was taken out of a feature; *doubts if one is in doubt. */
-static bool select_routes(struct infer *in, const struct packed *pk, bool *doubts)
+/* Into offs and doubts (bits by feature): the features a route was taken
+ * out of, and those a route is in doubt for. */
+static void select_routes(struct infer *in, const struct packed *pk, uint64_t *offs,
+			  uint64_t *doubts)
 {
 	uint32_t R = in->nroutes;
 	struct select sl = {0};
@@ -722,13 +751,19 @@ static bool select_routes(struct infer *in, const struct packed *pk, bool *doubt
 	}
 	select_free(&sl);
 	free(b);
-	bool off = false;
 	for (uint32_t r = 0; r < R; r++)
 		for (uint32_t w = 0; w < INFER_FEATURES / 64; w++) {
-			off |= in->routes[r].off[w] != 0;
-			*doubts |= in->routes[r].doubt[w] != 0;
+			offs[w] |= in->routes[r].off[w];
+			doubts[w] |= in->routes[r].doubt[w];
 		}
-	return off;
+}
+
+static bool any_bit(const uint64_t *bits)
+{
+	for (uint32_t w = 0; w < INFER_FEATURES / 64; w++)
+		if (bits[w])
+			return true;
+	return false;
 }
 
 void infer_solve(struct infer *in)
@@ -752,7 +787,7 @@ void infer_solve(struct infer *in)
 	if (R == 0 || in->nsample == 0)
 		return;
 	struct fit ft = {R, calloc((size_t)R * INFER_FEATURES, sizeof(double)),
-			 calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}, 0, false};
+			 calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}, 0, false, NULL};
 	double *tot = calloc(R, sizeof(double));
 	double *save = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));
 	double *jack = calloc((size_t)R * JACK_PARTS, sizeof(double));
@@ -763,14 +798,20 @@ void infer_solve(struct infer *in)
 		goto out; /* the running guess stands */
 	for (uint32_t r = 0; r < R; r++)
 		tot[r] = route_total(&in->routes[r]);
-	const struct part all = {-1, 1, in->sample, in->nsample};
+	const struct part all = {-1, 1, in->sample, in->nsample, NULL};
 	pack(&all, &pk);
 	start_from_lift(in, &ft, &pk);
 	fit_to(in, &ft, &pk, FIT_STEPS, tot);
-	bool doubts = false;
-	if (in->nsample >= 4 * JACK_PARTS && select_routes(in, &pk, &doubts)) {
-		start_from_lift(in, &ft, &pk); /* again, without the routes taken out */
+	uint64_t offs[INFER_FEATURES / 64] = {0}, doubts[INFER_FEATURES / 64] = {0};
+	if (in->nsample >= 4 * JACK_PARTS)
+		select_routes(in, &pk, offs, doubts);
+	if (any_bit(offs)) { /* those features again, without the routes taken out */
+		const struct part some = {-1, 1, in->sample, in->nsample, offs};
+		pack(&some, &pk);
+		ft.only = offs;
+		start_from_lift(in, &ft, &pk);
 		fit_to(in, &ft, &pk, FIT_STEPS, tot);
+		ft.only = NULL;
 	}
 	/* the jackknife: the whole estimate again without each eighth of the
 	 * sample (of a subsample of it, on a large one: the variance of an
@@ -786,7 +827,7 @@ void infer_solve(struct infer *in)
 		for (int k = 0; k < JACK_PARTS; k++) {
 			for (uint32_t r = 0; r < R; r++)
 				t[r] = tot[r];
-			struct part pt = {k, stride, in->sample, in->nsample};
+			struct part pt = {k, stride, in->sample, in->nsample, NULL};
 			pack(&pt, &pk);
 			start_from_lift(in, &ft, &pk);
 			fit_to(in, &ft, &pk, FIT_STEPS, t);
@@ -804,14 +845,22 @@ void infer_solve(struct infer *in)
 			in->routes[r].var = v * (JACK_PARTS - 1) / JACK_PARTS / stride;
 		}
 		model_shifts(in, &ft, &pk, stride, t);
-		if (doubts) { /* the fit without the doubtful: into the shifts */
-			pack(&all, &pk);
-			ft.doubtful = true;
-			for (uint32_t r = 0; r < R; r++)
+		if (any_bit(doubts)) { /* the fit without the doubtful: into the shifts */
+			for (uint32_t r = 0; r < R; r++) { /* from the estimate's own */
+				struct infer_route *x = &in->routes[r];
+				const double *sv = save + (size_t)r * (2 * INFER_FEATURES);
+				memcpy(x->final, sv, INFER_FEATURES * sizeof(double));
+				memcpy(x->beta, sv + INFER_FEATURES, INFER_FEATURES * sizeof(double));
 				t[r] = tot[r];
+			}
+			const struct part some = {-1, 1, in->sample, in->nsample, doubts};
+			pack(&some, &pk);
+			ft.doubtful = true;
+			ft.only = doubts;
 			start_from_lift(in, &ft, &pk);
 			fit_to(in, &ft, &pk, FIT_STEPS, t);
 			ft.doubtful = false;
+			ft.only = NULL;
 			for (uint32_t r = 0; r < R; r++) {
 				struct infer_route *x = &in->routes[r];
 				double d = t[r] - tot[r];
