@@ -49,6 +49,12 @@ struct attrib_conn {
 	uint64_t conn; /* + 1: 0 is an empty entry */
 	uint32_t feat; /* of the query-like round trip remembered (an episode's first) */
 	uint8_t ep;    /* enum episode */
+	bool tx;       /* the one remembered began the transaction still open */
+	bool announced; /* an acquire ping or BEGIN of the next checkout came, at ep_t0 */
+	uint64_t ep_t0;  /* where the checkout of the one remembered began */
+	uint64_t anchor_t; /* the one remembered's start */
+	uint64_t rec;   /* the one remembered as the fit sees it (infer_narrow), or 0 */
+	bool anchor_working; /* its candidates were pages still working on their answer */
 	uint32_t ntie;
 	uint32_t slot[ATTRIB_TIE_MAX];
 	uint64_t serial[ATTRIB_TIE_MAX];
@@ -82,6 +88,7 @@ struct attrib_cands {
 	uint64_t version, from, until;
 	bool valid;
 	uint32_t n;
+	bool working; /* c[] are the pages still working (else those answering, or after) */
 	uint32_t c[64];
 	float d[64];
 	struct routes_in g; /* grp[].w: the route's pages' densities summed */
@@ -362,6 +369,9 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	r.timing_role = rt->timing_role;
 	r.rows = rt->rows;
 	r.sig = rt->sig;
+	r.status_before = rt->status_before;
+	r.status_after = rt->status_after;
+	r.tail_ping = rt->tail_ping;
 	r.weight = 1;
 	r.timed = rt->has_end && rt->t_end >= rt->t_start;
 	r.shared = false;
@@ -641,6 +651,7 @@ static const struct attrib_cands *candidates(struct attrib *a, uint64_t t)
 			loose[nl++] = s;
 	}
 	k->n = ns;
+	k->working = ns > 0;
 	if (!ns) {
 		memcpy(k->c, loose, nl * sizeof(*k->c));
 		k->n = nl;
@@ -690,6 +701,41 @@ static void spread(struct attrib *a, const struct attrib_rt_rec *r, const struct
 	}
 }
 
+/* The fit saw the checkout's first statement with every page that held
+ * it; its checkout since, from ep_t0 to a round trip of it at t, can only
+ * be a page's that held all of that (still working at t, for a later
+ * query of it): the fit sees those alone.  A page's first query comes as
+ * it starts, beside pages of every route, and the even spread alone
+ * cannot tell whose it was; the checkout's span can. */
+static void narrow(struct attrib *a, const struct attrib_conn *e, uint64_t t, bool working)
+{
+	uint32_t c[64], n = 0;
+	for (uint32_t i = 0; i < a->nactive && n < 64; i++) {
+		const struct attrib_page *p = &a->pages[a->active[i]];
+		/* and among the first statement's candidates: working then, if any
+		 * page was */
+		if (p->t0 <= e->ep_t0 && (!e->anchor_working || e->anchor_t <= p->t_answer) &&
+		    t <= (working ? p->t_answer : page_end(a, p)))
+			c[n++] = a->active[i];
+	}
+	if (n == 0)
+		return; /* none held all of it: the checkout was not what it seemed */
+	/* Each page's density for a checkout that long: it starts anywhere in
+	 * the page's window but the checkout's length before its end.  With
+	 * 1 / the page's length (as for a lone round trip) long pages, which
+	 * hold any span by chance more often than short ones, came out owning
+	 * every checkout (a simulation: 0.5 / 0.1 / 18.3 for 6 / 6 / 7). */
+	double span = (double)(t - e->ep_t0);
+	struct routes_in g;
+	group_routes(a, c, n, &g);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct attrib_page *p = &a->pages[c[i]];
+		double room = (double)(p->t1 - p->t0) - span;
+		g.grp[g.in[i]].w += (float)(1e9 / ((room > 0 ? room : 0) + 1e3));
+	}
+	infer_narrow(&a->infer, e->rec, g.grp, g.n);
+}
+
 static bool query_like(uint8_t cls)
 {
 	return cls != RT_PING && cls != RT_RESET && cls != RT_STARTUP && cls != RT_UNKNOWN;
@@ -720,6 +766,9 @@ static void take_entry(struct attrib *a, struct attrib_conn *e, uint64_t conn)
 	e->conn = conn + 1;
 	e->ntie = 0;
 	e->ep = EP_NONE;
+	e->tx = false;
+	e->announced = false;
+	e->rec = 0;
 }
 
 /* Place one round trip: the active pages whose window holds its start. */
@@ -734,23 +783,53 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	bool query = query_like(r->cls);
 	bool ends = (r->cls == RT_PING && r->role == PING_RELEASE) || r->cls == RT_RESET;
 	bool in_episode = query && mine && e->ep == EP_OPEN, tied = false;
+	/* Inside a transaction the connection is the checkout of the statement
+	 * that began it: a pool cannot hand it on before COMMIT or ROLLBACK.
+	 * A bare BEGIN says nothing of its page (every route's is alike): like
+	 * an acquire ping it waits for the transaction's first statement, and
+	 * goes where that goes. */
+	bool in_tx = mine && e->tx && (r->status_before == 'T' || r->status_before == 'E');
+	bool known = r->status_before != '?' && r->status_after != '?';
+	bool opens = r->cls == RT_TRANSACTION &&
+		     (known ? r->status_before == 'I' &&
+				      (r->status_after == 'T' || r->status_after == 'E')
+			    : /* a status the capture does not show: at a checkout's start */
+			      mine && (e->ep == EP_ACQUIRED || e->ep == EP_RELEASED));
+	bool announces = acquire || opens;
 	uint32_t f, m;
-	if (acquire && may_wait) {
+	uint64_t handle = 0;
+	bool cands_working = false;
+	if (announces && may_wait) {
 		take_entry(a, e, r->conn);
 		mine = true;
-		e->ep = EP_ACQUIRED;
+		if (acquire || e->ep != EP_ACQUIRED)
+			e->ep = EP_ACQUIRED;
+		if (!e->announced) {
+			e->announced = true;
+			e->ep_t0 = r->t_start;
+		}
 	}
-	if (((tied_kind && (!acquire || !may_wait)) || in_episode) && mine && e->ntie) {
+	if ((((tied_kind || opens) && (!announces || !may_wait)) || in_episode || in_tx) && mine &&
+	    e->ntie) {
 		/* the checkout of the query before it (after it, for an acquire
 		 * whose query came; its first query, for a later query of it):
 		 * its pages while they are open, working or not - a pool returns
 		 * a connection when the handler is done, often as the answer
 		 * goes out.  Those pages are candidates (window and grace): no
-		 * need to look for the others. */
+		 * need to look for the others.  A later query of a checkout
+		 * needs them still working, unless a transaction binds it. */
 		g.n = 0;
 		g.all_mixed = true;
-		if ((m = tie(a, e, r->t_start, in_episode, &g, sh))) {
+		/* a later statement needs its pages still working; a statement's
+		 * Close or the COMMIT or ROLLBACK may come as the answer goes out
+		 * (a driver closing what the handler prepared as it drops the
+		 * client, a pool ending the transaction on return) */
+		bool working = (in_episode || in_tx) && !opens && r->cls != RT_CLOSE &&
+			       r->cls != RT_TRANSACTION;
+		if ((m = tie(a, e, r->t_start, working, &g, sh))) {
 			tied = true;
+			if (e->rec && r->t_start > e->anchor_t && working)
+				narrow(a, e, r->t_start, true);
 			f = feature_of(a, r, e->feat);
 			if (g.n == 1) {
 				infer_certain(&a->infer, g.grp[0].route, f, 1);
@@ -764,6 +843,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	const struct attrib_cands *k = candidates(a, r->t_start);
 	const uint32_t *c = k->c;
 	uint32_t n = k->n;
+	cands_working = k->working;
 	if (n == 0) {
 		a->rts_outside++;
 		if (mine && query) {
@@ -775,14 +855,14 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	g.n = k->g.n;
 	g.all_mixed = k->g.all_mixed;
 	memcpy(g.grp, k->g.grp, g.n * sizeof(*g.grp));
-	if (acquire && g.n > 1 && may_wait &&
+	if (announces && g.n > 1 && may_wait &&
 	    (take_entry(a, e, r->conn), e->npend < CONN_PEND_MAX)) {
 		e->pend[e->npend++] = *r; /* until the query it announces */
 		return;
 	}
 	m = n;
 	if (g.n == 1) {
-		f = feature_of(a, r, tied_kind && !acquire && mine && e->ntie ? e->feat : INFER_NONE);
+		f = feature_of(a, r, tied_kind && !announces && mine && e->ntie ? e->feat : INFER_NONE);
 		infer_certain(&a->infer, g.grp[0].route, f, 1);
 		g.grp[0].w = 1;
 		for (uint32_t i = 0; i < n; i++) {
@@ -796,7 +876,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 		double p[64];
 		m = by_page ? n : 0;
 		f = feature_of(a, r, INFER_NONE);
-		infer_weigh(&a->infer, f, g.grp, g.n, p);
+		handle = infer_weigh(&a->infer, f, g.grp, g.n, p);
 		/* within a route, its pages share by density */
 		for (uint32_t i = 0; i < m; i++) {
 			const struct infer_cand *x = &g.grp[k->g.in[i]];
@@ -808,9 +888,14 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	}
 placed:
 	spread(a, r, sh, m, &g);
-	if (query && !(in_episode && tied)) {
+	if (query && !tied) {
 		take_entry(a, e, r->conn);
 		remember(a, e, f, sh, m);
+		e->rec = handle;
+		e->anchor_t = r->t_start;
+		e->anchor_working = cands_working;
+		e->ep_t0 = e->announced && e->ep_t0 < r->t_start ? e->ep_t0 : r->t_start;
+		e->announced = false;
 		if (e->ep == EP_ACQUIRED || e->ep == EP_RELEASED)
 			e->ep = EP_OPEN; /* the checkout's first query */
 		else if (in_episode)
@@ -818,11 +903,22 @@ placed:
 			 * ended unseen (a pool that pings only now and then, as
 			 * HikariCP after 500 ms idle): no episode until a ping */
 			e->ep = EP_NONE;
-		if (e->npend)
-			flush_pending(a, e);
+		/* it began a transaction, or is the first statement of one */
+		e->tx = r->status_after == 'T' || r->status_after == 'E';
 	} else if (ends) {
 		take_entry(a, e, r->conn); /* the next query opens a checkout */
 		e->ep = EP_RELEASED;
+		e->announced = false;
+	}
+	if (e->conn == r->conn + 1) {
+		if (query && e->npend)
+			flush_pending(a, e); /* what waited for this statement */
+		if (r->status_after == 'I')
+			e->tx = false; /* COMMIT, ROLLBACK: the transaction's bond ends */
+		if (r->tail_ping) { /* the next checkout's test came with it */
+			e->ep = EP_ACQUIRED;
+			e->announced = false; /* when it was sent in the flight: unknown */
+		}
 	}
 }
 

@@ -74,6 +74,8 @@ struct attrib_rt_rec {
 	uint64_t sig; /* the statement (rtt.h) */
 	uint32_t rfq, rows;
 	uint8_t cls, role, role_how, timing_role;
+	uint8_t status_before, status_after; /* transaction status: 'I' 'T' 'E', '?' */
+	bool tail_ping; /* rtt.h: its flight ends with the next checkout's test */
 	bool timed;
 	bool shared; /* split between several pages */
 	float weight; /* for on_page: this page's share of it */

@@ -157,30 +157,50 @@ static uint32_t group(const struct infer_cand *c, uint32_t n, struct infer_cand 
 	return m;
 }
 
-static void keep_sample(struct infer *in, uint32_t f, const struct infer_cand *cands, uint32_t n)
+/* A handle on sample slot `slot` holding round trip number id */
+#define HANDLE(slot, id) ((uint64_t)(id) << 32 | (slot))
+
+static uint64_t keep_sample(struct infer *in, uint32_t f, const struct infer_cand *cands,
+			    uint32_t n)
 {
 	struct infer_cand c[INFER_CANDS];
 	n = group(cands, n, c);
 	if (!in->sample) {
 		in->sample = malloc(INFER_SAMPLE * sizeof(*in->sample));
 		if (!in->sample)
-			return;
+			return 0;
 	}
 	in->seen++;
 	uint64_t slot = in->nsample < INFER_SAMPLE ? in->nsample : next_rand(in) % in->seen;
 	if (slot >= INFER_SAMPLE)
-		return; /* a uniform sample of all of them: reservoir sampling */
+		return 0; /* a uniform sample of all of them: reservoir sampling */
 	struct infer_rec *rec = &in->sample[slot];
 	if (in->nsample < INFER_SAMPLE)
 		in->nsample++;
+	rec->id = (uint32_t)in->seen ? (uint32_t)in->seen : 1;
 	rec->feat = (uint16_t)f;
 	rec->n = (uint8_t)n;
 	memcpy(rec->c, c, n * sizeof(*c));
+	return HANDLE(slot, rec->id);
 }
 
-void infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, uint32_t n,
-		 double *p)
+void infer_narrow(struct infer *in, uint64_t handle, const struct infer_cand *cands, uint32_t n)
 {
+	uint32_t slot = (uint32_t)handle, id = (uint32_t)(handle >> 32);
+	if (!handle || !in->sample || slot >= in->nsample || in->sample[slot].id != id || n == 0)
+		return;
+	struct infer_rec *rec = &in->sample[slot];
+	struct infer_cand c[INFER_CANDS];
+	n = group(cands, n, c);
+	rec->n = (uint8_t)n;
+	memcpy(rec->c, c, n * sizeof(*c));
+	in->solved = false;
+}
+
+uint64_t infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, uint32_t n,
+		     double *p)
+{
+	uint64_t handle = 0;
 	double all = f < INFER_FEATURES && in->pages_total > 0 ? in->feat_sum[f] / in->pages_total : 1;
 	double z = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -199,9 +219,10 @@ void infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, u
 	}
 	if (f < INFER_FEATURES) {
 		in->feats[f].uncertain += 1;
-		keep_sample(in, f, cands, n);
+		handle = keep_sample(in, f, cands, n);
 	}
 	in->solved = false;
+	return handle;
 }
 
 /* ----------------------------------------------------------------------

@@ -39,6 +39,7 @@ struct infer_cand {
 #define INFER_GAMMAS {1.0, 0.75, 1.33}
 
 struct infer_rec {
+	uint32_t id; /* the round trip's number among those offered (infer_narrow) */
 	uint16_t feat;
 	uint8_t n;
 	struct infer_cand c[INFER_CANDS];
@@ -103,9 +104,16 @@ void infer_tied(struct infer *in, uint32_t r, uint32_t f, double w, bool first);
 
 /* A round trip of feature f held by pages of several routes: cands[0..n).
  * Writes each candidate's probability into p[] (sums to 1), remembers it
- * for the fit and adds p to the routes' given sums. */
-void infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, uint32_t n,
-		 double *p);
+ * for the fit and adds p to the routes' given sums.  Returns a handle on
+ * what the fit will see of it (0: nothing, it is not in the sample). */
+uint64_t infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cands, uint32_t n,
+		     double *p);
+
+/* What came after it showed that only pages cands[0..n) can have held
+ * the round trip of that handle (a subset of its candidates): the fit
+ * sees those.  A handle whose record the sample has since let go of is
+ * ignored. */
+void infer_narrow(struct infer *in, uint64_t handle, const struct infer_cand *cands, uint32_t n);
 
 /* A route's page closed, len_ns long: it counts towards its rates. */
 void infer_page(struct infer *in, uint32_t r, uint64_t len_ns);

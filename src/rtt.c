@@ -444,6 +444,9 @@ static void classify(struct rtt *r, struct rt *c)
 	} else {
 		c->cls = RT_OTHER;
 	}
+	/* a clean-up (Close, a reset) sent with the next checkout's test */
+	c->tail_ping = (c->cls == RT_CLOSE || c->cls == RT_RESET || c->cls == RT_OTHER) &&
+		       c->rfq >= 2 && r->k_empty + r->k_select1 > 0;
 }
 
 static void emit(struct rtt *r, struct rt *c)
@@ -770,6 +773,8 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		uint64_t sig;
 		uint8_t kind = text_kind(r, q, (size_t)qn, true, whole, &sig);
 		stmt_put(r, name, (size_t)nn, kind, sig);
+		if (!c->sig) /* a round trip that only prepares is known by what it prepares */
+			c->sig = sig;
 		const char *d = driver_from_stmt(name, (size_t)nn);
 		if (d)
 			set_driver(r, d, 2);

@@ -84,6 +84,10 @@ struct rt {
 	uint8_t status_before;   /* transaction status: 'I' 'T' 'E', '?' unknown */
 	uint8_t status_after;
 	bool damaged;            /* a capture gap touched this round trip */
+	/* not a ping itself, its flight ends with one (an empty query or
+	 * SELECT 1 after a Sync: a pool's test of the next checkout sent
+	 * with the last one's Close, as tokio-postgres under r2d2 does) */
+	bool tail_ping;
 	uint32_t rfq, sync_points, fe_msgs, rows, errors;
 	char flight[RT_FLIGHT_MAX + 2]; /* frontend type letters; '+' when longer */
 };

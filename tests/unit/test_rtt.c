@@ -412,9 +412,59 @@ static void test_statement_sigs(void)
 	}
 }
 
+static bool tails[64];
+
+static void on_rt_tail(void *ctx, const struct rt *rt)
+{
+	if (nrt < 64)
+		tails[nrt] = rt->tail_ping;
+	on_rt(ctx, rt);
+}
+
+/* tokio-postgres under r2d2 (a real capture's flights): a round trip that
+ * only prepares is known by what it prepares; the Close of the last
+ * statement, sent with the next checkout's empty-query test, is a close
+ * whose flight ends with a ping. */
+static void test_tokio_postgres_flights(void)
+{
+	start();
+	rtt_init(&r, &lat, NULL, on_rt_tail, NULL);
+	r.fingerprints = true;
+	startup();
+	FE('P', "s0\0SELECT id FROM tags WHERE slug = $1\0\0"); /* P D S */
+	FE('D', "Ss0");
+	FE0('S');
+	BE('1', "");
+	BE('t', "\0\0");
+	BE('T', "\0\0");
+	Z();
+	FE('B', "\0s0\0\0\0\0\0\0\0"); /* B E S */
+	FE('E', "\0\0\0\0");
+	FE0('S');
+	BE('2', "");
+	BE('C', "SELECT 1\0");
+	Z();
+	FE('C', "Ss0"); /* C S Q(""): Close, and the next checkout's test */
+	FE0('S');
+	FE('Q', "");
+	BE('3', "");
+	Z();
+	BE('I', "");
+	Z();
+	rtt_finish(&r);
+	CHECK_EQ_U(nrt, 4);
+	CHECK(strcmp(classes[1], "prepare") == 0);
+	CHECK(sigs[1] != 0 && sigs[1] == sigs[2]); /* the statement it prepared */
+	CHECK(strcmp(classes[2], "query") == 0);
+	CHECK(strcmp(classes[3], "close") == 0);
+	CHECK(!tails[1] && !tails[2]);
+	CHECK(tails[3]);
+}
+
 int main(void)
 {
 	RUN(test_statement_sigs);
+	RUN(test_tokio_postgres_flights);
 	RUN(test_ping_policy_settles_interim);
 	RUN(test_ping_policy_none_in_the_end);
 	RUN(test_async_messages);
