@@ -193,7 +193,8 @@ static void help(FILE *out)
 	      "                         (default bench-out)\n"
 	      "      --build-dir DIR    where apps are built and kept between runs (default\n"
 	      "                         $XDG_CACHE_HOME/pgrtt/bench or ~/.cache/pgrtt/bench)\n"
-	      "      --build-only       build the apps (what is out of date) and stop\n"
+	      "      --build-only       build the apps (what is out of date), write OUT/queries.json\n"
+	      "                         (their SQL, for running them by hand) and stop\n"
 	      "      --keep-pcaps       also write each measured run's capture to\n"
 	      "                         OUT/pcaps/APP-ROUTE-RUN.pcap (pgrtt analyze reads them)\n"
 	      "      --list             the apps and routes, and what this machine can run\n"
@@ -515,6 +516,30 @@ static int write_queries(const char *path)
 		rc = -1;
 	free(t);
 	return rc;
+}
+
+/* OUT/bench.lua (wrk's script) and OUT/queries.json (QUERIES: the apps'
+ * SQL, by an absolute path: apps run in their own directories).  -1 with
+ * the reason said. */
+static int write_run_files(struct bench *B)
+{
+	snprintf(B->lua, sizeof B->lua, "%s/bench.lua", B->outdir);
+	snprintf(B->queries, sizeof B->queries, "%s/queries.json", B->outdir);
+	char real[PATH_MAX];
+	if (realpath(B->outdir, real) &&
+	    snprintf(B->queries, sizeof B->queries, "%s/queries.json", real) >= (int)sizeof B->queries) {
+		warnx_("%s: the path is too long", real);
+		return -1;
+	}
+	FILE *lf = fopen(B->lua, "w");
+	bool ok = lf && fputs(lua_script, lf) >= 0;
+	if (lf && fclose(lf) != 0)
+		ok = false;
+	if (!ok || write_queries(B->queries) != 0) {
+		warnx_("%s: cannot write", B->outdir);
+		return -1;
+	}
+	return 0;
 }
 
 /* %-encoded for a URL's user or password */
@@ -1138,7 +1163,13 @@ int cmd_bench(int argc, char **argv)
 		goto finish;
 	}
 	if (b->build_only) {
-		fprintf(stderr, "pgrtt: bench: apps built in %s\n", B.build_root);
+		/* and what they read, for running them by hand */
+		if (write_run_files(&B) != 0) {
+			rc = EXIT_ERROR;
+			goto finish;
+		}
+		fprintf(stderr, "pgrtt: bench: apps built in %s; their SQL in %s\n", B.build_root,
+			B.queries);
 		goto finish;
 	}
 	if (system("command -v wrk >/dev/null 2>&1") != 0) {
@@ -1159,21 +1190,7 @@ int cmd_bench(int argc, char **argv)
 	fprintf(stderr, "pgrtt: bench: %d apps × %d routes × (%.0f s warm-up + %.0f × %.0f s) ≈ %s"
 			" of load\n",
 		nrun, nroutes, ceil(b->warmup), b->runs, ceil(b->duration), est);
-	snprintf(B.lua, sizeof B.lua, "%s/bench.lua", B.outdir);
-	snprintf(B.queries, sizeof B.queries, "%s/queries.json", B.outdir);
-	{
-		char real[PATH_MAX];
-		/* apps run in their own directories */
-		if (realpath(B.outdir, real) &&
-		    snprintf(B.queries, sizeof B.queries, "%s/queries.json", real) >= (int)sizeof B.queries) {
-			warnx_("%s: the path is too long", real);
-			rc = EXIT_ERROR;
-			goto finish;
-		}
-	}
-	FILE *lf = fopen(B.lua, "w");
-	if (!lf || fputs(lua_script, lf) < 0 || fclose(lf) != 0 || write_queries(B.queries) != 0) {
-		warnx_("%s: cannot write", B.outdir);
+	if (write_run_files(&B) != 0) {
 		rc = EXIT_ERROR;
 		goto finish;
 	}

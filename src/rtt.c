@@ -259,6 +259,22 @@ static const char *driver_from_stmt(const char *s, size_t n)
  * Prepared statements
  * ---------------------------------------------------------------------- */
 
+/* A statement's name from a counter (pgjdbc's S_1, tokio-postgres's s0,
+ * asyncpg's __asyncpg_stmt_1__) names other statements on other
+ * connections; a long run of hex digits (a hash of the text, as pgx's
+ * stmtcache_ names) names the same one everywhere. */
+static bool name_is_global(const char *s, size_t n)
+{
+	size_t run = 0, best = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+		run = hex ? run + 1 : 0;
+		best = run > best ? run : best;
+	}
+	return best >= 16;
+}
+
 static uint64_t name_hash(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -792,7 +808,9 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		}
 		uint8_t kind = stmt_get(r, stmt, (size_t)sn, &r->bound_sig);
 		if (!r->bound_sig && r->fingerprints) /* prepared before the capture: its name is its identity */
-			r->bound_sig = name_hash(stmt, (size_t)sn) | 1;
+			r->bound_sig = (name_hash(stmt, (size_t)sn) ^
+					(name_is_global(stmt, (size_t)sn) ? 0 : (r->conn_id + 1) * 0x9e3779b97f4a7c15ull)) |
+				       1;
 		if (kind == RTT_KIND_SELECT_PARAM)
 			kind = bind_value_is_one(&rd) ? SQL_SELECT1 : SQL_OTHER;
 		r->bound_kind = kind;

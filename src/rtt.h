@@ -152,6 +152,7 @@ struct rtt {
 	void *ctx;
 	struct ping_evidence *policy; /* optional: shared by the analysis */
 	bool fingerprints; /* give round trips their statement's sig (attribution needs it) */
+	uint64_t conn_id;  /* the connection's: a statement known by name alone is its own here */
 
 	/* the round trip being built */
 	struct rt cur;
