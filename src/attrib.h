@@ -45,7 +45,7 @@
 #define ATTRIB_GRACE_NS 2000000ull   /* default --grace: 2 ms */
 #define ATTRIB_FEATURES_MAX INFER_FEATURES /* statements told apart; beyond, by class */
 #define ATTRIB_CONNS 1024            /* connections whose last checkout is remembered */
-#define ATTRIB_TIE_MAX 8             /* pages one remembered round trip was spread over */
+#define ATTRIB_TIE_MAX 32            /* pages one remembered round trip was spread over */
 
 struct attrib_route {
 	char name[ROUTE_MAX];

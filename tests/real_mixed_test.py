@@ -4,7 +4,8 @@ mixed load (issue 12): the benchmark's apps (bench/apps) - SQLAlchemy's
 QueuePool over psycopg2 (SELECT 1, BEGIN, the page's statements,
 ROLLBACK), r2d2 over tokio-postgres (an empty-query test, a prepare per
 statement, a Close sent with the next checkout's test), pgx's pgxpool,
-HikariCP over pgjdbc (no ping, nothing between checkouts) - each serving
+HikariCP over pgjdbc (no ping, nothing between checkouts), node-postgres's
+Pool - each serving
 three routes at once to 8 clients, on the seed's dataset.  Every page
 overlaps pages of the other routes, so every route's figure is estimated;
 it is checked against the same app's exact figure, one page at a time, in
@@ -29,7 +30,7 @@ PGRTT, BLOGLOAD, SRC = sys.argv[1:4]
 PORT = os.environ.get("PGRTT_PGPORT")
 HTTP = "18095"
 BUILD = os.environ.get("PGRTT_BENCH_BUILD", os.path.join(os.path.dirname(PGRTT), "bench-build"))
-APPS = ("py-sqlalchemy", "rust-r2d2", "go-pgx", "java-hikari")
+APPS = ("py-sqlalchemy", "rust-r2d2", "go-pgx", "java-hikari", "node-pg")
 PATHS = ["/articles/3", "/", "/tags/tag-7", "/articles/11"]
 ROUTES = ("GET /articles/{id}", "GET /", "GET /tags/{slug}")
 failed = 0
