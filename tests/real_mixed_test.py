@@ -6,8 +6,8 @@ ROLLBACK), r2d2 over tokio-postgres (an empty-query test, a prepare per
 statement, a Close sent with the next checkout's test), pgx's pgxpool,
 HikariCP over pgjdbc (no ping, nothing between checkouts), node-postgres's
 Pool - each serving three routes at once to 8 clients, on the seed's
-dataset.  Every page
-overlaps pages of the other routes, so every route's figure is estimated;
+dataset.  Every page overlaps pages of the other routes, so every route's
+figure is estimated;
 it is checked against the same app's exact figure, one page at a time, in
 the same run: per class of round trip, within 5%, or with an interval that
 holds it and is no wider than 25% of the figure (as the other mixed-load
