@@ -297,8 +297,12 @@ static bool header_done(struct resp_dir *d, uint64_t ts, resp_msg_fn *emit, void
 	bool top = d->depth == 0 && !d->streamed_str;
 	uint32_t n = d->line_len;
 	int64_t v = n < sizeof d->num ? header_number(d->num, n) : -3;
-	if (t != ';' && t != '.' && n < sizeof d->num &&
-	    !header_ok((enum resp_side)d->cur.side, t, d->num, n))
+	/* header_ok says what makes sense (a line too long to keep can only be
+	 * a simple string's); below, what it starts */
+	bool text = t == '+' || t == '-' || t == ',' || t == '(';
+	if (n >= sizeof d->num ? !text
+			       : t != ';' && t != '.' &&
+					 !header_ok((enum resp_side)d->cur.side, t, d->num, n))
 		return false;
 	d->tentative = false;
 	if (top) {
@@ -315,17 +319,10 @@ static bool header_done(struct resp_dir *d, uint64_t ts, resp_msg_fn *emit, void
 			keep_bytes(d, (const uint8_t *)d->num, n < sizeof d->num ? n : sizeof d->num);
 		break;
 	case ':':
-		if (n == 0 || (v < 0 && !(d->num[0] == '-' && n > 1)))
-			return false;
+	case '#':
 		break;
 	case '_':
-		if (n != 0)
-			return false;
 		d->cur.null |= top;
-		break;
-	case '#':
-		if (n != 1 || (d->num[0] != 't' && d->num[0] != 'f'))
-			return false;
 		break;
 	case ';': /* a streamed string's chunk */
 		if (v < 0 || (uint64_t)v > RESP_BULK_MAX)
@@ -344,13 +341,11 @@ static bool header_done(struct resp_dir *d, uint64_t ts, resp_msg_fn *emit, void
 			d->cur.null |= top;
 			break;
 		}
-		if (v == -2 && t == '$' && d->cur.side == RESP_SERVER) {
+		if (v == -2) { /* "$?", a server's only (header_ok) */
 			d->streamed_str = true;
 			d->state = RESP_ST_TYPE;
 			return true;
 		}
-		if (v < 0 || (uint64_t)v > RESP_BULK_MAX)
-			return false;
 		d->bulk_left = (uint64_t)v + 2;
 		d->state = RESP_ST_BULK;
 		return true;
@@ -364,16 +359,9 @@ static bool header_done(struct resp_dir *d, uint64_t ts, resp_msg_fn *emit, void
 			d->cur.null |= top;
 			break;
 		}
-		bool client = d->cur.side == RESP_CLIENT;
-		uint64_t elements;
-		if (v == -2 && !client) {
-			elements = STREAMED;
-		} else {
-			uint64_t limit = client ? RESP_MULTIBULK_MAX : RESP_AGG_MAX;
-			if (v < 0 || (uint64_t)v > limit)
-				return false;
-			elements = (uint64_t)v * ((t == '%' || t == '|') ? 2 : 1);
-		}
+		/* "?" (a server's only) or a count within the side's limit: header_ok */
+		uint64_t elements = v == -2 ? STREAMED
+					    : (uint64_t)v * ((t == '%' || t == '|') ? 2 : 1);
 		if (top) {
 			d->cur.argc = v >= 0 ? (uint64_t)v : 0;
 			d->total0 = elements == STREAMED ? 0 : elements;
