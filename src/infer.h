@@ -8,10 +8,15 @@
  * beta(route(p), f) / |p|.
  * Round trips that only pages of one route held are certain and count as
  * such; the others are kept (a bounded uniform sample) and, at the end,
- * EM finds the beta that make the whole capture likeliest.  Each
- * route's figure for feature f is then what the certain round trips gave
- * it plus its share of all of f's uncertain ones; a jackknife over eight
- * parts of the sample gives the figure's standard error.
+ * EM finds the beta that make the whole capture likeliest.  A route's
+ * share of a feature that the likelihood hardly supports is taken out
+ * (BIC) or marked doubtful (select_routes).  Each route's figure for
+ * feature f is then what the certain round trips gave it plus its share
+ * of all of f's uncertain ones; a jackknife over eight parts of the sample
+ * gives the figure's standard error, and the fits under other densities
+ * and without the doubtful shares widen the interval.  What came later can
+ * narrow a kept round trip's candidates (infer_narrow: the pages that held
+ * its whole checkout, attrib.c).
  *
  * While the capture runs, infer_weigh gives the current guess, so that
  * pages (trace, live) have figures; infer_solve corrects the routes' sums

@@ -26,13 +26,16 @@ import tempfile
 import time
 import urllib.request
 
-PGRTT, BLOGLOAD, SRC = sys.argv[1:4]
+PGRTT, BLOGLOAD, SRC = (os.path.abspath(a) for a in sys.argv[1:4])  # apps run in their dirs
 PORT = os.environ.get("PGRTT_PGPORT")
 HTTP = "18095"
 BUILD = os.environ.get("PGRTT_BENCH_BUILD", os.path.join(os.path.dirname(PGRTT), "bench-build"))
 APPS = ("py-sqlalchemy", "rust-r2d2", "go-pgx", "java-hikari", "node-pg")
 PATHS = ["/articles/3", "/", "/tags/tag-7", "/articles/11"]
 ROUTES = ("GET /articles/{id}", "GET /", "GET /tags/{slug}")
+# what every app runs per page (bench/queries.h): the truth the exact pages
+# are checked against before they are the estimate's
+STATEMENTS = {"GET /articles/{id}": 3, "GET /": 3, "GET /tags/{slug}": 4}
 failed = 0
 
 
@@ -111,6 +114,9 @@ def run_app(name, man, env, tmp):
         exact = {r["route"]: r for r in analyze(seq)["routes"]}
         check(f"{name}: one page at a time, every route exact",
               [exact.get(r, {}).get("attribution") for r in ROUTES], ["exact"] * 3)
+        check(f"{name}: one page at a time, the statements each route runs",
+              {r: exact.get(r, {}).get("by_class_per_page", {}).get("query") for r in ROUTES},
+              STATEMENTS)
         mixed = os.path.join(tmp, f"{name}-mixed.pcap")
         for attempt in range(3):
             capture(mixed, lambda: load(8, 150))
