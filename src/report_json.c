@@ -248,6 +248,8 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 	cJSON_AddNumberToObject(pe, "release", (double)a->ping_ev.release);
 	cJSON_AddNumberToObject(pe, "acquire", (double)a->ping_ev.acquire);
 	cJSON_AddNumberToObject(pe, "both", (double)a->ping_ev.both);
+	cJSON_AddNumberToObject(pe, "release_by_idle_time", (double)a->ping_ev.release_idle);
+	cJSON_AddNumberToObject(pe, "acquire_by_idle_time", (double)a->ping_ev.acquire_idle);
 	cJSON_AddNumberToObject(tp, "told_by_policy", (double)s->pings_policy);
 	cJSON_AddNumberToObject(tp, "told_by_timing",
 				(double)ping_told_by_timing(s));

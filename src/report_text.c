@@ -127,9 +127,10 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 	uint64_t timed = ping_told_by_timing(s);
 	if (s->pings_policy)
 		fprintf(out, "ping roles: the pool pings on %s only (evidence: %" PRIu64 " release, %" PRIu64
-			     " acquire); %" PRIu64 " lone Syncs between two queries labelled by that\n",
+			     " acquire by position; %" PRIu64 " release, %" PRIu64 " acquire by idle time);"
+			     " %" PRIu64 " lone Syncs between two queries labelled by that\n",
 			ping_policy_name(a->ping_policy), a->ping_ev.release, a->ping_ev.acquire,
-			s->pings_policy);
+			a->ping_ev.release_idle, a->ping_ev.acquire_idle, s->pings_policy);
 	if (timed)
 		fprintf(out, "ping roles: %" PRIu64 " lone Syncs between two queries told apart by timing"
 			     " alone (the pool's policy is %s): the acquire/release split is uncertain\n",

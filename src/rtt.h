@@ -52,9 +52,15 @@ enum rt_role_how { ROLE_PLAIN, ROLE_POLICY, ROLE_TIMING };
  * per analysis: the connections of one pool share it. */
 enum ping_policy { POLICY_UNKNOWN, POLICY_RELEASE, POLICY_ACQUIRE, POLICY_BOTH };
 struct ping_evidence {
-	uint64_t release; /* a lone Sync right after a query, then idle or the end */
-	uint64_t acquire; /* a lone Sync after idle (or the connection's start) right before a query */
+	/* by position: the connection's first query or its end (a second of
+	 * nothing, or the capture's), where no other role is possible */
+	uint64_t release; /* a lone Sync right after a query, then nothing */
+	uint64_t acquire; /* a lone Sync before a connection's first query */
 	uint64_t both;    /* two or more lone Syncs between two queries */
+	/* by idle time on one side of a single between two queries: weaker,
+	 * a client descheduled under load looks idle too */
+	uint64_t release_idle; /* idle after it, before the next query */
+	uint64_t acquire_idle; /* idle before it, after the previous query */
 };
 #define POLICY_MIN_EVIDENCE 3
 enum ping_policy ping_policy_of(const struct ping_evidence *e);

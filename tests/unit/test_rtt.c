@@ -373,6 +373,52 @@ static void test_ping_policy_none_in_the_end(void)
 	CHECK_EQ_U(ping_told_by_timing(&r.st), 6);
 }
 
+/* Position outweighs idle time: a release-only pool under load (a LIFO
+ * pool, 8 clients on 2 cores) gave 8 releases by position and 568 release,
+ * 298 acquire by idle time, and read "unknown" when they were one count.
+ * Idle time still vetoes position when it plainly says the other side,
+ * and decides alone where position says nothing. */
+static void test_ping_policy_weighs_position(void)
+{
+	struct ping_evidence e = {.release = 8, .release_idle = 568, .acquire_idle = 298};
+	CHECK_EQ_U(ping_policy_of(&e), POLICY_RELEASE);
+	e = (struct ping_evidence){.release = 8, .release_idle = 100, .acquire_idle = 300};
+	CHECK_EQ_U(ping_policy_of(&e), POLICY_UNKNOWN);
+	e = (struct ping_evidence){.acquire = 4, .release = 1, .acquire_idle = 50};
+	CHECK_EQ_U(ping_policy_of(&e), POLICY_ACQUIRE);
+	e = (struct ping_evidence){.release = 2, .release_idle = 30, .acquire_idle = 10};
+	CHECK_EQ_U(ping_policy_of(&e), POLICY_RELEASE);
+	e = (struct ping_evidence){.release = 2, .release_idle = 30, .acquire_idle = 20};
+	CHECK_EQ_U(ping_policy_of(&e), POLICY_UNKNOWN);
+	e = (struct ping_evidence){.release = 20, .acquire = 15};
+	CHECK_EQ_U(ping_policy_of(&e), POLICY_UNKNOWN);
+	e = (struct ping_evidence){.release = 20, .both = 3};
+	CHECK_EQ_U(ping_policy_of(&e), POLICY_BOTH);
+
+	/* what counts as which: a connection's first query after a lone Sync
+	 * (acquire by position), its last one before a lone Sync and the end
+	 * (release by position), a single between two with idle time on one
+	 * side (by idle time) */
+	struct ping_evidence ev = {0};
+	start();
+	r.policy = &ev;
+	startup();
+	FE0('S');
+	Z();
+	query();
+	single_ping_between(LOOKS_ACQUIRE);
+	single_ping_between(LOOKS_RELEASE);
+	single_ping_between(LOOKS_RELEASE);
+	FE0('S');
+	Z();
+	rtt_finish(&r);
+	CHECK_EQ_U(ev.acquire, 1);
+	CHECK_EQ_U(ev.release, 1);
+	CHECK_EQ_U(ev.acquire_idle, 1);
+	CHECK_EQ_U(ev.release_idle, 2);
+	CHECK_EQ_U(ev.both, 0);
+}
+
 /* With fingerprints on (pages are attributed), a round trip carries its
  * first statement's: the same text as a simple query or prepared under a
  * name; a statement prepared before the capture, by its name; none when
@@ -501,6 +547,7 @@ int main(void)
 	RUN(test_tokio_postgres_flights);
 	RUN(test_ping_policy_settles_interim);
 	RUN(test_ping_policy_none_in_the_end);
+	RUN(test_ping_policy_weighs_position);
 	RUN(test_async_messages);
 	RUN(test_sqlx_pattern);
 	RUN(test_pipeline_and_flush);
