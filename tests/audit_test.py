@@ -7,19 +7,13 @@ import re
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, failures  # noqa: E402
 
 PGRTT, SRC = sys.argv[1:3]
 CAP = os.path.join(SRC, "captures")
 WEB = ["-p", "55432", "--http-port", "18080", "--no-progress"]
-failed = 0
 tmp = tempfile.mkdtemp(prefix="pgrtt-audit-")
-
-
-def check(what, got, want):
-    global failed
-    ok = got == want
-    failed += not ok
-    print(f"{'ok  ' if ok else 'FAIL'} {what}: got {got!r}, want {want!r}")
 
 
 def audit(*args):
@@ -156,4 +150,4 @@ rep = os.path.join(tmp, "audit.txt")
 p = audit(*WEB, "--forbid", "acquire-ping", "-o", rep, "--write-baseline", base, cap("web-ping-query.pcap"))
 check("-o and --write-baseline: rules checked", (p.returncode, p.stdout, "FAIL pings" in open(rep).read()),
       (1, "", True))
-sys.exit(1 if failed else 0)
+sys.exit(1 if failures else 0)

@@ -18,13 +18,14 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, failures  # noqa: E402
 
 PGRTT = sys.argv[1]
 SRC = sys.argv[2]  # the source tree: bench/ and tests/
 # apps are built once into a cache kept between test runs (as a user's
 # ~/.cache/pgrtt/bench): the quick run is timed after the first build
 BUILD = os.environ.get("PGRTT_BENCH_BUILD", os.path.join(os.path.dirname(PGRTT), "bench-build"))
-failed = 0
 WANT = {"c-pgx": (3, 0), "c-rustango": (4, 1), "c-rocket": (5, 2), "c-axum-sqlx": (6, 3),
         "c-axum-sqlx-ping": (9, 6)}  # round trips and pings per detail page
 # The real stacks, checked against their drivers' and pools' documented
@@ -55,13 +56,6 @@ BAD_CONFIG = """{"apps": [
    "run": ["$BUILD/app"], "env": {"POOL_MODE": "pgx"}},
   {"name": "bad", "stack": "pages that are not the blog's",
    "run": ["/usr/bin/python3", "%(src)s/tests/bench_bad_app.py"]}]}"""
-
-
-def check(what, got, want):
-    global failed
-    ok = got == want
-    failed += not ok
-    print(f"{'ok  ' if ok else 'FAIL'} {what}: got {got!r}, want {want!r}", flush=True)
 
 
 def leftovers():
@@ -231,7 +225,7 @@ def main():
     time.sleep(0.5)
     check("Ctrl-C: nothing left behind", leftovers(), before)
     shutil.rmtree(out, ignore_errors=True)
-    return 1 if failed else 0
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

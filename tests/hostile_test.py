@@ -16,20 +16,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, failures  # noqa: E402
 
 PGRTT, SRC = sys.argv[1:3]
 CAP = os.path.join(SRC, "captures", "web-hostile.pcap")
 WEB = ["-p", "55432", "--http-port", "18080", "--no-progress"]
 ESC = "\x1b[31m\x1b]0;pwned\x07"
-failed = 0
 tmp = tempfile.mkdtemp(prefix="pgrtt-hostile-")
-
-
-def check(what, got, want):
-    global failed
-    ok = got == want
-    failed += not ok
-    print(f"{'ok  ' if ok else 'FAIL'} {what}: got {got!r}, want {want!r}")
 
 
 def run(*args):
@@ -130,4 +124,4 @@ elif os.environ.get("PGRTT_REQUIRE_LIVE") == "1":
     check("chromium installed", False, True)
 
 shutil.rmtree(tmp, ignore_errors=True)
-sys.exit(1 if failed else 0)
+sys.exit(1 if failures else 0)

@@ -15,17 +15,11 @@ import subprocess
 import tempfile
 import sys
 import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, failures  # noqa: E402
 
 PGRTT, SRC = sys.argv[1:3]
 SYNTH = os.path.join(SRC, "tests", "resource", "synth.py")
-failed = 0
-
-
-def check(what, got, want):
-    global failed
-    ok = got == want
-    failed += not ok
-    print(f"{'ok  ' if ok else 'FAIL'} {what}: got {got!r}, want {want!r}", flush=True)
 
 
 SANITIZED = "--sanitized" in sys.argv  # ASan: shadow memory, ~3x RSS, ~5x time
@@ -92,4 +86,4 @@ n = 1200 if full else 400
 d, err = run("ooo-holes", n, extra=["--max-buffer", "32"], rss_mib=96, seconds=120)
 check("holes: every connection counted", d["totals"]["connections"], n)
 check("holes: gaps named, with the limit", "--max-buffer limit" in err, True)
-sys.exit(1 if failed else 0)
+sys.exit(1 if failures else 0)
