@@ -139,6 +139,26 @@ app_client() {
 capture_filter="tcp port 18080" capture http-not-decodable lo - app_client badhttp.py
 capture_filter="tcp port $PORT or tcp port 18080" capture web-hostile lo - app_client hostile.py
 
+# Redis: a throwaway redis-server (Debian's 7) on 127.0.0.1:$REDIS_PORT;
+# analyse these with --redis-port 56379
+REDIS_PORT=${REDIS_PORT:-56379}
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
+	--dir "$TMP" >"$TMP/redis.log" 2>&1 &
+redis=$!
+for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+redis_bench() { # what redis-benchmark says it sent, then what the server ran
+	redis-cli -p "$REDIS_PORT" config resetstat >/dev/null
+	redis-benchmark -p "$REDIS_PORT" -n 400 -c 2 -P 1 -t get,set -q | tr '\r' '\n' | grep -v -e rps= -e '^ *$'
+	redis-benchmark -p "$REDIS_PORT" -n 800 -c 2 -P 16 -t get -q | tr '\r' '\n' | grep -v -e rps= -e '^ *$'
+	echo "server commandstats: $(redis-cli -p "$REDIS_PORT" info commandstats | grep -o 'cmdstat_[a-z|]*:calls=[0-9]*' | tr '\n' ' ')"
+	echo "round trips: 400 + 400 (-P 1), 800 / 16 = 50 (-P 16), 2 of CONFIG GET per run, 2 of redis-cli"
+}
+capture_filter="tcp port $REDIS_PORT" capture redis-benchmark lo - redis_bench
+capture_filter="tcp port $REDIS_PORT" capture redis-py lo - /usr/bin/python3 "$SRC/tests/clients/redisclient.py" "$REDIS_PORT" redis-py
+capture_filter="tcp port $REDIS_PORT" capture redis-raw lo - /usr/bin/python3 "$SRC/tests/clients/redisclient.py" "$REDIS_PORT" raw
+kill "$redis"
+wait "$redis" 2>/dev/null || true
+
 [ "$ONLY" != "  " ] && exit 0
 
 # derived variants: formats and damage
@@ -152,6 +172,11 @@ editcap -r "$HERE/pgbench-extended.pcap" "$HERE/damaged-midstream.pcap" 40-10000
 size=$(stat -c %s "$HERE/pgbench-prepared.pcap")
 head -c $((size - 700)) "$HERE/pgbench-prepared.pcap" >"$HERE/damaged-truncated.pcap"
 printf 'this is not a capture\n' >"$HERE/not-a-capture.pcap"
+# Redis damaged: frames removed (both sides' data among them), picked up
+# mid-stream, bytes corrupted
+editcap -F pcap "$HERE/redis-benchmark.pcap" "$HERE/redis-dropped.pcap" $(seq 300 97 2000)
+editcap -F pcap -r "$HERE/redis-benchmark.pcap" "$HERE/redis-midstream.pcap" 500-100000
+editcap -F pcap --seed 7 -E 0.01 -o 66 "$HERE/redis-benchmark.pcap" "$HERE/redis-corrupt.pcap"
 # other link layers, packet for packet the same traffic
 for k in raw null loop vlan user0; do
 	/usr/bin/python3 "$SRC/tests/clients/relink.py" "$HERE/libpq-pipeline.pcap" "$HERE/link-$k.pcap" $k

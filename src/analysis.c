@@ -21,6 +21,7 @@ _Static_assert(sizeof(struct flow_key) == 40, "flow_key must have no padding");
 static const struct proto_ops *const protos[PROTO_N] = {
 	[PROTO_PGSQL] = &proto_pgsql,
 	[PROTO_HTTP] = &proto_http,
+	[PROTO_REDIS] = &proto_redis,
 };
 
 struct conn {
@@ -158,9 +159,12 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		a->opts.ports[0] = 5432;
 		a->opts.nports = 1;
 	}
-	/* HTTP first, so a port given as both is PostgreSQL's, as it always was */
+	/* HTTP first, then Redis: a port given as two is PostgreSQL's, as it
+	 * always was, or else Redis's */
 	for (int i = 0; i < a->opts.nhttp_ports; i++)
 		a->port_proto[a->opts.http_ports[i]] = PROTO_HTTP;
+	for (int i = 0; i < a->opts.nredis_ports; i++)
+		a->port_proto[a->opts.redis_ports[i]] = PROTO_REDIS;
 	for (int i = 0; i < a->opts.nports; i++)
 		a->port_proto[a->opts.ports[i]] = PROTO_PGSQL;
 	a->nbuckets = 1024;
@@ -168,8 +172,11 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 	if (!a->buckets)
 		return -1;
 	hist_init(&a->lat);
-	for (int i = 0; i < RT_NCLASS; i++)
+	hist_init(&a->redis_lat);
+	for (int i = 0; i < RT_NCLASS; i++) {
 		hist_init(&a->lat_class[i]);
+		hist_init(&a->redis_lat_class[i]);
+	}
 	if (a->opts.nhttp_ports) {
 		if (attrib_init(&a->attrib, a->opts.grace_ns, a->opts.hold_ns) != 0)
 			return -1;
@@ -207,6 +214,7 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 	c->key = *k;
 	c->hash = h;
 	c->sum.id = ++a->next_id;
+	c->sum.proto = proto == &proto_redis ? PROTO_REDIS : PROTO_PGSQL;
 	c->sum.first_ts = c->sum.last_ts = ts;
 	addr_format(c->sum.client, sizeof c->sum.client, k->af, k->caddr, k->cport);
 	addr_format(c->sum.server, sizeof c->sum.server, k->af, k->saddr, k->sport);
@@ -398,7 +406,7 @@ static struct conn *flow_open(struct analysis *a, const struct seg *s,
 		evict_one(a, ts);
 	enum proto_id server_kind = port_proto(a, k->sport);
 	struct conn *c = conn_new(a, k, h, (s->flags & TCP_SYN) != 0, ts,
-				  protos[server_kind == PROTO_HTTP ? PROTO_HTTP : PROTO_PGSQL]);
+				  protos[server_kind != PROTO_NONE ? server_kind : PROTO_PGSQL]);
 	if (!c) {
 		a->tot.nomem++;
 		return NULL;
@@ -422,11 +430,15 @@ static void flow_segment(struct analysis *a, struct conn *c, const struct seg *s
 		c->tcp[0].have_next = true;
 		c->tcp[0].next = s->ack;
 	}
+	/* the ack first: it says what the sender had received before it sent
+	 * this segment's data, so a hole it reveals on the other side (a gap)
+	 * comes before that data - a reply lost to the capture is known lost
+	 * before the client's next command is seen */
+	if (s->flags & TCP_ACK)
+		reasm_ack(&c->tcp[!side], &c->out[!side], s->ack, ts);
 	if (!reasm_push(&c->tcp[side], &c->out[side], s->seq, s->flags, s->payload, s->caplen,
 			s->wirelen, ts))
 		a->tot.nomem++;
-	if (s->flags & TCP_ACK)
-		reasm_ack(&c->tcp[!side], &c->out[!side], s->ack, ts);
 	a->ooo_bytes += held(c) - held_before;
 	if (a->ooo_bytes > a->opts.max_buffer)
 		over_budget(a, ts);
@@ -555,11 +567,51 @@ void analysis_free(struct analysis *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* Keep the summary for the listing: the first ANALYSIS_MAX_LISTED, the
+ * rest counted in the totals only. */
+void analysis_summarize(struct conn_summary *m, const struct reasm_dir *tcp,
+			const struct hist *lat)
+{
+	for (int d = 0; d < 2; d++) {
+		const struct reasm_dir *t = &tcp[d];
+		m->bytes[d] = t->bytes;
+		m->gaps += t->gaps;
+		m->gap_bytes += t->gap_bytes;
+		m->retrans_bytes += t->retrans_bytes;
+		m->ooo_segs += t->ooo_total;
+		m->truncated_segs += t->truncated_segs;
+	}
+	m->lat_count = lat->count;
+	m->lat_p50 = hist_quantile(lat, 0.50);
+	m->lat_p99 = hist_quantile(lat, 0.99);
+	m->lat_max = lat->max;
+}
+
+void analysis_list(struct analysis *a, const struct conn_summary *m)
+{
+	struct analysis_totals *t = &a->tot;
+	if (a->nlisted == a->cap_listed && a->cap_listed < ANALYSIS_MAX_LISTED) {
+		uint32_t n = a->cap_listed ? a->cap_listed * 2 : 64;
+		if (n > ANALYSIS_MAX_LISTED)
+			n = ANALYSIS_MAX_LISTED;
+		struct conn_summary *l = realloc(a->listed, n * sizeof(*l));
+		if (l) {
+			a->listed = l;
+			a->cap_listed = n;
+		}
+	}
+	if (a->nlisted < a->cap_listed)
+		a->listed[a->nlisted++] = *m;
+	else
+		t->conns_not_listed++;
+}
+
 void analysis_live(const struct analysis *a, struct analysis_live *o)
 {
 	o->rfq = a->tot.st.rfq;
 	o->round_trips = a->tot.st.round_trips;
 	o->pages = a->tot.http.responses;
+	o->redis_round_trips = a->tot.redis.st.round_trips;
 	o->open = a->nopen;
 	for (const struct conn *c = a->lru_head; c; c = c->lru_next) {
 		c->proto->live(c->state, o);

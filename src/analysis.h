@@ -17,6 +17,8 @@
 #include "netdecode.h"
 #include "pgsql.h"
 #include "proto.h"
+#include "redis_rtt.h"
+#include "resp.h"
 #include "rtt.h"
 #include "tcp_reasm.h"
 
@@ -28,6 +30,7 @@
 #define ANALYSIS_MAX_BUFFER (128ull << 20) /* out-of-order bytes held, all connections */
 #define ADDR_STR_MAX 56
 #define ANALYSIS_OTHER_PORTS 8
+#define REDIS_NAMES_MAX 256 /* distinct command names counted, the rest as one */
 
 struct conn;
 
@@ -43,6 +46,8 @@ struct conn_summary {
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
 		truncated_segs, enc_extra_bytes;
 	uint64_t lat_count, lat_p50, lat_p99, lat_max;
+	uint8_t proto;            /* enum proto_id: PROTO_PGSQL or PROTO_REDIS */
+	struct redis_stats redis; /* a Redis connection's figures (st is PostgreSQL's) */
 };
 
 struct analysis;
@@ -57,6 +62,8 @@ struct analysis_opts {
 	int nports;
 	uint16_t http_ports[ANALYSIS_MAX_PORTS]; /* HTTP/1.x servers (--http-port) */
 	int nhttp_ports;
+	uint16_t redis_ports[ANALYSIS_MAX_PORTS]; /* Redis servers (--redis-port) */
+	int nredis_ports;
 	analysis_http_fn *on_http;    /* every complete HTTP message */
 	const struct route_set *routes; /* --route patterns (may be NULL) */
 	uint64_t grace_ns;            /* --grace: release pings after a response */
@@ -86,6 +93,17 @@ struct analysis_totals {
 		} marked[16];
 		uint32_t nmarked;
 	} http;
+	struct analysis_redis {
+		uint64_t packets, connections, mid_stream, tls, gaps, gap_bytes, malformed,
+			skipped_bytes, resyncs;
+		struct redis_stats st; /* sums over connections */
+		/* commands by name, upper-cased; past REDIS_NAMES_MAX names, "" */
+		struct redis_name_count {
+			char name[RESP_NAME_MAX + 1];
+			uint64_t n;
+		} by_command[REDIS_NAMES_MAX];
+		uint32_t nnames;
+	} redis;
 	uint64_t first_ts, last_ts;
 	struct rtt_stats st; /* sums over connections (names unused) */
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
@@ -112,6 +130,8 @@ struct analysis {
 	struct analysis_totals tot;
 	struct hist lat;                /* all round trips with a measured latency */
 	struct hist lat_class[RT_NCLASS];
+	struct hist redis_lat;          /* Redis round trips */
+	struct hist redis_lat_class[RT_NCLASS];
 	struct attrib attrib;           /* pages and routes, with HTTP ports */
 	struct ping_evidence ping_ev;   /* the pool's ping policy, learnt (rtt.h) */
 	enum ping_policy ping_policy;   /* what it said at the end (analysis_finish) */
@@ -133,10 +153,25 @@ void analysis_finish(struct analysis *a);
 
 void analysis_free(struct analysis *a);
 
+/* The Redis commands counted, most frequent first (names alike: by name);
+ * the rest ("", past REDIS_NAMES_MAX names) left out and returned in rest.
+ * out holds REDIS_NAMES_MAX.  Returns how many. */
+uint32_t analysis_redis_commands(const struct analysis_redis *t, const struct redis_name_count **out,
+				 uint64_t *rest);
+
+/* A closing connection's TCP figures (both directions' reassembly) and
+ * latency quantiles into its summary: what every protocol's close shares. */
+void analysis_summarize(struct conn_summary *m, const struct reasm_dir *tcp,
+			const struct hist *lat);
+
+/* A closed connection's summary into the listing (its protocol's close):
+ * the first ANALYSIS_MAX_LISTED, the rest counted in the totals only. */
+void analysis_list(struct analysis *a, const struct conn_summary *m);
+
 /* Running counts while packets still arrive (closed and open connections):
  * for a live status line.  Walks the open connections. */
 struct analysis_live {
-	uint64_t rfq, round_trips, open, pages;
+	uint64_t rfq, round_trips, open, pages, redis_round_trips;
 };
 void analysis_live(const struct analysis *a, struct analysis_live *out);
 

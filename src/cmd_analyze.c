@@ -23,6 +23,8 @@ static void help(FILE *out)
 	      "Options:\n"
 	      "  -r, --read FILE        read FILE (same as naming it; repeatable)\n"
 	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
+	      "      --redis-port PORT  a Redis server port: its commands and round trips are\n"
+	      "                         counted too (repeatable)\n"
 	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
 	      "      --http-port PORT   an HTTP/1.x server port: its requests are pages and\n"
 	      "                         round trips are attributed to them (repeatable)\n"
@@ -55,7 +57,7 @@ int cmd_analyze(int argc, char **argv)
 	static const char *const formats[] = {"text", "json", NULL};
 	static struct cmd_opts co;
 	int p = opts_parse(argc, argv,
-			   OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_PAGES | OPTG_LIMITS | OPTG_STORE |
+			   OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS | OPTG_STORE |
 				   OPTG_OUTPUT | OPTG_FORMAT,
 			   formats, NULL, NULL, NULL, &co);
 	if (p > 0) {

@@ -46,6 +46,7 @@ static void help(FILE *out)
 	      "  -i, --iface IFACE      interface to capture on ('any' included)\n"
 	      "      --list             list the interfaces\n"
 	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
+	      "      --redis-port PORT  Redis server port: commands, round trips (repeatable)\n"
 	      "      --http-port PORT   HTTP/1.x server port: pages and routes (repeatable)\n"
 	      "      --route PATTERN    a route pattern (repeatable)\n"
 	      "      --grace MS         page attribution grace (default 2)\n"
@@ -188,7 +189,7 @@ int cmd_capture(int argc, char **argv)
 	};
 	struct cap_opts c = {.snaplen = 262144, .buffer_kib = 65536};
 	static struct cmd_opts co;
-	int p = opts_parse(argc, argv, OPTG_INPUT | OPTG_PORTS | OPTG_PAGES | OPTG_LIMITS |
+	int p = opts_parse(argc, argv, OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
 					      OPTG_STORE | OPTG_OUTPUT | OPTG_FORMAT,
 			   formats, own, capture_opt, &c, &co);
 	if (p > 0) {
@@ -215,6 +216,8 @@ int cmd_capture(int argc, char **argv)
 	ao.nports = co.ro.nports;
 	memcpy(ao.http_ports, co.ro.http_ports, sizeof ao.http_ports);
 	ao.nhttp_ports = co.ro.nhttp_ports;
+	memcpy(ao.redis_ports, co.ro.redis_ports, sizeof ao.redis_ports);
+	ao.nredis_ports = co.ro.nredis_ports;
 	ao.routes = co.ro.routes;
 	ao.grace_ns = co.ro.grace_ns;
 	ao.hold_ns = co.ro.hold_ns;
@@ -238,9 +241,15 @@ int cmd_capture(int argc, char **argv)
 	/* the filter: the ports, and-ed with the user's expression */
 	char filter[2048];
 	size_t o = (size_t)snprintf(filter, sizeof filter, "tcp and (");
-	for (int i = 0; i < ao.nports + ao.nhttp_ports; i++)
-		o += (size_t)snprintf(filter + o, sizeof filter - o, "%sport %u", i ? " or " : "",
-				      i < ao.nports ? ao.ports[i] : ao.http_ports[i - ao.nports]);
+	const struct {
+		const uint16_t *p;
+		int n;
+	} kinds[] = {{ao.ports, ao.nports}, {ao.http_ports, ao.nhttp_ports},
+		     {ao.redis_ports, ao.nredis_ports}};
+	for (size_t k = 0, first = 1; k < sizeof kinds / sizeof kinds[0]; k++)
+		for (int i = 0; i < kinds[k].n; i++, first = 0)
+			o += (size_t)snprintf(filter + o, sizeof filter - o, "%sport %u",
+					      first ? "" : " or ", kinds[k].p[i]);
 	o += (size_t)snprintf(filter + o, sizeof filter - o, ")");
 	if (extra && o < sizeof filter)
 		snprintf(filter + o, sizeof filter - o, " and (%s)", extra);

@@ -67,6 +67,8 @@ int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct an
 	ao->nports = ro->nports;
 	memcpy(ao->http_ports, ro->http_ports, sizeof ao->http_ports);
 	ao->nhttp_ports = ro->nhttp_ports;
+	memcpy(ao->redis_ports, ro->redis_ports, sizeof ao->redis_ports);
+	ao->nredis_ports = ro->nredis_ports;
 	ao->routes = ro->routes;
 	ao->grace_ns = ro->grace_ns;
 	ao->hold_ns = ro->hold_ns;

@@ -26,6 +26,8 @@ struct read_opts {
 	int nports;
 	uint16_t http_ports[ANALYSIS_MAX_PORTS];
 	int nhttp_ports;
+	uint16_t redis_ports[ANALYSIS_MAX_PORTS]; /* --redis-port */
+	int nredis_ports;
 	struct route_set *routes; /* --route patterns; never NULL after parsing */
 	uint64_t grace_ns;        /* --grace */
 	uint64_t hold_ns;         /* --page-timeout (0: the default) */

@@ -201,13 +201,46 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 			     at->long_pages, (double)at->hold_ns / 1e9);
 }
 
+/* --redis-port: Redis measured, or why not.  A wrong port must not read as
+ * a Redis-free app. */
+static void redis_findings(const struct analysis *a, struct evidence *ev)
+{
+	const struct analysis_redis *r = &a->tot.redis;
+	char ports[256];
+	port_list(ports, sizeof ports, a->opts.redis_ports, a->opts.nredis_ports);
+	const char *s = a->opts.nredis_ports > 1 ? "s" : "";
+	if (r->packets == 0)
+		evidence_add(ev, EV_NO_REDIS, 0, false,
+			     "no packets on Redis port%s %s: is the server on another port "
+			     "(--redis-port)?",
+			     s, ports);
+	else if (r->st.round_trips == 0)
+		evidence_add(ev, EV_NO_REDIS, r->packets, false,
+			     "%" PRIu64 " packets on Redis port%s %s, but not one round trip could be "
+			     "counted%s",
+			     r->packets, s, ports, r->tls ? " (encrypted connections)" : "");
+	if (r->gaps || r->malformed || r->tls)
+		evidence_add(ev, EV_REDIS_DAMAGE, r->gaps + r->malformed + r->tls, true,
+			     "Redis connections with %" PRIu64 " gaps (%" PRIu64 " bytes never "
+			     "captured), %" PRIu64 " malformed values, %" PRIu64 " encrypted: their "
+			     "figures are lower bounds",
+			     r->gaps, r->gap_bytes, r->malformed, r->tls);
+}
+
 void evidence_of(const struct analysis *a, const struct report_input *in, struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;
 	memset(ev, 0, sizeof(*ev));
-	if (t->pg_packets == 0)
+	if (t->pg_packets == 0 && a->opts.nredis_ports && a->tot.redis.st.round_trips) {
+		char ports[256];
+		port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
+		evidence_add(ev, EV_REDIS_ONLY, 0, false,
+			     "no packets on PostgreSQL port%s %s: only Redis was measured",
+			     a->opts.nports > 1 ? "s" : "", ports);
+	} else if (t->pg_packets == 0) {
 		no_postgresql(a, in, ev);
-	else if (t->st.round_trips == 0)
+	}
+	else if (t->st.round_trips == 0 && t->pg_packets)
 		evidence_add(ev, EV_NO_ROUND_TRIPS, t->pg_packets, false,
 			     "%" PRIu64 " PostgreSQL packets on %" PRIu64 " connections, but not one "
 			     "round trip could be counted%s",
@@ -270,6 +303,8 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 			     t->enc_extra_bytes);
 	if (a->attributing)
 		http_findings(a, ev);
+	if (a->opts.nredis_ports)
+		redis_findings(a, ev);
 	uint64_t plain_mid = t->mid_stream - t->tls_mid_stream;
 	if (plain_mid > t->undecodable)
 		evidence_add(ev, EV_MID_STREAM, plain_mid - t->undecodable, false,

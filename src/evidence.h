@@ -40,7 +40,10 @@
 	X(MIXED_ROUTES, "mixed-routes", EV_NOTE)                                            \
 	X(ATTRIBUTION_DROPPED, "attribution-dropped", EV_WARNING)                           \
 	X(LONG_REQUESTS, "long-requests", EV_NOTE)                                          \
-	X(MID_STREAM, "mid-stream", EV_NOTE)
+	X(MID_STREAM, "mid-stream", EV_NOTE)                                               \
+	X(NO_REDIS, "no-redis", EV_WARNING)                                                 \
+	X(REDIS_DAMAGE, "redis-damage", EV_WARNING)                                         \
+	X(REDIS_ONLY, "redis-only", EV_NOTE)
 
 #define EV_ENUM(id, name, sev) EV_##id,
 enum ev_code { EVIDENCE_CODES(EV_ENUM) EV_NCODES };

@@ -15,7 +15,7 @@
 
 /* ids of the shared options, above any command's own */
 enum {
-	O_READ = 1000, O_FILTER, O_NO_PROGRESS, O_PORT, O_HTTP_PORT, O_ROUTE, O_GRACE,
+	O_READ = 1000, O_FILTER, O_NO_PROGRESS, O_PORT, O_REDIS_PORT, O_HTTP_PORT, O_ROUTE, O_GRACE,
 	O_PAGE_TIMEOUT, O_MAX_BUFFER, O_DB, O_APP, O_LABEL, O_STORE_RTS, O_OUTPUT, O_FORMAT,
 	O_HELP, /* command options have smaller ids */
 };
@@ -34,6 +34,7 @@ static const struct shared shared[] = {
 	{OPTG_INPUT, "no-progress", 0, false, O_NO_PROGRESS},
 	{OPTG_INPUT, "no-status", 0, false, O_NO_PROGRESS}, /* capture's first spelling */
 	{OPTG_PORTS, "port", 'p', true, O_PORT},
+	{OPTG_REDIS, "redis-port", 0, true, O_REDIS_PORT},
 	{OPTG_PAGES, "http-port", 0, true, O_HTTP_PORT},
 	{OPTG_PAGES, "route", 0, true, O_ROUTE},
 	{OPTG_PAGES, "grace", 0, true, O_GRACE},
@@ -114,6 +115,8 @@ static int shared_opt(struct cmd_opts *o, int id, char *arg, const char *const *
 		return 0;
 	case O_PORT:
 		return add_port(ro->ports, &ro->nports, arg, "");
+	case O_REDIS_PORT:
+		return add_port(ro->redis_ports, &ro->nredis_ports, arg, "Redis ");
 	case O_HTTP_PORT:
 		return add_port(ro->http_ports, &ro->nhttp_ports, arg, "HTTP ");
 	case O_ROUTE:

@@ -25,6 +25,7 @@ enum opt_group {
 	OPTG_OUTPUT = 1 << 5, /* -o/--output */
 	OPTG_FORMAT = 1 << 6, /* -F/--format, among the command's formats */
 	OPTG_DB_READ = 1 << 8, /* --db (read) */
+	OPTG_REDIS = 1 << 9,  /* --redis-port: the commands that count Redis so far */
 };
 
 /* An option of one command alone. */

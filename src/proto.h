@@ -2,11 +2,12 @@
  *
  * A protocol is one file and one table of these functions (tcpdump's one
  * file per protocol; nghttp2's callbacks): proto_pgsql.c turns PostgreSQL
- * messages into round trips, proto_http.c turns HTTP/1.x into pages.
+ * messages into round trips, proto_http.c turns HTTP/1.x into pages,
+ * proto_redis.c RESP values into Redis round trips.
  * analysis.c owns everything TCP - flows, reassembly, eviction, the
  * watermark - and hands each protocol the in-order bytes and the gaps of
  * each direction of its connections, never packets.  Adding a protocol
- * (Redis, next) is a new proto_*.c with its table, an entry in enum
+ * is a new proto_*.c with its table, an entry in enum
  * proto_id and protos[] (analysis.c), and its ports in analysis_opts.
  *
  * Sides: 0 is the client (PGSQL_FE, HTTP1_CLIENT), 1 the server.
@@ -23,7 +24,7 @@ struct analysis_live;
 struct conn_summary;
 struct reasm_dir;
 
-enum proto_id { PROTO_NONE, PROTO_PGSQL, PROTO_HTTP, PROTO_N };
+enum proto_id { PROTO_NONE, PROTO_PGSQL, PROTO_HTTP, PROTO_REDIS, PROTO_N };
 
 /* Who a protocol's calls are for: the analysis (options, totals, attribution)
  * and the connection's identity (id, addresses; its figures at close). */
@@ -58,6 +59,6 @@ struct proto_ops {
 	void (*live)(const void *st, struct analysis_live *out);
 };
 
-extern const struct proto_ops proto_pgsql, proto_http;
+extern const struct proto_ops proto_pgsql, proto_http, proto_redis;
 
 #endif

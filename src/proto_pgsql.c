@@ -95,27 +95,6 @@ static void add_stats(struct rtt_stats *t, const struct rtt_stats *s)
 			t->msgs[d][i] += s->msgs[d][i];
 }
 
-/* Keep the summary for the listing: the first ANALYSIS_MAX_LISTED, the
- * rest counted in the totals only. */
-static void list_conn(struct analysis *a, const struct conn_summary *m)
-{
-	struct analysis_totals *t = &a->tot;
-	if (a->nlisted == a->cap_listed && a->cap_listed < ANALYSIS_MAX_LISTED) {
-		uint32_t n = a->cap_listed ? a->cap_listed * 2 : 64;
-		if (n > ANALYSIS_MAX_LISTED)
-			n = ANALYSIS_MAX_LISTED;
-		struct conn_summary *l = realloc(a->listed, n * sizeof(*l));
-		if (l) {
-			a->listed = l;
-			a->cap_listed = n;
-		}
-	}
-	if (a->nlisted < a->cap_listed)
-		a->listed[a->nlisted++] = *m;
-	else
-		t->conns_not_listed++;
-}
-
 static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 {
 	(void)ts;
@@ -130,23 +109,13 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 	m->enc_extra_bytes = s->pg.enc_extra_bytes;
 	m->undecodable = !m->tls && s->pg.dir[0].msgs + s->pg.dir[1].msgs == 0 &&
 			 tcp[0].bytes + tcp[1].bytes > 0;
+	analysis_summarize(m, tcp, &s->lat);
 	for (int d = 0; d < 2; d++) {
-		const struct reasm_dir *t = &tcp[d];
 		const struct pgsql_dir *p = &s->pg.dir[d];
-		m->bytes[d] = t->bytes;
-		m->gaps += t->gaps;
-		m->gap_bytes += t->gap_bytes;
-		m->retrans_bytes += t->retrans_bytes;
-		m->ooo_segs += t->ooo_total;
-		m->truncated_segs += t->truncated_segs;
 		m->malformed += p->malformed;
 		m->skipped_bytes += p->skipped_bytes;
 		m->resyncs += p->resyncs; /* includes a mid-stream pickup's first */
 	}
-	m->lat_count = s->lat.count;
-	m->lat_p50 = hist_quantile(&s->lat, 0.50);
-	m->lat_p99 = hist_quantile(&s->lat, 0.99);
-	m->lat_max = s->lat.max;
 	hist_merge(&a->lat, &s->lat);
 
 	struct analysis_totals *t = &a->tot;
@@ -166,7 +135,7 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 	t->undecodable += m->undecodable;
 	if (m->evicted)
 		t->evicted++;
-	list_conn(a, m);
+	analysis_list(a, m);
 }
 
 static bool oldest_open(void *st, uint64_t now, uint64_t not_before, uint64_t *ts)

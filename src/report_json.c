@@ -80,11 +80,105 @@ static void add_ts(cJSON *o, const char *k, uint64_t ts)
 	cJSON_AddStringToObject(o, k, b);
 }
 
+/* A connection's damage and size, whatever its protocol. */
+static void damage_json(cJSON *o, const struct conn_summary *c)
+{
+	cJSON_AddBoolToObject(o, "mid_stream", c->mid_stream);
+	add_str_or_null(o, "tls", tls_name(c->tls));
+	cJSON_AddNumberToObject(o, "gaps", (double)c->gaps);
+	cJSON_AddNumberToObject(o, "gap_bytes", (double)c->gap_bytes);
+	cJSON_AddNumberToObject(o, "malformed", (double)c->malformed);
+	cJSON_AddNumberToObject(o, "skipped_bytes", (double)c->skipped_bytes);
+	cJSON_AddNumberToObject(o, "resyncs", (double)c->resyncs);
+	cJSON_AddNumberToObject(o, "retransmitted_bytes", (double)c->retrans_bytes);
+	cJSON_AddNumberToObject(o, "packets", (double)c->packets);
+}
+
+static cJSON *redis_by_class(const struct redis_stats *st)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int c = 0; c < RT_NCLASS; c++)
+		if (redis_class_used(c))
+			cJSON_AddNumberToObject(o, rt_class_name(c), (double)st->by_class[c]);
+	return o;
+}
+
+/* What a Redis connection's figures and the totals' share. */
+static void redis_figures(cJSON *o, const struct redis_stats *st)
+{
+	cJSON_AddNumberToObject(o, "commands", (double)st->commands);
+	cJSON_AddNumberToObject(o, "replies", (double)st->replies);
+	cJSON_AddNumberToObject(o, "round_trips", (double)st->round_trips);
+	cJSON_AddItemToObject(o, "by_class", redis_by_class(st));
+	cJSON_AddNumberToObject(o, "pipelined_round_trips", (double)st->pipelined);
+	cJSON_AddNumberToObject(o, "largest_pipeline", (double)st->max_pipeline);
+	cJSON_AddNumberToObject(o, "pushes", (double)st->pushes);
+	cJSON_AddNumberToObject(o, "commands_without_reply", (double)st->no_reply);
+	cJSON_AddNumberToObject(o, "errors", (double)st->errors);
+	cJSON_AddNumberToObject(o, "unanswered", (double)st->unanswered);
+	cJSON_AddNumberToObject(o, "replies_written_off", (double)st->written_off);
+}
+
+static cJSON *redis_connection(const struct conn_summary *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)c->id);
+	cJSON_AddStringToObject(o, "protocol", "redis");
+	cJSON_AddStringToObject(o, "client", c->client);
+	cJSON_AddStringToObject(o, "server", c->server);
+	add_ts(o, "first_ts", c->first_ts);
+	add_ts(o, "last_ts", c->last_ts);
+	redis_figures(o, &c->redis);
+	cJSON_AddItemToObject(o, "latency_us", latency(c->lat_count, c->lat_p50, c->lat_p99, c->lat_max));
+	damage_json(o, c);
+	cJSON_AddNumberToObject(o, "bytes_client", (double)c->bytes[RESP_CLIENT]);
+	cJSON_AddNumberToObject(o, "bytes_server", (double)c->bytes[RESP_SERVER]);
+	cJSON_AddBoolToObject(o, "rst", c->rst_seen);
+	cJSON_AddBoolToObject(o, "syn_seen", c->syn_seen);
+	cJSON_AddStringToObject(o, "server_from", c->server_from ? c->server_from : "port");
+	return o;
+}
+
+static cJSON *redis_totals(const struct analysis *a)
+{
+	const struct analysis_redis *t = &a->tot.redis;
+	cJSON *o = cJSON_CreateObject();
+	cJSON *ports = cJSON_AddArrayToObject(o, "ports");
+	for (int i = 0; i < a->opts.nredis_ports; i++)
+		cJSON_AddItemToArray(ports, cJSON_CreateNumber(a->opts.redis_ports[i]));
+	cJSON_AddNumberToObject(o, "packets", (double)t->packets);
+	cJSON_AddNumberToObject(o, "connections", (double)t->connections);
+	redis_figures(o, &t->st);
+	const struct redis_name_count *names[REDIS_NAMES_MAX];
+	uint64_t rest;
+	uint32_t n = analysis_redis_commands(t, names, &rest);
+	cJSON *bc = cJSON_AddObjectToObject(o, "by_command");
+	for (uint32_t i = 0; i < n; i++)
+		cJSON_AddNumberToObject(bc, names[i]->name, (double)names[i]->n);
+	cJSON_AddNumberToObject(o, "other_commands", (double)rest);
+	cJSON_AddItemToObject(o, "latency_us", hist_json(&a->redis_lat));
+	cJSON *lc = cJSON_AddObjectToObject(o, "latency_us_by_class");
+	for (int c = 0; c < RT_NCLASS; c++)
+		if (a->redis_lat_class[c].count)
+			cJSON_AddItemToObject(lc, rt_class_name(c), hist_json(&a->redis_lat_class[c]));
+	cJSON_AddNumberToObject(o, "mid_stream", (double)t->mid_stream);
+	cJSON_AddNumberToObject(o, "tls", (double)t->tls);
+	cJSON_AddNumberToObject(o, "gaps", (double)t->gaps);
+	cJSON_AddNumberToObject(o, "gap_bytes", (double)t->gap_bytes);
+	cJSON_AddNumberToObject(o, "malformed", (double)t->malformed);
+	cJSON_AddNumberToObject(o, "skipped_bytes", (double)t->skipped_bytes);
+	cJSON_AddNumberToObject(o, "resyncs", (double)t->resyncs);
+	return o;
+}
+
 static cJSON *connection(const struct conn_summary *c)
 {
+	if (c->proto == PROTO_REDIS)
+		return redis_connection(c);
 	const struct rtt_stats *st = &c->st;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)c->id);
+	cJSON_AddStringToObject(o, "protocol", "postgresql");
 	cJSON_AddStringToObject(o, "client", c->client);
 	cJSON_AddStringToObject(o, "server", c->server);
 	add_ts(o, "first_ts", c->first_ts);
@@ -99,15 +193,7 @@ static cJSON *connection(const struct conn_summary *c)
 	cJSON_AddNumberToObject(o, "unanswered", (double)st->unanswered);
 	cJSON_AddItemToObject(o, "frontend", msg_counts(st, PGSQL_FE));
 	cJSON_AddItemToObject(o, "backend", msg_counts(st, PGSQL_BE));
-	cJSON_AddBoolToObject(o, "mid_stream", c->mid_stream);
-	add_str_or_null(o, "tls", tls_name(c->tls));
-	cJSON_AddNumberToObject(o, "gaps", (double)c->gaps);
-	cJSON_AddNumberToObject(o, "gap_bytes", (double)c->gap_bytes);
-	cJSON_AddNumberToObject(o, "malformed", (double)c->malformed);
-	cJSON_AddNumberToObject(o, "skipped_bytes", (double)c->skipped_bytes);
-	cJSON_AddNumberToObject(o, "resyncs", (double)c->resyncs);
-	cJSON_AddNumberToObject(o, "retransmitted_bytes", (double)c->retrans_bytes);
-	cJSON_AddNumberToObject(o, "packets", (double)c->packets);
+	damage_json(o, c);
 	cJSON_AddNumberToObject(o, "bytes_frontend", (double)c->bytes[PGSQL_FE]);
 	cJSON_AddNumberToObject(o, "bytes_backend", (double)c->bytes[PGSQL_BE]);
 	add_str_or_null(o, "driver", st->driver);
@@ -117,9 +203,9 @@ static cJSON *connection(const struct conn_summary *c)
 	if (st->proto) {
 		char v[16];
 		snprintf(v, sizeof v, "%u.%u", st->proto >> 16, st->proto & 0xffff);
-		cJSON_AddStringToObject(o, "protocol", v);
+		cJSON_AddStringToObject(o, "protocol_version", v);
 	} else {
-		cJSON_AddNullToObject(o, "protocol");
+		cJSON_AddNullToObject(o, "protocol_version");
 	}
 	cJSON_AddNumberToObject(o, "cancel_requests", (double)st->cancel_requests);
 	cJSON_AddBoolToObject(o, "terminated", st->terminated);
@@ -281,6 +367,8 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 	cJSON_AddNumberToObject(tot, "bytes_after_ssl_answer", (double)t->enc_extra_bytes);
 	cJSON_AddNumberToObject(tot, "evicted", (double)t->evicted);
 	cJSON_AddNumberToObject(tot, "connections_not_listed", (double)t->conns_not_listed);
+	if (a->opts.nredis_ports)
+		cJSON_AddItemToObject(tot, "redis", redis_totals(a));
 
 	if (a->opts.nhttp_ports) {
 		cJSON *h = cJSON_AddObjectToObject(root, "http");

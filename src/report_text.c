@@ -93,6 +93,103 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 			at->mixed_pages, at->rts_mixed);
 }
 
+/* The Redis totals: round trips against commands (a pipeline is one round
+ * trip of many), by class, the commands by name. */
+static void redis_text(FILE *out, const struct analysis *a)
+{
+	const struct analysis_redis *t = &a->tot.redis;
+	const struct redis_stats *s = &t->st;
+	fprintf(out, "redis: %" PRIu64 " connections  commands: %" PRIu64 "  round_trips: %" PRIu64,
+		t->connections, s->commands, s->round_trips);
+	if (s->round_trips)
+		fprintf(out, "  (%.2f commands per round trip; %" PRIu64 " pipelined, largest %" PRIu64
+			     ")",
+			(double)s->commands / (double)s->round_trips, s->pipelined, s->max_pipeline);
+	fputc('\n', out);
+	fprintf(out, "redis by class: ");
+	const char *sep = "";
+	for (int c = 0; c < RT_NCLASS; c++) {
+		if (!s->by_class[c])
+			continue;
+		fprintf(out, "%s%s %" PRIu64, sep, rt_class_name(c), s->by_class[c]);
+		sep = ", ";
+	}
+	fprintf(out, "%s\n", sep[0] ? "" : "none");
+	const struct redis_name_count *names[REDIS_NAMES_MAX];
+	uint64_t rest;
+	uint32_t n = analysis_redis_commands(t, names, &rest);
+	if (n || rest) {
+		fprintf(out, "redis commands:");
+		for (uint32_t i = 0; i < n && i < 12; i++) {
+			fputc(' ', out);
+			esc_term(out, names[i]->name);
+			fprintf(out, " %" PRIu64, names[i]->n);
+		}
+		uint64_t more = rest;
+		for (uint32_t i = 12; i < n; i++)
+			more += names[i]->n;
+		if (more)
+			fprintf(out, " (others %" PRIu64 ")", more);
+		fputc('\n', out);
+	}
+	if (a->redis_lat.count)
+		fprintf(out, "redis latency: p50 %.3f ms  p99 %.3f ms  max %.3f ms\n",
+			ms(hist_quantile(&a->redis_lat, 0.5)), ms(hist_quantile(&a->redis_lat, 0.99)),
+			ms(a->redis_lat.max));
+	fprintf(out, "redis replies: %" PRIu64 "  errors: %" PRIu64 "  pushes: %" PRIu64
+		     "  without reply: %" PRIu64 "  unanswered: %" PRIu64 "\n",
+		s->replies, s->errors, s->pushes, s->no_reply, s->unanswered);
+	fprintf(out, "redis damage: gaps %" PRIu64 " (%" PRIu64 " bytes)  malformed %" PRIu64
+		     "  mid-stream %" PRIu64 "  encrypted %" PRIu64 "\n",
+		t->gaps, t->gap_bytes, t->malformed, t->mid_stream, t->tls);
+}
+
+static void pg_rows(FILE *out, const struct analysis *a);
+
+static void redis_rows(FILE *out, const struct analysis *a)
+{
+	bool head = false;
+	for (uint32_t i = 0; i < a->nlisted; i++) {
+		const struct conn_summary *c = &a->listed[i];
+		if (c->proto != PROTO_REDIS)
+			continue;
+		if (!head) {
+			fprintf(out, "\n%4s  %-22s %-22s %7s %8s %7s %7s %5s %5s %9s %8s %8s  %s\n",
+				"id", "redis client", "server", "rt", "commands", "query", "ping", "tx",
+				"other", "pipelined", "p50 ms", "p99 ms", "flags");
+			head = true;
+		}
+		const struct redis_stats *st = &c->redis;
+		uint64_t other = st->round_trips - st->by_class[RT_QUERY] - st->by_class[RT_PING] -
+				 st->by_class[RT_TRANSACTION];
+		fprintf(out,
+			"%4" PRIu64 "  %-22s %-22s %7" PRIu64 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64
+			" %5" PRIu64 " %5" PRIu64 " %9" PRIu64,
+			c->id, c->client, c->server, st->round_trips, st->commands,
+			st->by_class[RT_QUERY], st->by_class[RT_PING], st->by_class[RT_TRANSACTION],
+			other, st->pipelined);
+		if (c->lat_count)
+			fprintf(out, " %8.3f %8.3f ", ms(c->lat_p50), ms(c->lat_p99));
+		else
+			fprintf(out, " %8s %8s ", "-", "-");
+		if (c->mid_stream)
+			fprintf(out, " mid-stream");
+		if (c->tls)
+			fprintf(out, " encrypted");
+		if (c->gaps)
+			fprintf(out, " gaps=%" PRIu64, c->gaps);
+		if (c->malformed)
+			fprintf(out, " malformed=%" PRIu64, c->malformed);
+		if (st->pushes)
+			fprintf(out, " pushes=%" PRIu64, st->pushes);
+		if (c->rst_seen)
+			fprintf(out, " rst");
+		if (c->evicted)
+			fprintf(out, " evicted");
+		fputc('\n', out);
+	}
+}
+
 void report_text(FILE *out, const struct analysis *a, const struct report_input *in)
 {
 	const struct analysis_totals *t = &a->tot;
@@ -108,6 +205,11 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 		t->pg_packets, dur);
 	for (int i = 0; i < a->opts.nports; i++)
 		fprintf(out, " %u", a->opts.ports[i]);
+	if (a->opts.nredis_ports) {
+		fprintf(out, "; %" PRIu64 " Redis, ports", t->redis.packets);
+		for (int i = 0; i < a->opts.nredis_ports; i++)
+			fprintf(out, " %u", a->opts.redis_ports[i]);
+	}
 	fputc('\n', out);
 
 	if (in->drops)
@@ -155,6 +257,8 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 			     "malformed %" PRIu64 ", not decodable %" PRIu64 ", gaps %" PRIu64 "\n",
 			t->http.connections, t->http.requests, t->http.responses, t->http.interim,
 			t->http.unmatched, t->http.malformed, t->http.not_decodable, t->http.gaps);
+	if (a->opts.nredis_ports)
+		redis_text(out, a);
 	if (t->truncated_hdr || t->fragments || t->bad_hdr || t->nomem || t->evicted)
 		fprintf(out, "skipped packets: truncated headers %" PRIu64 ", fragments %" PRIu64
 			     ", bad headers %" PRIu64 "; evicted connections %" PRIu64
@@ -172,11 +276,23 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 		routes_table(out, a, &ev);
 	if (a->nlisted == 0)
 		return;
+	if (a->tot.connections)
+		pg_rows(out, a);
+	redis_rows(out, a);
+	if (t->conns_not_listed)
+		fprintf(out, "(%" PRIu64 " more connections counted in the totals, not listed)\n",
+			t->conns_not_listed);
+}
+
+static void pg_rows(FILE *out, const struct analysis *a)
+{
 	fprintf(out, "\n%4s  %-22s %-22s %7s %7s %7s %7s %7s %5s %5s %5s %5s %8s %8s  %s\n", "id",
 		"client", "server", "rt", "rfq", "query", "ping", "acq/rel", "reset", "tx", "prep",
 		"other", "p50 ms", "p99 ms", "flags");
 	for (uint32_t i = 0; i < a->nlisted; i++) {
 		const struct conn_summary *c = &a->listed[i];
+		if (c->proto == PROTO_REDIS)
+			continue;
 		const struct rtt_stats *st = &c->st;
 		uint64_t other = 0;
 		for (int k = 0; k < RT_NCLASS; k++)
@@ -212,7 +328,4 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 			fprintf(out, " evicted");
 		fputc('\n', out);
 	}
-	if (t->conns_not_listed)
-		fprintf(out, "(%" PRIu64 " more connections counted in the totals, not listed)\n",
-			t->conns_not_listed);
 }

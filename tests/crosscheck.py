@@ -3,7 +3,8 @@
 
 Runs `pgrtt analyze -p 55432 -F json` on the capture and compares each
 check with the value the client reported or with tshark's ReadyForQuery
-count on the same file (KEY=VALUE, KEY>=VALUE, KEY>VALUE, and KEY~VALUE/PCT%:
+count on the same file (tshark_redis: the Redis commands its RESP
+dissector decodes; KEY=VALUE, KEY>=VALUE, KEY>VALUE, and KEY~VALUE/PCT%:
 within PCT percent of VALUE, for estimated figures).  Exit 0 pass, 1 fail,
 77 skip (no tshark)."""
 import json
@@ -14,6 +15,7 @@ import subprocess
 import sys
 
 PORT = "55432"
+REDIS_PORT = "56379"  # the committed Redis captures' (make-captures.sh)
 
 
 def tshark_rfq(path):
@@ -35,6 +37,18 @@ def tshark_tls_streams(path):
         ["tshark", "-n", "-r", path, "-d", f"tcp.port=={PORT},tls", "-Y", "tls.record",
          "-T", "fields", "-e", "tcp.stream"], capture_output=True, text=True)
     return len(set(out.stdout.split()))
+
+
+def tshark_redis_commands(path):
+    """Client commands as tshark's RESP dissector decodes them: the arrays
+    sent to the server, counted per array.  Only for captures whose commands
+    each fit a segment and are not inline: tshark shows a command split over
+    segments once in each, and an inline one not at all."""
+    out = subprocess.run(
+        ["tshark", "-n", "-r", path, "-d", f"tcp.port=={REDIS_PORT},resp", "-Y",
+         f"tcp.dstport=={REDIS_PORT} && resp", "-T", "fields", "-e", "resp.array.length"],
+        capture_output=True, text=True)
+    return sum(len(line.split(",")) for line in out.stdout.split("\n") if line.strip())
 
 
 def lookup(doc, path):
@@ -62,6 +76,8 @@ def main():
         return 1
     path = os.path.join(capdir, name)
     extra = ["--http-port", "18080"] if name.startswith(("web-", "http-")) else []
+    if name.startswith("redis-"):
+        extra = ["--redis-port", REDIS_PORT]
     proc = subprocess.run([pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress"] + extra
                           + [path], capture_output=True, text=True)
     doc = json.loads(proc.stdout) if proc.stdout.strip() else {}
@@ -71,6 +87,8 @@ def main():
         return 77
     tshark = tshark_rfq(path) if need_tshark else None
     tls_streams = tshark_tls_streams(path) if any("tshark_tls" in c for c in checks) else None
+    redis_cmds = (tshark_redis_commands(path) if any("tshark_redis" in c for c in checks)
+                  else None)
     failed = 0
     for c in checks:
         m = re.match(r"([\w.\[\]:]+?)(>=|=|>|~)(.*)$", c)
@@ -86,6 +104,8 @@ def main():
             want_v = tshark
         elif want == "tshark_tls":
             want_v = tls_streams
+        elif want == "tshark_redis":
+            want_v = redis_cmds
         elif want in ("true", "false"):
             want_v = want == "true"
         elif op == "~":  # VALUE/PCT%: within PCT percent of VALUE (an estimate)

@@ -21,7 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	static struct analysis a;
 	struct analysis_opts o = {.ports = {5432, 55432}, .nports = 2, .http_ports = {18080},
-				  .nhttp_ports = 1, .grace_ns = 2000000};
+				  .nhttp_ports = 1, .redis_ports = {6379, 56379}, .nredis_ports = 2,
+				  .grace_ns = 2000000};
 	if (analysis_init(&a, &o) == 0) {
 		struct pcap_pkthdr *h;
 		const u_char *pkt;

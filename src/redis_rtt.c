@@ -1,0 +1,256 @@
+/* redis_rtt.c - Redis round trips (see redis_rtt.h).  What each command
+ * awaits follows Redis's own documentation of the commands that change the
+ * reply stream: CLIENT REPLY, SUBSCRIBE and its kin, MULTI, MONITOR, RESET. */
+#include "redis_rtt.h"
+
+#include <string.h>
+
+void redis_rtt_init(struct redis_rtt *r, struct hist *lat, struct hist *lat_class,
+		    redis_rt_fn *on_rt, void *ctx)
+{
+	memset(r, 0, sizeof(*r));
+	r->lat = lat;
+	r->lat_class = lat_class;
+	r->on_rt = on_rt;
+	r->ctx = ctx;
+}
+
+static bool is(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+enum rt_class redis_command_class(const char *name, const char *arg0, bool first)
+{
+	if (is(name, "PING"))
+		return RT_PING;
+	if (is(name, "MULTI") || is(name, "EXEC") || is(name, "DISCARD") || is(name, "WATCH") ||
+	    is(name, "UNWATCH"))
+		return RT_TRANSACTION;
+	if (is(name, "RESET") || is(name, "QUIT"))
+		return RT_RESET;
+	bool setup = is(name, "HELLO") || is(name, "AUTH") || is(name, "SELECT") ||
+		     is(name, "READONLY") ||
+		     (is(name, "CLIENT") && (is(arg0, "SETNAME") || is(arg0, "SETINFO") ||
+					     is(arg0, "TRACKING") || is(arg0, "NO-EVICT") ||
+					     is(arg0, "NO-TOUCH")));
+	if (setup)
+		return first ? RT_STARTUP : RT_OTHER;
+	if (is(name, "CLIENT"))
+		return RT_OTHER;
+	return RT_QUERY;
+}
+
+bool redis_class_used(int cls)
+{
+	return cls == RT_QUERY || cls == RT_PING || cls == RT_RESET || cls == RT_TRANSACTION ||
+	       cls == RT_STARTUP || cls == RT_OTHER || cls == RT_UNKNOWN;
+}
+
+/* The subscription commands: each channel named gets a confirmation (an
+ * array in RESP2, a push in RESP3) whose first string is the command's
+ * name, lower-cased. */
+static bool subscribe_kin(const char *name)
+{
+	return is(name, "SUBSCRIBE") || is(name, "PSUBSCRIBE") || is(name, "SSUBSCRIBE") ||
+	       is(name, "UNSUBSCRIBE") || is(name, "PUNSUBSCRIBE") || is(name, "SUNSUBSCRIBE");
+}
+
+static bool pubsub_message(const char *name)
+{
+	return is(name, "MESSAGE") || is(name, "PMESSAGE") || is(name, "SMESSAGE");
+}
+
+static void emit(struct redis_rtt *r)
+{
+	struct redis_rt *c = &r->cur;
+	r->open = false;
+	if (c->commands > 0 && c->replies == 0) {
+		r->st.unanswered++;
+		return;
+	}
+	r->st.round_trips++;
+	r->st.by_class[c->cls]++;
+	if (c->commands >= 2)
+		r->st.pipelined++;
+	if (c->commands > r->st.max_pipeline)
+		r->st.max_pipeline = c->commands;
+	if (c->commands > 0 && c->t_end >= c->t_start) {
+		uint64_t d = c->t_end - c->t_start;
+		if (r->lat)
+			hist_add(r->lat, d);
+		if (r->lat_class)
+			hist_add(&r->lat_class[c->cls], d);
+	}
+	if (r->on_rt)
+		r->on_rt(r->ctx, c);
+}
+
+/* Replies a command awaits, and what it changes of the reply stream. */
+static uint64_t awaits(struct redis_rtt *r, const struct resp_msg *m, uint64_t *confirms)
+{
+	const char *n = m->name, *a0 = m->arg[0], *a1 = m->arg[1];
+	*confirms = 0;
+	bool client_reply = is(n, "CLIENT") && is(a0, "REPLY");
+	if (r->reply_off) {
+		if (client_reply && is(a1, "ON")) {
+			r->reply_off = false;
+			return 1;
+		}
+		return 0;
+	}
+	if (client_reply && (is(a1, "OFF") || is(a1, "SKIP"))) {
+		r->reply_off = is(a1, "OFF");
+		r->skip = is(a1, "SKIP") ? 1 : 0;
+		return 0;
+	}
+	if (r->skip) {
+		r->skip--;
+		return 0;
+	}
+	if (is(n, "RESET")) {
+		r->subscribed = r->monitor = r->in_multi = false;
+		return 1;
+	}
+	if (r->in_multi) { /* queued: +QUEUED, or the transaction's end */
+		if (is(n, "EXEC") || is(n, "DISCARD"))
+			r->in_multi = false;
+		return 1;
+	}
+	if (is(n, "MULTI")) {
+		r->in_multi = true;
+		return 1;
+	}
+	if (subscribe_kin(n)) {
+		r->subscribed = true;
+		*confirms = m->argc > 1 ? m->argc - 1 : 1; /* no channel: all, at least one */
+		return *confirms;
+	}
+	if (is(n, "MONITOR"))
+		r->monitor = true;
+	return 1;
+}
+
+static void command(struct redis_rtt *r, const struct resp_msg *m)
+{
+	if (m->argc == 0 && m->name[0] == '\0')
+		return; /* an empty inline line: Redis skips it */
+	r->st.commands++;
+	uint64_t confirms;
+	uint64_t want = awaits(r, m, &confirms);
+	enum rt_class cls = redis_command_class(m->name, m->arg[0], !r->began);
+	if (cls != RT_STARTUP)
+		r->began = true;
+	if (want == 0)
+		r->st.no_reply++;
+	struct redis_rt *c = &r->cur;
+	bool answered = r->doubt && r->open && c->commands > 0 && r->last_reply_ts >= r->last_cmd_ts;
+	if (r->open && (c->commands == 0 || r->server_gap || r->awaited == 0 || answered)) {
+		if (answered) {
+			c->damaged = true;
+			r->awaited = r->confirms = 0;
+		}
+		emit(r); /* an unknown run, or a flight the gap left */
+	}
+	r->last_cmd_ts = m->ts_first;
+	if (!r->open) {
+		if (want == 0)
+			return; /* nothing awaited: the client does not wait */
+		memset(c, 0, sizeof(*c));
+		r->open = true;
+		r->server_gap = false;
+		c->t_start = m->ts_first;
+		c->cls = (uint8_t)cls;
+		memcpy(c->first, m->name, sizeof c->first);
+	} else if (cls == RT_QUERY) {
+		c->cls = RT_QUERY; /* a flight with work in it is a query */
+	}
+	c->commands++;
+	c->damaged |= m->gap;
+	r->awaited += want;
+	r->confirms += confirms;
+}
+
+static void reply(struct redis_rtt *r, const struct resp_msg *m)
+{
+	bool confirm = subscribe_kin(m->name);
+	if (confirm && r->confirms == 0 && r->subscribed) {
+		r->st.pushes++; /* an unsubscription's further confirmations */
+		return;
+	}
+	if (!confirm && (m->push || (r->subscribed && pubsub_message(m->name)) ||
+			 (r->monitor && r->awaited == 0))) {
+		r->st.pushes++;
+		return;
+	}
+	r->st.replies++;
+	r->st.errors += m->error;
+	r->last_reply_ts = m->ts_last;
+	struct redis_rt *c = &r->cur;
+	if (!r->open || (c->commands > 0 && r->awaited == 0 && !r->server_gap)) {
+		if (r->open)
+			emit(r);
+		memset(c, 0, sizeof(*c)); /* a reply nothing awaited: unknown */
+		r->open = true;
+		c->cls = RT_UNKNOWN;
+		c->t_start = m->ts_first;
+	}
+	c->replies++;
+	c->errors += m->error;
+	c->damaged |= m->gap;
+	c->t_end = m->ts_last;
+	if (c->commands == 0 || r->server_gap)
+		return; /* an unknown run, or after lost replies: until the next command */
+	if (confirm && r->confirms > 0) {
+		r->confirms--;
+		r->awaited--;
+	} else if (m->error && r->confirms > 0 && r->confirms == r->awaited) {
+		r->awaited = r->confirms = 0; /* a subscription refused: one error */
+	} else {
+		r->awaited--;
+		if (r->confirms > r->awaited)
+			r->confirms = r->awaited;
+	}
+	if (r->awaited == 0) {
+		r->doubt = false; /* answered in full: the count is in step again */
+		emit(r);
+	}
+}
+
+void redis_rtt_msg(struct redis_rtt *r, const struct resp_msg *m)
+{
+	if (m->side == RESP_CLIENT)
+		command(r, m);
+	else
+		reply(r, m);
+}
+
+void redis_rtt_gap(struct redis_rtt *r, enum resp_side side)
+{
+	r->doubt = true;
+	if (!r->open)
+		return;
+	r->cur.damaged = true;
+	if (side == RESP_SERVER && r->cur.commands > 0) {
+		r->st.written_off += r->awaited;
+		r->awaited = r->confirms = 0;
+		r->server_gap = true;
+	}
+}
+
+void redis_rtt_finish(struct redis_rtt *r)
+{
+	if (!r->open)
+		return;
+	if (r->awaited > 0)
+		r->cur.damaged = true;
+	emit(r);
+}
+
+bool redis_rtt_oldest_open(const struct redis_rtt *r, uint64_t *ts)
+{
+	if (!r->open || r->cur.commands == 0)
+		return false;
+	*ts = r->cur.t_start;
+	return true;
+}
