@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+"""redis_live_test.py PGRTT SRCDIR - Redis round trips live (issue 13): a
+throwaway redis-server on a free loopback port, `pgrtt capture -i lo
+--redis-port` around redis-benchmark (-P 1, -P 16) and redis-py (Debian's
+python3-redis: a pipeline, MULTI/EXEC, pub/sub), checked against what the
+clients know they sent, the server's own INFO commandstats, `pgrtt analyze`
+of the capture's -w file and tshark's RESP dissector on it; then the same
+load with the wrong --redis-port: said, not zero."""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, failures  # noqa: E402
+
+PGRTT, SRC = (os.path.abspath(a) for a in sys.argv[1:3])
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cli(port, *args):
+    return subprocess.run(["redis-cli", "-p", str(port)] + list(args), capture_output=True,
+                          text=True, check=True).stdout
+
+
+def commandstats(port):
+    return {k: int(v) for k, v in re.findall(r"cmdstat_([a-z|]+):calls=(\d+)",
+                                               cli(port, "info", "commandstats"))}
+
+
+def tshark_commands(pcap, port):
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-d", f"tcp.port=={port},resp", "-Y",
+                          f"tcp.dstport=={port} && resp", "-T", "fields", "-e",
+                          "resp.array.length"], capture_output=True, text=True).stdout
+    return sum(len(line.split(",")) for line in out.split("\n") if line.strip())
+
+
+def under_capture(args, load, seconds=4):
+    """pgrtt capture for `seconds` while load() runs; its JSON and stderr"""
+    cap = subprocess.Popen([PGRTT, "capture", "-i", "lo", "-B", "65536", "--duration",
+                            str(seconds), "--no-status", "-F", "json"] + args, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    time.sleep(1)  # the handle is open and filtering well before this
+    load()
+    out, err = cap.communicate(timeout=60)
+    return cap.returncode, json.loads(out) if out.strip() else {}, err
+
+
+def main():
+    if not shutil.which("redis-server"):
+        print("no redis-server: skipped")
+        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+    tmp = tempfile.mkdtemp(prefix="pgrtt-redislive-")
+    port, pg = free_port(), free_port()
+    srv = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save",
+                            "", "--appendonly", "no", "--dir", tmp], stdout=subprocess.DEVNULL)
+    try:
+        for _ in range(50):
+            try:
+                if cli(port, "ping").strip() == "PONG":
+                    break
+            except subprocess.CalledProcessError:
+                pass
+            time.sleep(0.1)
+        cli(port, "config", "resetstat")
+
+        server = {}
+
+        def bench():
+            for args in (["-n", "2000", "-c", "4", "-P", "1", "-t", "get,set"],
+                         ["-n", "3200", "-c", "2", "-P", "16", "-t", "get"]):
+                subprocess.run(["redis-benchmark", "-p", str(port), "-q"] + args, check=True,
+                               capture_output=True)
+            server.update(commandstats(port))  # one INFO: a command, a round trip
+            subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests", "clients",
+                                                             "redisclient.py"), str(port),
+                            "redis-py"], check=True, capture_output=True)
+        wfile = os.path.join(tmp, "w.pcap")
+        rc, d, err = under_capture(["-p", str(pg), "--redis-port", str(port), "-w", wfile], bench)
+        check("capture: exit", rc, 0)
+        r = d.get("totals", {}).get("redis", {})
+        by = r.get("by_command", {})
+        check("the server ran what the benchmark sent (commandstats)",
+              (server.get("get"), server.get("set"), server.get("config|get")), (5200, 2000, 4))
+        # redis-py's part (tests/clients/redisclient.py): GET 16, SET 6
+        check("GET, SET and CONFIG counted as the server ran them, with redis-py's",
+              (by.get("GET"), by.get("SET"), by.get("CONFIG")),
+              (server.get("get", 0) + 16, server.get("set", 0) + 6, server.get("config|get", 0) + 1))
+        check("redis-py's commands by name", (by.get("INCRBY"), by.get("PUBLISH"), by.get("MULTI"),
+                                               by.get("EXEC"), by.get("SUBSCRIBE")), (3, 3, 1, 1, 1))
+        # round trips: -P 1: one per request; -P 16: requests / 16; the
+        # benchmark's CONFIG GET pair per run: one each; the INFO; redis-py: 20
+        check("round trips: 4000 + 3200 / 16 + 2 + 1 + 20", r.get("round_trips"),
+              4000 + 200 + 2 + 1 + 20)
+        check("the pipelines: 200 of 16, redis-py's 10, 2 CONFIG pairs",
+              (r.get("largest_pipeline"), r.get("pipelined_round_trips")), (16, 200 + 2 + 2))
+        check("pub/sub messages are pushes, not replies", r.get("pushes"), 3)
+        check("nothing unanswered, no damage", (r.get("unanswered"), r.get("gaps"),
+                                                r.get("malformed")), (0, 0, 0))
+        check("Redis measured, PostgreSQL absent: a note, not a failure",
+              [w["code"] for w in d.get("warnings", [])], ["redis-only"])
+        p = subprocess.run([PGRTT, "analyze", "-p", str(pg), "--redis-port", str(port), "-F",
+                            "json", "--no-progress", wfile], capture_output=True, text=True)
+        a = json.loads(p.stdout)["totals"]["redis"]
+        check("analyze of the -w file says the same", (a["commands"], a["round_trips"],
+                                                       a["by_command"]),
+              (r.get("commands"), r.get("round_trips"), by))
+        if shutil.which("tshark"):
+            # the benchmark's commands each fit a segment; redis-py's 256 KiB
+            # SET is shown by tshark once per segment it spans
+            t = tshark_commands(wfile, port)
+            check("tshark decodes as many commands (give or take the big SET's segments)",
+                  0 <= t - r.get("commands", 0) <= 8, True)
+        # the same load, the wrong port: said, and not read as no Redis at all
+        rc, d, err = under_capture(["-p", str(pg), "--redis-port", str(free_port())], bench, 3)
+        check("wrong --redis-port: said", ("[no-redis]" in err,
+                                           [w["code"] for w in d.get("warnings", [])]),
+              (True, ["no-postgresql", "no-redis"]))
+    finally:
+        srv.terminate()
+        srv.wait()
+    if failures:
+        print(f"kept {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
