@@ -18,6 +18,7 @@ struct attrib_page {
 	double inferred;
 	/* what was attributed to it */
 	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns;
+	double redis_rt, redis_flights, redis_cmds;
 	double pings_amb[PING_NROLE], pings_amb_timing[PING_NROLE];
 	uint64_t conns[PAGE_CONNS];
 	uint32_t nconns;
@@ -375,8 +376,35 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	r.weight = 1;
 	r.timed = rt->has_end && rt->t_end >= rt->t_start;
 	r.shared = false;
+	r.redis = false;
+	r.commands = 0;
 	memcpy(r.flight, rt->flight, sizeof r.flight);
 	if (r.t_start < a->pos) { /* late: the pages it may belong to are active now, or gone */
+		place(a, &r);
+		return;
+	}
+	if (!rt_room(a)) {
+		a->dropped++;
+		return;
+	}
+	rt_push(a, &r);
+}
+
+void attrib_add_redis_rt(struct attrib *a, uint64_t conn, const struct redis_rt *rt)
+{
+	if (rt->commands == 0)
+		return; /* replies whose commands were not captured: no time to place them by */
+	struct attrib_rt_rec r;
+	memset(&r, 0, sizeof r);
+	r.conn = conn;
+	r.t_start = rt->t_start;
+	r.t_end = rt->t_end;
+	r.cls = rt->cls;
+	r.redis = true;
+	r.commands = rt->commands;
+	r.weight = 1;
+	r.timed = rt->t_end >= rt->t_start;
+	if (r.t_start < a->pos) {
 		place(a, &r);
 		return;
 	}
@@ -922,9 +950,31 @@ placed:
 	}
 }
 
+/* A Redis round trip: its candidate pages share it (attrib_add_redis_rt). */
+static void place_redis(struct attrib *a, const struct attrib_rt_rec *r)
+{
+	const struct attrib_cands *k = candidates(a, r->t_start);
+	if (k->n == 0) {
+		a->redis_outside++;
+		return;
+	}
+	a->redis_in_pages++;
+	a->redis_shared += k->n > 1;
+	double n = k->n, waited = r->commands >= k->n ? 1 : r->commands / n;
+	for (uint32_t i = 0; i < k->n; i++) {
+		struct attrib_page *p = &a->pages[k->c[i]];
+		p->redis_rt += waited;
+		p->redis_flights += 1 / n;
+		p->redis_cmds += r->commands / n;
+	}
+}
+
 static void place(struct attrib *a, const struct attrib_rt_rec *r)
 {
-	place_rt(a, r, true);
+	if (r->redis)
+		place_redis(a, r);
+	else
+		place_rt(a, r, true);
 }
 
 /* A page's window opens: it overlaps every active page whose own window
@@ -1003,6 +1053,9 @@ static void close_page(struct attrib *a, struct attrib_page *p)
 		rt->pings_amb_timing[i] += p->pings_amb_timing[i];
 	}
 	rt->pg_ns += p->pg_ns;
+	rt->redis_rt += p->redis_rt;
+	rt->redis_flights += p->redis_flights;
+	rt->redis_cmds += p->redis_cmds;
 	if (!p->mixed) {
 		rt->conns += p->nconns;
 		rt->conn_pages++;

@@ -33,6 +33,7 @@
 
 #include "hist.h"
 #include "infer.h"
+#include "redis_rtt.h"
 #include "route.h"
 #include "rtt.h"
 
@@ -63,6 +64,9 @@ struct attrib_route {
 	/* that sum under the inference's other density models, less under its
 	 * own (<= 0, >= 0: infer.h): how much the estimate hangs on the model */
 	double shift_lo, shift_hi;
+	/* Redis (--redis-port): round trips as the pages waited on them, the
+	 * server's flights (a pipeline shared by pages counts once), commands */
+	double redis_rt, redis_flights, redis_cmds;
 	uint32_t rt_min, rt_max;                /* over exact pages */
 	uint64_t rt_dist[ATTRIB_DIST_MAX + 1]; /* exact pages with k round trips; last: more */
 	struct hist *http_ns;                   /* page times */
@@ -78,6 +82,8 @@ struct attrib_rt_rec {
 	bool tail_ping; /* rtt.h: its flight ends with the next checkout's test */
 	bool timed;
 	bool shared; /* split between several pages */
+	bool redis;  /* a Redis round trip (commands: its commands); the rest is PostgreSQL's */
+	uint32_t commands;
 	float weight; /* for on_page: this page's share of it */
 	char flight[RT_FLIGHT_MAX + 2];
 };
@@ -126,6 +132,7 @@ struct attrib {
 	struct attrib_cands *cands; /* the last candidate set, for the next round trip */
 	/* counters */
 	uint64_t rts_in_pages, rts_outside, dropped;
+	uint64_t redis_in_pages, redis_outside, redis_shared; /* Redis round trips */
 	uint64_t rts_mixed; /* of rts_in_pages, held by pages of several routes: inferred */
 	uint64_t long_pages; /* open longer than hold_ns: counted, not attributed */
 	uint64_t hold_ns;
@@ -162,6 +169,15 @@ void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t_a
 
 /* A classified round trip of PostgreSQL connection conn. */
 void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt);
+
+/* A Redis round trip of connection conn (redis_rtt.h).  Placed by its
+ * start among the pages whose window holds it, as PostgreSQL's are; held
+ * by several pages, each gets an equal share of its commands and of the
+ * flight (the server's count), and of "a round trip it waited on" the
+ * share min(1, commands / pages): a pipeline batching one command of each
+ * page is one round trip for every page, a lone GET beside 7 other pages
+ * an eighth of one each. */
+void attrib_add_redis_rt(struct attrib *a, uint64_t conn, const struct redis_rt *rt);
 
 /* Nothing still open starts before watermark: settle what is older. */
 void attrib_settle(struct attrib *a, uint64_t watermark);

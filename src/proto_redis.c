@@ -95,6 +95,12 @@ static void on_msg(void *ctx, const struct resp_msg *m)
 	redis_rtt_msg(&s->rtt, m);
 }
 
+static void on_round_trip(void *ctx, const struct redis_rt *rt)
+{
+	struct redis_state *s = ctx;
+	attrib_add_redis_rt(&s->cx.a->attrib, s->cx.sum->id, rt);
+}
+
 static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint64_t ts)
 {
 	(void)ts;
@@ -103,7 +109,8 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	s->cx = *cx;
 	resp_conn_init(&s->resp, from_start);
 	hist_init(&s->lat);
-	redis_rtt_init(&s->rtt, &s->lat, a->redis_lat_class, NULL, s);
+	redis_rtt_init(&s->rtt, &s->lat, a->redis_lat_class, a->attributing ? on_round_trip : NULL,
+		       s);
 	a->tot.redis.connections++;
 	if (a->opts.on_conn)
 		a->opts.on_conn(a->opts.ctx, cx->sum);

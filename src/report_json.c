@@ -221,7 +221,7 @@ static double per_page(double total, double pages)
 	return round(total / pages * 1e6) / 1e6;
 }
 
-static cJSON *route_json(const struct attrib_route *r)
+static cJSON *route_json(const struct attrib_route *r, bool redis)
 {
 	double n = (double)r->pages;
 	cJSON *o = cJSON_CreateObject();
@@ -238,6 +238,11 @@ static cJSON *route_json(const struct attrib_route *r)
 				      "pg_time_per_page_ms", "connections_per_page"};
 		for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
 			cJSON_AddNullToObject(o, none[i]);
+		if (redis) {
+			cJSON_AddNullToObject(o, "redis_round_trips_per_page");
+			cJSON_AddNullToObject(o, "redis_flights_per_page");
+			cJSON_AddNullToObject(o, "redis_commands_per_page");
+		}
 		return o;
 	}
 	cJSON_AddNumberToObject(o, "inferred_share", round(route_inferred_share(r) * 1e6) / 1e6);
@@ -280,6 +285,11 @@ static cJSON *route_json(const struct attrib_route *r)
 		cJSON_AddNullToObject(o, "connections_per_page");
 	else
 		cJSON_AddNumberToObject(o, "connections_per_page", round(cpp * 1e6) / 1e6);
+	if (redis) { /* attrib.h: as the pages waited on them; the server's; commands */
+		cJSON_AddNumberToObject(o, "redis_round_trips_per_page", per_page(r->redis_rt, n));
+		cJSON_AddNumberToObject(o, "redis_flights_per_page", per_page(r->redis_flights, n));
+		cJSON_AddNumberToObject(o, "redis_commands_per_page", per_page(r->redis_cmds, n));
+	}
 	return o;
 }
 
@@ -400,6 +410,12 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		cJSON_AddNumberToObject(h, "grace_ms", (double)at->grace_ns / 1e6);
 		cJSON_AddNumberToObject(h, "round_trips_in_pages", (double)at->rts_in_pages);
 		cJSON_AddNumberToObject(h, "round_trips_outside_pages", (double)at->rts_outside);
+		if (a->opts.nredis_ports) {
+			cJSON_AddNumberToObject(h, "redis_round_trips_in_pages", (double)at->redis_in_pages);
+			cJSON_AddNumberToObject(h, "redis_round_trips_outside_pages",
+						(double)at->redis_outside);
+			cJSON_AddNumberToObject(h, "redis_round_trips_shared", (double)at->redis_shared);
+		}
 		/* pages overlapping pages of other routes: in the routes, estimated */
 		cJSON *mx = cJSON_AddObjectToObject(h, "mixed_routes");
 		cJSON_AddNumberToObject(mx, "pages", (double)at->mixed_pages);
@@ -411,7 +427,8 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		cJSON *routes = cJSON_AddArrayToObject(root, "routes");
 		for (uint32_t i = 0; i < at->nroutes; i++)
 			if (at->routes[i].pages || at->routes[i].pages_long)
-				cJSON_AddItemToArray(routes, route_json(&at->routes[i]));
+				cJSON_AddItemToArray(routes, route_json(&at->routes[i],
+									a->opts.nredis_ports > 0));
 	}
 
 	struct evidence ev;

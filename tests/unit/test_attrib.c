@@ -61,6 +61,57 @@ static void test_grace_and_windows(void)
 	attrib_free(&a);
 }
 
+static void redis_rt(uint64_t conn, uint64_t start_ms10, uint32_t commands)
+{
+	struct redis_rt r = {0};
+	r.t_start = start_ms10 * MS / 10;
+	r.t_end = r.t_start + MS / 10;
+	r.commands = r.replies = commands;
+	r.cls = RT_QUERY;
+	attrib_add_redis_rt(&a, conn, &r);
+}
+
+/* Redis round trips by window: a page alone has its own; 8 pages at once
+ * share each.  A pipeline batching one GET of each of the 8 pages is one
+ * round trip for every page and an eighth of a flight; 8 lone GETs, one per
+ * page, the same per page in aggregate; replies without their commands are
+ * not placed. */
+static void test_redis_pages(void)
+{
+	attrib_init(&a, 0, 0);
+	uint32_t c = attrib_route_id(&a, "GET /cached/"), d = attrib_route_id(&a, "GET /x");
+	attrib_add_page(&a, c, 0, 9 * MS, 10 * MS, 1, "GET", "/cached/", 200);
+	redis_rt(5, 10, 1);
+	redis_rt(5, 50, 2); /* a pipelined GET and SET */
+	for (int i = 0; i < 8; i++)
+		attrib_add_page(&a, d, 20 * MS, 29 * MS, 30 * MS, 10 + (uint64_t)i, "GET", "/x", 200);
+	redis_rt(6, 250, 8); /* one flight for all eight */
+	for (int i = 0; i < 8; i++)
+		attrib_add_page(&a, c, 40 * MS, 49 * MS, 50 * MS, 20 + (uint64_t)i, "GET", "/cached/",
+				200);
+	for (int i = 0; i < 8; i++)
+		redis_rt(30 + (uint64_t)i, 450, 1);
+	struct redis_rt orphan = {0};
+	orphan.t_start = 45 * MS;
+	orphan.replies = 3;
+	attrib_add_redis_rt(&a, 9, &orphan);
+	redis_rt(5, 700, 1); /* outside every page */
+	attrib_finish(&a);
+	const struct attrib_route *rc = &a.routes[c], *rd = &a.routes[d];
+	CHECK_EQ_U(rc->pages, 9);
+	CHECK(fabs(rc->redis_rt - 10) < 1e-9);   /* 2 + 8 x 1/8 x 8 */
+	CHECK(fabs(rc->redis_flights - 10) < 1e-9);
+	CHECK(fabs(rc->redis_cmds - 11) < 1e-9);
+	CHECK(fabs(rd->redis_rt - 8) < 1e-9);    /* each page waited on the one flight */
+	CHECK(fabs(rd->redis_flights - 1) < 1e-9); /* the server saw one */
+	CHECK(fabs(rd->redis_cmds - 8) < 1e-9);
+	CHECK(rd->rt == 0);                      /* nothing of PostgreSQL's */
+	CHECK_EQ_U(a.redis_in_pages, 11);
+	CHECK_EQ_U(a.redis_shared, 9);
+	CHECK_EQ_U(a.redis_outside, 1);
+	attrib_free(&a);
+}
+
 static void amb_ping(uint64_t conn, uint64_t start_ms10, uint8_t role, uint8_t how, uint8_t guess)
 {
 	struct rt r = rt_at(start_ms10 * MS / 10, MS / 10, RT_PING, role);
@@ -678,6 +729,7 @@ static void test_active_cap(void)
 int main(void)
 {
 	RUN(test_grace_and_windows);
+	RUN(test_redis_pages);
 	RUN(test_settle_policy);
 	RUN(test_mixed_distinct_statements);
 	RUN(test_mixed_shared_statements);

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""redis_pages_test.py PGRTT BLOGLOAD APP SRCDIR - Redis round trips per page
+and route (issue 13): the benchmark's reference app (bench/apps/c-libpq,
+pgx's pool) with its Redis page cache (/cached/, /cached/articles/{id}: a GET,
+and on a miss the page rendered and SET) beside its PostgreSQL routes, on the
+seed's dataset, a throwaway redis-server on a free port.  One page at a time:
+every route exact, in both protocols - a warm cached page 1 Redis round trip
+and 1 command and no PostgreSQL round trip, a detail page 3 PostgreSQL round
+trips and no Redis one, a cold cached page its GET, the page's queries and
+its SET.  Then 8 clients on the cached index alone: the pages overlap, and
+share each round trip as one route's pages do (aggregate): still 1 per page.
+Needs the test cluster (PGRTT_PGPORT)."""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, failures  # noqa: E402
+
+PGRTT, BLOGLOAD, APP, SRC = (os.path.abspath(a) for a in sys.argv[1:5])
+PORT = os.environ.get("PGRTT_PGPORT")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+HTTP, REDIS = free_port(), free_port()
+
+
+def get(path):
+    with urllib.request.urlopen(f"http://127.0.0.1:{HTTP}{path}", timeout=10) as r:
+        return r.status, r.read()
+
+
+def capture(pcap, fn):
+    err = pcap + ".err"
+    with open(err, "w") as e:
+        td = subprocess.Popen(["nice", "-n", "-10", "tcpdump", "-i", "lo", "-s", "0", "-B",
+                               "262144", "-U", "--immediate-mode", "-Z", "root", "-w", pcap,
+                               f"tcp port {PORT} or tcp port {HTTP} or tcp port {REDIS}"],
+                              stdout=subprocess.DEVNULL, stderr=e)
+    for _ in range(100):
+        if "listening" in open(err).read():
+            break
+        time.sleep(0.05)
+    try:
+        return fn()
+    finally:
+        time.sleep(0.5)
+        td.send_signal(signal.SIGINT)
+        td.wait(timeout=30)
+
+
+def analyze(pcap):
+    p = subprocess.run([PGRTT, "analyze", "-p", PORT, "--redis-port", str(REDIS), "--http-port",
+                        str(HTTP), "-F", "json", "--no-progress", pcap], capture_output=True,
+                       text=True)
+    d = json.loads(p.stdout)
+    return d, {r["route"]: r for r in d["routes"]}
+
+
+def figures(x):
+    return (x["redis_round_trips_per_page"], x["redis_commands_per_page"],
+            x["round_trips_per_page"]["mean"])
+
+
+def main():
+    if not PORT:
+        print("no test cluster (PGRTT_PGPORT unset): skipped")
+        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+    tmp = tempfile.mkdtemp(prefix="pgrtt-redispages-")
+    env = dict(os.environ, PGHOST="127.0.0.1", PGPORT=PORT, PGUSER="postgres",
+               PGSSLMODE="disable")
+    subprocess.run(["psql", "-qAt", "-d", "postgres", "-c", "DROP DATABASE IF EXISTS blogredis",
+                    "-c", "CREATE DATABASE blogredis"], env=env, check=True, capture_output=True)
+    dsn = f"host=127.0.0.1 port={PORT} user=postgres dbname=blogredis sslmode=disable"
+    check("the seed's dataset", subprocess.run([BLOGLOAD, dsn], capture_output=True).returncode, 0)
+    srv = subprocess.Popen(["redis-server", "--port", str(REDIS), "--bind", "127.0.0.1", "--save",
+                            "", "--appendonly", "no", "--dir", tmp], stdout=subprocess.DEVNULL)
+    app = subprocess.Popen([APP], env=dict(env, PORT=str(HTTP), POOL_MODE="pgx", DATABASE_URL=dsn,
+                                           REDIS_URL=f"redis://127.0.0.1:{REDIS}"),
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        check("the app: ready", app.stdout.readline().strip(), "ready")
+        check("a cached page is the page", get("/cached/articles/3")[1] == get("/articles/3")[1],
+              True)
+        get("/cached/")  # warm: from now on a GET that hits
+        seq = os.path.join(tmp, "seq.pcap")
+        capture(seq, lambda: [get(p) for p in ["/cached/", "/articles/3", "/cached/articles/3",
+                                               "/", "/cached/articles/7"] * 4])
+        d, r = analyze(seq)
+        check("one page at a time: every route exact",
+              sorted({x["attribution"] for x in d["routes"]}), ["exact"])
+        check("a warm cached index: 1 Redis round trip, 1 command, no PostgreSQL",
+              figures(r["GET /cached/"]), (1, 1, 0))
+        check("a detail page: no Redis, its 3 PostgreSQL round trips",
+              figures(r["GET /articles/{id}"]), (0, 0, 3))
+        # /cached/articles/3 was warmed by the check above; /7 misses once
+        # (GET, the detail page's 3 queries, SET), then hits 3 times
+        x = r["GET /cached/articles/{id}"]
+        check("cached details: 8 pages, 1 cold", (x["pages"], figures(x)), (8, (1.125, 1.125,
+                                                                                 0.375)))
+        check("the pages' Redis round trips are the capture's",
+              d["http"]["redis_round_trips_in_pages"], d["totals"]["redis"]["round_trips"])
+        check("no Redis round trip shared", d["http"]["redis_round_trips_shared"], 0)
+        conc = os.path.join(tmp, "conc.pcap")
+        capture(conc, lambda: subprocess.run(["/usr/bin/python3", os.path.join(
+            SRC, "tests", "clients", "load.py"), str(HTTP), "8", "40", "/cached/"], check=True,
+            capture_output=True))
+        d, r = analyze(conc)
+        x = r["GET /cached/"]
+        check("8 clients on the cached index: pages, overlapping (aggregate)",
+              (x["pages"], "aggregate" in x["attribution"]), (320, True))
+        check("8 clients on the cached index: still 1 Redis round trip and 1 command per page",
+              (round(x["redis_round_trips_per_page"], 6), round(x["redis_commands_per_page"], 6)),
+              (1, 1))
+        check("8 clients: Redis round trips shared by overlapping pages",
+              d["http"]["redis_round_trips_shared"] > 0, True)
+    finally:
+        app.terminate()
+        app.wait()
+        srv.terminate()
+        srv.wait()
+    if failures:
+        print(f"captures kept in {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
