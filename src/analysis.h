@@ -56,6 +56,9 @@ typedef void analysis_msg_fn(void *ctx, const struct conn_summary *c, const stru
 typedef void analysis_conn_fn(void *ctx, const struct conn_summary *c);
 typedef void analysis_rt_fn(void *ctx, const struct conn_summary *c, const struct rt *rt);
 typedef void analysis_http_fn(void *ctx, const struct conn_summary *c, const struct http1_msg *m);
+typedef void analysis_redis_fn(void *ctx, const struct conn_summary *c, const struct resp_msg *m);
+typedef void analysis_redis_rt_fn(void *ctx, const struct conn_summary *c,
+				  const struct redis_rt *rt);
 
 struct analysis_opts {
 	uint16_t ports[ANALYSIS_MAX_PORTS];
@@ -72,6 +75,8 @@ struct analysis_opts {
 	analysis_msg_fn *on_msg;      /* every PostgreSQL message (pgrtt dump) */
 	analysis_conn_fn *on_conn;    /* a connection was first seen */
 	analysis_rt_fn *on_rt;        /* every round trip, once classified (in order per connection) */
+	analysis_redis_fn *on_redis;  /* every RESP value (pgrtt dump) */
+	analysis_redis_rt_fn *on_redis_rt; /* every Redis round trip */
 	uint32_t max_open;            /* 0: ANALYSIS_MAX_OPEN */
 	uint64_t max_buffer;          /* --max-buffer: out-of-order bytes held over all
 					 connections; 0: ANALYSIS_MAX_BUFFER */

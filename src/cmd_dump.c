@@ -1,4 +1,5 @@
-/* cmd_dump.c - pgrtt dump: one line per PostgreSQL message. */
+/* cmd_dump.c - pgrtt dump: one line per PostgreSQL message, RESP value
+ * (--redis-port) and HTTP message (--http-port). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +22,8 @@ static void help(FILE *out)
 {
 	fputs("Usage: pgrtt dump [OPTIONS] FILE...\n"
 	      "\n"
-	      "Print one line per PostgreSQL message found in saved captures:\n"
+	      "Print one line per PostgreSQL message (and Redis value, HTTP message) found\n"
+	      "in saved captures:\n"
 	      "  TIME CONN DIR TYPE SUMMARY\n"
 	      "TIME is UTC time of day, CONN the connection number used by 'pgrtt analyze',\n"
 	      "DIR '>' for client to server and '<' for server to client.  Query texts are\n"
@@ -31,6 +33,9 @@ static void help(FILE *out)
 	      "  -r, --read FILE        read FILE (same as naming it; repeatable)\n"
 	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
 	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
+	      "      --redis-port PORT  also frame Redis on this server port: one line per\n"
+	      "                         command (its name, never its keys or values), reply\n"
+	      "                         and push (repeatable)\n"
 	      "      --http-port PORT   also frame HTTP/1.x on this server port: one line per\n"
 	      "                         request and response, with its route (repeatable)\n"
 	      "      --route PATTERN    a route pattern, e.g. 'GET /articles/{id}' (repeatable)\n"
@@ -124,6 +129,80 @@ static void on_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)
 	fputc('\n', d->out);
 }
 
+static const char *resp_type_name(uint8_t t)
+{
+	switch (t) {
+	case '*': return "array";
+	case '+': return "simple";
+	case '-': return "error";
+	case ':': return "integer";
+	case '$': return "bulk";
+	case '_': return "null";
+	case ',': return "double";
+	case '#': return "boolean";
+	case '(': return "big-number";
+	case '!': return "bulk-error";
+	case '=': return "verbatim";
+	case '%': return "map";
+	case '~': return "set";
+	case '>': return "push";
+	case RESP_INLINE: return "inline";
+	default: return "?";
+	}
+}
+
+/* A Redis value: a command by its name and words (arguments are data,
+ * never printed), a reply or push by its type and size. */
+static void on_redis(void *ctx, const struct conn_summary *c, const struct resp_msg *m)
+{
+	struct dump_ctx *d = ctx;
+	if (d->conn && (uint64_t)d->conn != c->id)
+		return;
+	char name[RESP_NAME_MAX + 1];
+	redis_name_printable(name, m->name);
+	print_time(d, m->ts_first);
+	if (m->side == RESP_CLIENT) {
+		fprintf(d->out, " c%" PRIu64 " > REDIS %s%s", c->id, name[0] ? name : "(no name)",
+			m->name_cut ? "..." : "");
+		for (int i = 0; i < 2 && m->arg[i][0]; i++) {
+			char arg[RESP_NAME_MAX + 1];
+			redis_name_printable(arg, m->arg[i]);
+			fprintf(d->out, " %s", arg);
+		}
+		fprintf(d->out, " (%" PRIu64 " word%s, %s, %" PRIu64 " bytes)", m->argc,
+			m->argc == 1 ? "" : "s", m->type == RESP_INLINE ? "inline" : "array", m->bytes);
+	} else {
+		const char *kind = m->push ? "push" : m->error ? "error" : "reply";
+		const char *type = m->push || m->type == '-' ? "" : resp_type_name(m->type);
+		fprintf(d->out, " c%" PRIu64 " < REDIS %s%s%s%s", c->id, kind, type[0] ? " " : "",
+			type, m->null && m->type != '_' ? " null" : "");
+		if (name[0])
+			fprintf(d->out, " \"%s\"", name);
+		if (m->type == '*' || m->type == '%' || m->type == '~' || m->type == '>')
+			fprintf(d->out, " %" PRIu64 " elements", m->argc);
+		fprintf(d->out, " %" PRIu64 " bytes%s", m->bytes, m->attr ? " (with attribute)" : "");
+	}
+	fprintf(d->out, "%s\n", m->gap ? " [gap]" : "");
+}
+
+static void on_redis_rt(void *ctx, const struct conn_summary *c, const struct redis_rt *rt)
+{
+	struct dump_ctx *d = ctx;
+	if (d->conn && (uint64_t)d->conn != c->id)
+		return;
+	char first[RESP_NAME_MAX + 1];
+	redis_name_printable(first, rt->first);
+	print_time(d, rt->commands ? rt->t_start : rt->t_end);
+	fprintf(d->out, " c%" PRIu64 " redis rt %" PRIu64 " %-11s %-16s commands %u replies %u",
+		c->id, rt->index + 1, rt_class_name(rt->cls), first[0] ? first : "-", rt->commands,
+		rt->replies);
+	if (rt->commands && rt->t_end >= rt->t_start)
+		fprintf(d->out, " %.3f ms", (double)(rt->t_end - rt->t_start) / 1e6);
+	if (rt->errors)
+		fprintf(d->out, " errors %u", rt->errors);
+	fprintf(d->out, "%s\n", rt->damaged ? " [gap]" : "");
+}
+
 enum { DUMP_ROUND_TRIPS = 1, DUMP_NANO, DUMP_CONN };
 
 static int dump_opt(void *ctx, int id, const char *arg)
@@ -155,8 +234,8 @@ int cmd_dump(int argc, char **argv)
 		{NULL, 0, false, 0},
 	};
 	static struct cmd_opts co;
-	int p = opts_parse(argc, argv, OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_PAGES |
-					      OPTG_LIMITS | OPTG_OUTPUT,
+	int p = opts_parse(argc, argv, OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS |
+					      OPTG_PAGES | OPTG_LIMITS | OPTG_OUTPUT,
 			   NULL, own, dump_opt, &d, &co);
 	struct read_opts ro = co.ro;
 	const char *output = co.output;
@@ -172,8 +251,10 @@ int cmd_dump(int argc, char **argv)
 	d.routes = ro.routes;
 	if (d.round_trips) {
 		ao.on_rt = on_rt;
+		ao.on_redis_rt = on_redis_rt;
 	} else {
 		ao.on_msg = on_msg;
+		ao.on_redis = on_redis;
 		ao.on_conn = on_conn;
 	}
 	ao.on_http = on_http;

@@ -25,14 +25,10 @@ static void count_packet(struct analysis *a)
  * count under "" (JSON: "(other)"). */
 static void count_name(struct analysis_redis *t, const char *raw)
 {
-	/* a command's name is printable ASCII; garbage (a damaged stream, a
-	 * hostile client) is counted with every other byte as '?', so that no
-	 * output (JSON's UTF-8, a terminal) gets it raw */
+	/* printable only, so that no output (JSON's UTF-8, a terminal) gets
+	 * garbage raw */
 	char name[RESP_NAME_MAX + 1];
-	size_t k = 0;
-	for (; raw[k] && k < RESP_NAME_MAX; k++)
-		name[k] = raw[k] > 0x20 && raw[k] < 0x7f ? raw[k] : '?';
-	name[k] = '\0';
+	redis_name_printable(name, raw);
 	uint32_t h = 2166136261u;
 	for (const char *p = name; *p; p++)
 		h = (h ^ (uint8_t)*p) * 16777619u;
@@ -92,13 +88,20 @@ static void on_msg(void *ctx, const struct resp_msg *m)
 		s->resyncs[m->side] = rs;
 		redis_rtt_gap(&s->rtt, (enum resp_side)m->side);
 	}
+	const struct analysis_opts *o = &s->cx.a->opts;
+	if (o->on_redis)
+		o->on_redis(o->ctx, s->cx.sum, m);
 	redis_rtt_msg(&s->rtt, m);
 }
 
 static void on_round_trip(void *ctx, const struct redis_rt *rt)
 {
 	struct redis_state *s = ctx;
-	attrib_add_redis_rt(&s->cx.a->attrib, s->cx.sum->id, rt);
+	struct analysis *a = s->cx.a;
+	if (a->attributing)
+		attrib_add_redis_rt(&a->attrib, s->cx.sum->id, rt);
+	if (a->opts.on_redis_rt)
+		a->opts.on_redis_rt(a->opts.ctx, s->cx.sum, rt);
 }
 
 static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint64_t ts)
@@ -109,8 +112,8 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	s->cx = *cx;
 	resp_conn_init(&s->resp, from_start);
 	hist_init(&s->lat);
-	redis_rtt_init(&s->rtt, &s->lat, a->redis_lat_class, a->attributing ? on_round_trip : NULL,
-		       s);
+	redis_rtt_init(&s->rtt, &s->lat, a->redis_lat_class,
+		       a->attributing || a->opts.on_redis_rt ? on_round_trip : NULL, s);
 	a->tot.redis.connections++;
 	if (a->opts.on_conn)
 		a->opts.on_conn(a->opts.ctx, cx->sum);

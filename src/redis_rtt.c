@@ -41,6 +41,14 @@ enum rt_class redis_command_class(const char *name, const char *arg0, bool first
 	return RT_QUERY;
 }
 
+void redis_name_printable(char *dst, const char *src)
+{
+	size_t k = 0;
+	for (; src[k] && k < RESP_NAME_MAX; k++)
+		dst[k] = src[k] > 0x20 && src[k] < 0x7f ? src[k] : '?';
+	dst[k] = '\0';
+}
+
 bool redis_class_used(int cls)
 {
 	return cls == RT_QUERY || cls == RT_PING || cls == RT_RESET || cls == RT_TRANSACTION ||
@@ -69,6 +77,7 @@ static void emit(struct redis_rtt *r)
 		r->st.unanswered++;
 		return;
 	}
+	c->index = r->st.round_trips;
 	r->st.round_trips++;
 	r->st.by_class[c->cls]++;
 	if (c->commands >= 2)

@@ -56,6 +56,7 @@ struct redis_rt {
 	uint32_t commands, replies, errors;
 	uint8_t cls;             /* enum rt_class */
 	bool damaged;            /* a gap inside it */
+	uint64_t index;          /* its number on the connection, from 0 */
 	char first[RESP_NAME_MAX + 1]; /* its first command's name ("" for unknown) */
 };
 
@@ -98,6 +99,11 @@ bool redis_rtt_oldest_open(const struct redis_rtt *r, uint64_t *ts);
 /* The class a command gives its round trip; first: nothing but startup
  * commands came before it on the connection. */
 enum rt_class redis_command_class(const char *name, const char *arg0, bool first);
+
+/* A command's name for printing and counting: printable ASCII kept, every
+ * other byte (a damaged stream, a hostile client) as '?'.  dst holds
+ * RESP_NAME_MAX + 1. */
+void redis_name_printable(char *dst, const char *src);
 
 /* The classes a Redis round trip can have (the others are PostgreSQL's). */
 bool redis_class_used(int cls);
