@@ -133,6 +133,10 @@ struct attrib {
 	/* counters */
 	uint64_t rts_in_pages, rts_outside, dropped;
 	uint64_t redis_in_pages, redis_outside, redis_shared; /* Redis round trips */
+	/* whether pings mark checkouts (attrib.c, episodes_trusted): query-like
+	 * round trips, pings and transactions that bound a checkout, the
+	 * checkouts pings opened and those that ended unseen */
+	uint64_t query_rts, boundary_rts, episodes, episodes_unseen;
 	uint64_t rts_mixed; /* of rts_in_pages, held by pages of several routes: inferred */
 	uint64_t long_pages; /* open longer than hold_ns: counted, not attributed */
 	uint64_t hold_ns;

@@ -33,6 +33,7 @@ struct adata {
 
 struct policy {
 	double max_rt, max_rfq, max_pings, max_conns, min_pages, max_increase;
+	double max_redis_rt, max_redis_cmds; /* Redis per page (--redis-port) */
 	bool forbid_ping, forbid_acq, forbid_rel, forbid_returned;
 	bool allow[EV_NCODES]; /* findings that do not fail the gate */
 	int nbudgets;
@@ -53,7 +54,7 @@ struct checks {
 
 static void help(FILE *out)
 {
-	fprintf(out, "Usage: pgrtt audit [RULES] [--http-port PORT] [-p PORT] FILE...\n"
+	fprintf(out, "Usage: pgrtt audit [RULES] [--http-port PORT] [-p PORT] [--redis-port PORT] FILE...\n"
 	      "       pgrtt audit [RULES] --db FILE [--run N|latest]\n"
 	      "\n"
 	      "Fail (exit 1) when pages cost more round trips than allowed or a pool pings;\n"
@@ -64,6 +65,8 @@ static void help(FILE *out)
 	      "      --max-rfq-per-page N       ReadyForQuery per page\n"
 	      "      --max-pings-per-page N     pings per page\n"
 	      "      --max-connections-per-page N  distinct PostgreSQL connections per page\n"
+	      "      --max-redis-rt-per-page N  Redis round trips per page (--redis-port)\n"
+	      "      --max-redis-cmds-per-page N  Redis commands per page (--redis-port)\n"
 	      "      --route 'PATTERN=N'        round trips per page for one route\n"
 	      "      --forbid WHAT              ping, acquire-ping, release-ping or\n"
 	      "                                 returned-in-transaction (repeatable)\n"
@@ -116,10 +119,40 @@ static int add_check(struct checks *cs, const char *cls, const char *name, bool 
 
 static const char *PINGS_DOC = "see docs/pools.md for what each pool sends and the setting";
 
+/* Redis per page: not measured (no --redis-port) or shared by pages of
+ * several routes (an equal-share estimate without an interval, docs/
+ * pages.md) is no evidence, and fails. */
+static void redis_rules(struct checks *cs, const struct route_figures *r, const struct policy *p)
+{
+	const struct {
+		double limit, v;
+		const char *name, *what;
+	} rules[] = {
+		{p->max_redis_rt, r->redis_rt, "redis-round-trips-per-page", "Redis round trips"},
+		{p->max_redis_cmds, r->redis_cmds, "redis-commands-per-page", "Redis commands"},
+	};
+	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+		double limit = rules[i].limit, v = rules[i].v;
+		if (limit < 0)
+			continue;
+		if (isnan(v))
+			add_check(cs, r->route, rules[i].name, false,
+				  "%s per page not measured: analyse with --redis-port", rules[i].what);
+		else if (strstr(r->attribution, "estimated"))
+			add_check(cs, r->route, rules[i].name, false,
+				  "%.2f %s per page, estimated: pages of other routes shared them, "
+				  "equally (no interval); measure the route alone",
+				  v, rules[i].what);
+		else
+			add_check(cs, r->route, rules[i].name, v <= limit + 1e-9, "%.2f %s per page %s %g",
+				  v, rules[i].what, v <= limit + 1e-9 ? "<=" : ">", limit);
+	}
+}
+
 static void per_page(struct checks *cs, const struct adata *d, const struct policy *p)
 {
 	bool any = p->max_rt >= 0 || p->max_rfq >= 0 || p->max_pings >= 0 || p->max_conns >= 0 ||
-		   p->nbudgets;
+		   p->max_redis_rt >= 0 || p->max_redis_cmds >= 0 || p->nbudgets;
 	if (any && d->n == 0) {
 		if (!d->http)
 			add_check(cs, "pages", "pages-seen", false,
@@ -179,6 +212,7 @@ static void per_page(struct checks *cs, const struct adata *d, const struct poli
 				  rel, pings <= p->max_pings + 1e-9 ? "<=" : ">", p->max_pings,
 				  pings > p->max_pings + 1e-9 ? "; " : "",
 				  pings > p->max_pings + 1e-9 ? PINGS_DOC : "");
+		redis_rules(cs, r, p);
 		if (p->max_conns >= 0 && isnan(r->conns)) {
 			add_check(cs, r->route, "connections-per-page", false,
 				  "connections per page not measured: every page overlapped pages of "
@@ -327,6 +361,8 @@ static int load_policy(const char *path, struct policy *p)
 		{"max_rfq_per_page", offsetof(struct policy, max_rfq)},
 		{"max_pings_per_page", offsetof(struct policy, max_pings)},
 		{"max_connections_per_page", offsetof(struct policy, max_conns)},
+		{"max_redis_rt_per_page", offsetof(struct policy, max_redis_rt)},
+		{"max_redis_cmds_per_page", offsetof(struct policy, max_redis_cmds)},
 		{"min_pages", offsetof(struct policy, min_pages)},
 		{"max_increase", offsetof(struct policy, max_increase)},
 	};
@@ -437,6 +473,8 @@ static int from_analysis(const struct analysis *a, bool partial, struct adata *d
 		snprintf(x->attribution, sizeof x->attribution, "%s", route_attribution(r));
 		x->inferred = route_inferred_share(r);
 		route_interval(r, &x->rt_lo, &x->rt_hi);
+		x->redis_rt = a->opts.nredis_ports ? r->redis_rt / n : NAN;
+		x->redis_cmds = a->opts.nredis_ports ? r->redis_cmds / n : NAN;
 		d->pages += n;
 	}
 	d->acq = a->tot.st.pings[PING_ACQUIRE];
@@ -576,6 +614,7 @@ static int write_baseline(const char *path, const struct adata *d)
 enum {
 	A_MAX_RT = 1, A_MAX_RFQ, A_MAX_PINGS, A_MAX_CONNS, A_MIN_PAGES, A_MAX_INCREASE, A_FORBID,
 	A_ROUTE, A_ALLOW, A_POLICY, A_BASELINE, A_RUN, A_JUNIT, A_WRITE_BASELINE, A_GITHUB,
+	A_MAX_REDIS_RT, A_MAX_REDIS_CMDS,
 };
 
 struct audit_args {
@@ -596,10 +635,13 @@ static int audit_opt(void *ctx, int id, const char *arg)
 		[A_MAX_CONNS] = "--max-connections-per-page",
 		[A_MIN_PAGES] = "--min-pages",
 		[A_MAX_INCREASE] = "--max-increase",
+		[A_MAX_REDIS_RT] = "--max-redis-rt-per-page",
+		[A_MAX_REDIS_CMDS] = "--max-redis-cmds-per-page",
 	};
 	double *nums[] = {[A_MAX_RT] = &p->max_rt,        [A_MAX_RFQ] = &p->max_rfq,
 			  [A_MAX_PINGS] = &p->max_pings,  [A_MAX_CONNS] = &p->max_conns,
-			  [A_MIN_PAGES] = &p->min_pages,  [A_MAX_INCREASE] = &p->max_increase};
+			  [A_MIN_PAGES] = &p->min_pages,  [A_MAX_INCREASE] = &p->max_increase,
+			  [A_MAX_REDIS_RT] = &p->max_redis_rt, [A_MAX_REDIS_CMDS] = &p->max_redis_cmds};
 	switch (id) {
 	case A_MAX_RT:
 	case A_MAX_RFQ:
@@ -607,6 +649,8 @@ static int audit_opt(void *ctx, int id, const char *arg)
 	case A_MAX_CONNS:
 	case A_MIN_PAGES:
 	case A_MAX_INCREASE:
+	case A_MAX_REDIS_RT:
+	case A_MAX_REDIS_CMDS:
 		return opt_number(flags[id], arg, 0, 1e15, "a number >= 0", nums[id]) ? 0 : -1;
 	case A_FORBID:
 		if (strcmp(arg, "ping") == 0)
@@ -681,6 +725,8 @@ int cmd_audit(int argc, char **argv)
 		{"max-rfq-per-page", 0, true, A_MAX_RFQ},
 		{"max-pings-per-page", 0, true, A_MAX_PINGS},
 		{"max-connections-per-page", 0, true, A_MAX_CONNS},
+		{"max-redis-rt-per-page", 0, true, A_MAX_REDIS_RT},
+		{"max-redis-cmds-per-page", 0, true, A_MAX_REDIS_CMDS},
 		{"min-pages", 0, true, A_MIN_PAGES},
 		{"max-increase", 0, true, A_MAX_INCREASE},
 		{"forbid", 0, true, A_FORBID},
@@ -698,11 +744,12 @@ int cmd_audit(int argc, char **argv)
 	static struct audit_args x;
 	memset(&x, 0, sizeof x);
 	x.p.max_rt = x.p.max_rfq = x.p.max_pings = x.p.max_conns = x.p.min_pages = -1;
+	x.p.max_redis_rt = x.p.max_redis_cmds = -1;
 	x.run = "latest";
 	x.co = &co;
 	/* the route patterns must exist before the options name them */
 	int pr = opts_parse(argc, argv,
-			    OPTG_INPUT | OPTG_PORTS | OPTG_PAGES | OPTG_LIMITS | OPTG_OUTPUT |
+			    OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS | OPTG_OUTPUT |
 				    OPTG_FORMAT | OPTG_DB_READ,
 			    formats, own, audit_opt, &x, &co);
 	if (pr > 0) {

@@ -3,6 +3,7 @@
  * charts), JSON or CSV; --compare shows the change between two runs. */
 #include <cjson/cJSON.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,12 +63,33 @@ static const char *how(const struct route_figures *r, char *buf, size_t cap)
 	return buf;
 }
 
+/* Were any of the runs measured with --redis-port?  Then the tables get
+ * Redis columns; a run without is "-" there, not 0. */
+static bool any_redis(const struct rows *rs)
+{
+	for (int i = 0; i < rs->n; i++)
+		if (!isnan(rs->r[i].redis_rt))
+			return true;
+	return false;
+}
+
+static void redis_cell(FILE *out, double v)
+{
+	if (isnan(v))
+		fputs("-", out);
+	else
+		fprintf(out, "%.2f", v);
+}
+
 /* ---------------------------------------------------------------------- */
 
 static void md(FILE *out, const struct rows *rs)
 {
-	fprintf(out, "| route | run | pages | round trips / page | RFQ / page | queries | pings (acquire/release) | other | p50 ms | p99 ms | attribution | warnings |\n");
-	fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+	bool redis = any_redis(rs);
+	fprintf(out, "| route | run | pages | round trips / page | RFQ / page | queries | pings (acquire/release) | other | p50 ms | p99 ms | attribution | warnings |%s\n",
+		redis ? " Redis round trips / page | Redis commands / page |" : "");
+	fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|%s\n",
+		redis ? "---:|---:|" : "");
 	for (int i = 0; i < rs->n; i++) {
 		const struct route_figures *r = &rs->r[i];
 		char name[300], hw[96];
@@ -80,7 +102,15 @@ static void md(FILE *out, const struct rows *rs)
 			r->pages, r->rt, r->lower_bound ? " (at least)" : "", r->rfq, r->query, r->ping,
 			r->acq, r->rel, r->other, r->p50, r->p99, how(r, hw, sizeof hw));
 		esc_md(out, r->warnings);
-		fputs(" |\n", out);
+		fputs(" |", out);
+		if (redis) {
+			fputc(' ', out);
+			redis_cell(out, r->redis_rt);
+			fputs(" | ", out);
+			redis_cell(out, r->redis_cmds);
+			fputs(" |", out);
+		}
+		fputc('\n', out);
 	}
 }
 
@@ -89,7 +119,8 @@ static void csv(FILE *out, const struct rows *rs)
 	fprintf(out, "run,app,labels,route,pages,round_trips_per_page,ready_for_query_per_page,"
 		     "query_per_page,ping_per_page,ping_acquire_per_page,ping_release_per_page,"
 		     "other_per_page,http_p50_ms,http_p99_ms,attribution,lower_bound,warnings,"
-		     "inferred_share,round_trips_low,round_trips_high\n");
+		     "inferred_share,round_trips_low,round_trips_high,redis_round_trips_per_page,"
+		     "redis_commands_per_page\n");
 	for (int i = 0; i < rs->n; i++) {
 		const struct route_figures *r = &rs->r[i];
 		fprintf(out, "%" PRId64 ",", r->run);
@@ -102,7 +133,13 @@ static void csv(FILE *out, const struct rows *rs)
 			r->rfq, r->query, r->ping, r->acq, r->rel, r->other, r->p50, r->p99,
 			r->attribution, r->lower_bound);
 		esc_csv(out, r->warnings);
-		fprintf(out, ",%.6g,%.6g,%.6g\n", r->inferred, r->rt_lo, r->rt_hi);
+		fprintf(out, ",%.6g,%.6g,%.6g,", r->inferred, r->rt_lo, r->rt_hi);
+		if (!isnan(r->redis_rt)) /* empty: not measured */
+			fprintf(out, "%.6g", r->redis_rt);
+		fputc(',', out);
+		if (!isnan(r->redis_cmds))
+			fprintf(out, "%.6g", r->redis_cmds);
+		fputc('\n', out);
 	}
 }
 
@@ -135,6 +172,13 @@ static int json(FILE *out, const struct rows *rs)
 		cJSON_AddItemToArray(iv, cJSON_CreateNumber(r->rt_hi));
 		cJSON_AddBoolToObject(o, "lower_bound", r->lower_bound);
 		json_add_codes(o, "warnings", r->warnings);
+		if (isnan(r->redis_rt)) { /* not measured with --redis-port */
+			cJSON_AddNullToObject(o, "redis_round_trips_per_page");
+			cJSON_AddNullToObject(o, "redis_commands_per_page");
+		} else {
+			cJSON_AddNumberToObject(o, "redis_round_trips_per_page", r->redis_rt);
+			cJSON_AddNumberToObject(o, "redis_commands_per_page", r->redis_cmds);
+		}
 		cJSON_AddItemToArray(arr, o);
 	}
 	char *t = cJSON_Print(root);
@@ -235,7 +279,11 @@ static void html(FILE *out, const struct rows *rs)
 	}
 	fputs("<table>\n<tr><th>route</th><th>run</th><th>pages</th><th>round trips / page</th>"
 	      "<th>RFQ / page</th><th>queries</th><th>pings</th><th>acquire</th><th>release</th>"
-	      "<th>other</th><th>p50 ms</th><th>p99 ms</th><th>attribution</th><th>warnings</th></tr>\n",
+	      "<th>other</th><th>p50 ms</th><th>p99 ms</th><th>attribution</th><th>warnings</th>",
+	      out);
+	bool redis = any_redis(rs);
+	fputs(redis ? "<th>Redis round trips / page</th><th>Redis commands / page</th></tr>\n"
+		    : "</tr>\n",
 	      out);
 	for (int i = 0; i < rs->n; i++) {
 		const struct route_figures *r = &rs->r[i];
@@ -251,7 +299,15 @@ static void html(FILE *out, const struct rows *rs)
 			r->pages, r->rt, r->rfq, r->query, r->ping, r->acq, r->rel, r->other, r->p50,
 			r->p99, how(r, hw, sizeof hw));
 		esc_html(out, r->warnings);
-		fputs("</td></tr>\n", out);
+		fputs("</td>", out);
+		if (redis) {
+			fputs("<td>", out);
+			redis_cell(out, r->redis_rt);
+			fputs("</td><td>", out);
+			redis_cell(out, r->redis_cmds);
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
 	}
 	fprintf(out, "</table>\n<p class=\"note\">%s</p>\n</body></html>\n", pgrtt_version_string());
 }

@@ -547,6 +547,8 @@ static int put_connections(struct store *s, const struct analysis *a, char *err)
 	int rc = 0;
 	for (uint32_t i = 0; i < a->nlisted && rc == 0; i++) {
 		const struct conn_summary *c = &a->listed[i];
+		if (c->proto == PROTO_REDIS)
+			continue; /* PostgreSQL's table; Redis's figures are the run's (put_redis) */
 		const struct rtt_stats *x = &c->st;
 		int k = 1;
 		sqlite3_bind_int64(st, k++, s->run_id);
@@ -599,8 +601,10 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 			       " ping_acquire_per_page, ping_release_per_page, reset_per_page,"
 			       " transaction_per_page, prepare_per_page, other_per_page, http_p50_ms,"
 			       " http_p99_ms, pg_time_per_page_ms, connections_per_page,"
-			       " inferred_share, round_trips_low, round_trips_high)"
-			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       " inferred_share, round_trips_low, round_trips_high,"
+			       " redis_round_trips_per_page, redis_flights_per_page,"
+			       " redis_commands_per_page)"
+			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK) {
 		set_err(err, "storing routes", s->db);
 		return -1;
@@ -649,7 +653,67 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 		sqlite3_bind_double(st, k++, route_inferred_share(r));
 		sqlite3_bind_double(st, k++, lo);
 		sqlite3_bind_double(st, k++, hi);
+		double redis[] = {r->redis_rt, r->redis_flights, r->redis_cmds};
+		for (size_t j = 0; j < sizeof redis / sizeof redis[0]; j++) {
+			if (a->opts.nredis_ports)
+				sqlite3_bind_double(st, k++, redis[j] / n);
+			else
+				sqlite3_bind_null(st, k++); /* not measured: not 0 */
+		}
 		rc = step_done(st, s->db, err, "storing routes");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* --redis-port: the run's Redis figures and its commands by name. */
+static int put_redis(struct store *s, const struct analysis *a, char *err)
+{
+	if (!a->opts.nredis_ports)
+		return 0;
+	const struct analysis_redis *t = &a->tot.redis;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db,
+			       "UPDATE runs SET redis_ports=?1, redis_connections=?2, redis_commands=?3,"
+			       " redis_round_trips=?4, redis_pipelined_round_trips=?5,"
+			       " redis_latency_p50_us=?6, redis_latency_p99_us=?7 WHERE id=?8",
+			       -1, &st, NULL) != SQLITE_OK) {
+		set_err(err, "storing Redis figures", s->db);
+		return -1;
+	}
+	char ports[256];
+	ports_text(ports, sizeof ports, a->opts.redis_ports, a->opts.nredis_ports);
+	sqlite3_bind_text(st, 1, ports, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)t->connections);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)t->st.commands);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)t->st.round_trips);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)t->st.pipelined);
+	if (a->redis_lat.count) {
+		sqlite3_bind_double(st, 6, (double)hist_quantile(&a->redis_lat, 0.5) / 1e3);
+		sqlite3_bind_double(st, 7, (double)hist_quantile(&a->redis_lat, 0.99) / 1e3);
+	}
+	sqlite3_bind_int64(st, 8, s->run_id);
+	int rc = step_done(st, s->db, err, "storing Redis figures");
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO run_redis_commands (run_id, command, calls) VALUES (?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		set_err(err, "storing Redis commands", s->db);
+		return -1;
+	}
+	const struct redis_name_count *names[REDIS_NAMES_MAX];
+	uint64_t rest;
+	uint32_t n = analysis_redis_commands(t, names, &rest);
+	for (uint32_t i = 0; i <= n && rc == 0; i++) {
+		if (i == n && !rest)
+			break;
+		sqlite3_bind_int64(st, 1, s->run_id);
+		/* names are printable (proto_redis.c); the rest has a name no command has */
+		sqlite3_bind_text(st, 2, i < n ? names[i]->name : "(other)", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)(i < n ? names[i]->n : rest));
+		rc = step_done(st, s->db, err, "storing Redis commands");
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -784,7 +848,8 @@ int store_finish_run(struct store *s, const struct analysis *a, const struct sto
 		return -1;
 	if (put_totals(s, a, info, err) != 0 || put_labels(s, info, err) != 0 ||
 	    put_classes(s, a, err) != 0 || put_connections(s, a, err) != 0 ||
-	    put_routes(s, a, err) != 0 || put_warnings(s, a, info, err) != 0 ||
+	    put_routes(s, a, err) != 0 || put_redis(s, a, err) != 0 ||
+	    put_warnings(s, a, info, err) != 0 ||
 	    exec(s->db, "COMMIT", err, "committing the run") != 0) {
 		store_abort_run(s);
 		return -1;

@@ -74,6 +74,9 @@ struct route_figures {
 	double other; /* round trips of no class above (rt_other, rtt.h) */
 	double inferred;    /* share of rt given by inference (estimated figures) */
 	double rt_lo, rt_hi; /* rt's 95% interval (docs/pages.md); rt, rt when exact */
+	/* Redis per page (docs/pages.md): waited on, commands; NAN when the
+	 * run was not measured with --redis-port */
+	double redis_rt, redis_cmds;
 	bool lower_bound;   /* the run's counts are lower bounds */
 	char warnings[256]; /* the run's findings, codes separated by spaces (no notes) */
 };

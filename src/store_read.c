@@ -79,7 +79,8 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 		" (SELECT group_concat(code, ' ') FROM run_warnings w WHERE w.run_id = r.run_id"
 		"  AND w.severity != 'note'),"
 		" coalesce(r.inferred_share, 0), coalesce(r.round_trips_low, r.round_trips_per_page),"
-		" coalesce(r.round_trips_high, r.round_trips_per_page)"
+		" coalesce(r.round_trips_high, r.round_trips_per_page),"
+		" r.redis_round_trips_per_page, r.redis_commands_per_page"
 		" FROM routes r JOIN runs x ON x.id = r.run_id WHERE %s",
 		q->with_mixed_only ? "1" : "r.pages > 0");
 	if (q->napps) {
@@ -146,6 +147,10 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 		r->inferred = sqlite3_column_double(st, 22);
 		r->rt_lo = sqlite3_column_double(st, 23);
 		r->rt_hi = sqlite3_column_double(st, 24);
+		r->redis_rt = sqlite3_column_type(st, 25) == SQLITE_NULL ? NAN
+									 : sqlite3_column_double(st, 25);
+		r->redis_cmds = sqlite3_column_type(st, 26) == SQLITE_NULL ? NAN
+									   : sqlite3_column_double(st, 26);
 	}
 	sqlite3_finalize(st);
 	return rc;

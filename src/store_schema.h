@@ -104,6 +104,25 @@ static const char *const store_migrations[] = {
 	"ALTER TABLE routes ADD COLUMN inferred_share REAL;"
 	"ALTER TABLE routes ADD COLUMN round_trips_low REAL;"
 	"ALTER TABLE routes ADD COLUMN round_trips_high REAL;",
+
+	/* 6: Redis (--redis-port, docs/round-trips.md): the run's figures, its
+	 * commands by name, and per route (docs/pages.md); NULL for runs
+	 * stored without it, or before */
+	"ALTER TABLE runs ADD COLUMN redis_ports TEXT;"
+	"ALTER TABLE runs ADD COLUMN redis_connections INTEGER;"
+	"ALTER TABLE runs ADD COLUMN redis_commands INTEGER;"
+	"ALTER TABLE runs ADD COLUMN redis_round_trips INTEGER;"
+	"ALTER TABLE runs ADD COLUMN redis_pipelined_round_trips INTEGER;"
+	"ALTER TABLE runs ADD COLUMN redis_latency_p50_us REAL;"
+	"ALTER TABLE runs ADD COLUMN redis_latency_p99_us REAL;"
+	"CREATE TABLE run_redis_commands ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  command TEXT NOT NULL, calls INTEGER NOT NULL,"
+	"  PRIMARY KEY (run_id, command)"
+	");"
+	"ALTER TABLE routes ADD COLUMN redis_round_trips_per_page REAL;"
+	"ALTER TABLE routes ADD COLUMN redis_flights_per_page REAL;"
+	"ALTER TABLE routes ADD COLUMN redis_commands_per_page REAL;",
 };
 
 #define STORE_SCHEMA_VERSION ((int)(sizeof store_migrations / sizeof store_migrations[0]))

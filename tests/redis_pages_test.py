@@ -10,6 +10,8 @@ trips and no Redis one, a cold cached page its GET, the page's queries and
 its SET.  Then 8 clients on the cached index alone: the pages overlap, and
 share each round trip as one route's pages do (aggregate): still 1 per page.
 Needs the test cluster (PGRTT_PGPORT)."""
+import csv
+import io
 import json
 import os
 import shutil
@@ -112,6 +114,45 @@ def main():
         check("the pages' Redis round trips are the capture's",
               d["http"]["redis_round_trips_in_pages"], d["totals"]["redis"]["round_trips"])
         check("no Redis round trip shared", d["http"]["redis_round_trips_shared"], 0)
+        # the gate: from the capture, and from a stored run
+        base = [PGRTT, "audit", "-p", PORT, "--http-port", str(HTTP)]
+        p = subprocess.run(base + ["--redis-port", str(REDIS), "--max-redis-rt-per-page", "1.2",
+                                   "--max-redis-cmds-per-page", "1.2", seq],
+                           capture_output=True, text=True)
+        check("audit: Redis within budget", p.returncode, 0)
+        p = subprocess.run(base + ["--redis-port", str(REDIS), "--max-redis-rt-per-page", "1",
+                                   seq], capture_output=True, text=True)
+        check("audit: the cold cached details over a budget of 1 (1.12 per page)",
+              (p.returncode, "1.12 Redis round trips per page > 1" in p.stdout), (1, True))
+        p = subprocess.run(base + ["--max-redis-rt-per-page", "5", seq], capture_output=True,
+                           text=True)
+        check("audit: no --redis-port, a Redis rule is not passed on nothing",
+              (p.returncode, "not measured: analyse with --redis-port" in p.stdout), (1, True))
+        db = os.path.join(tmp, "runs.db")
+        subprocess.run([PGRTT, "analyze", "-p", PORT, "--redis-port", str(REDIS), "--http-port",
+                        str(HTTP), "--no-progress", "--db", db, "--app", "c-libpq", seq],
+                       capture_output=True, check=True)
+        p = subprocess.run([PGRTT, "audit", "--db", db, "--max-redis-cmds-per-page", "1"],
+                           capture_output=True, text=True)
+        check("audit --db: the stored run's Redis figures gate it",
+              (p.returncode, "1.12 Redis commands per page > 1" in p.stdout), (1, True))
+        q = subprocess.run(["sqlite3", db, "SELECT redis_round_trips, redis_commands FROM runs;"
+                            " SELECT calls FROM run_redis_commands WHERE command = 'GET';"
+                            " SELECT redis_round_trips_per_page FROM routes"
+                            " WHERE route = 'GET /cached/'"], capture_output=True, text=True)
+        red = d["totals"]["redis"]
+        check("the store holds the run's Redis figures",
+              q.stdout.split(), [f"{red['round_trips']}|{red['commands']}",
+                                 str(red["by_command"]["GET"]), "1.0"])
+        p = subprocess.run([PGRTT, "report", "--db", db, "-F", "csv"], capture_output=True,
+                           text=True)
+        rows = {r[3]: r[-2:] for r in list(csv.reader(io.StringIO(p.stdout)))[1:]}
+        check("report: Redis per page in the stored run's rows",
+              (rows.get("GET /cached/"), rows.get("GET /articles/{id}")),
+              (["1", "1"], ["0", "0"]))
+        p = subprocess.run([PGRTT, "report", "--db", db, "-F", "md"], capture_output=True,
+                           text=True)
+        check("report -F md: a Redis column", "Redis round trips / page" in p.stdout, True)
         conc = os.path.join(tmp, "conc.pcap")
         capture(conc, lambda: subprocess.run(["/usr/bin/python3", os.path.join(
             SRC, "tests", "clients", "load.py"), str(HTTP), "8", "40", "/cached/"], check=True,

@@ -107,7 +107,7 @@ elif CASE == "migration":
     p = pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, "--store-round-trips",
               os.path.join(CAP, "flush.pcap"))
     check("exit status", p.returncode, 0)
-    check("schema version", sql(db, "PRAGMA user_version"), [["5"]])
+    check("schema version", sql(db, "PRAGMA user_version"), [["6"]])
     check("old run kept", sql(db, "SELECT id, app, round_trips FROM runs ORDER BY id"),
           [["1", "old", "9"], ["2", "", "11"]])
     check("new table filled", sql(db, "SELECT count(*) FROM round_trips"), [["11"]])
