@@ -402,6 +402,11 @@ void attrib_add_redis_rt(struct attrib *a, uint64_t conn, const struct redis_rt 
 	r.cls = rt->cls;
 	r.redis = true;
 	r.commands = rt->commands;
+	/* its first command's name, printable, where PostgreSQL's keep their flight (trace) */
+	char name[RESP_NAME_MAX + 1];
+	redis_name_printable(name, rt->first);
+	name[sizeof r.flight - 1] = '\0'; /* cut to the room there */
+	memcpy(r.flight, name, sizeof r.flight);
 	r.weight = 1;
 	r.timed = rt->t_end >= rt->t_start;
 	if (r.t_start < a->pos) {
@@ -993,6 +998,8 @@ static void place_redis(struct attrib *a, const struct attrib_rt_rec *r)
 		p->redis_rt += waited;
 		p->redis_flights += 1 / n;
 		p->redis_cmds += r->commands / n;
+		if (a->on_page)
+			keep(p, r, k->n > 1, waited);
 	}
 }
 

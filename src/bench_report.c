@@ -56,8 +56,9 @@ int bench_write_md(const char *path, const cJSON *root)
 	if (!f)
 		return -1;
 	fputs("| app | route | round trips / page | acquire / release pings | queries | transaction |"
-	      " req/s | p50 ms | p99 ms | app CPU µs/req | PostgreSQL CPU µs/page | peak RSS MiB |\n"
-	      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+	      " req/s | p50 ms | p99 ms | app CPU µs/req | PostgreSQL CPU µs/page | peak RSS MiB |"
+	      " Redis round trips / page |\n"
+	      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
 	      f);
 	const cJSON *a, *r;
 	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(root, "apps"))
@@ -76,9 +77,14 @@ int bench_write_md(const char *path, const cJSON *root)
 					num(bc, "transaction"));
 			else
 				fputs(" | not measured | | | ", f);
-			fprintf(f, " | %.0f | %.2f | %.2f | %.1f | %s | %.1f |\n", num(r, "requests_per_s"),
-				num(lat, "p50"), num(lat, "p99"), num(r, "app_cpu_us_per_request"),
-				maybe(r, "pg_cpu_us_per_page"), num(r, "rss_mib"));
+			const cJSON *rd = cJSON_GetObjectItemCaseSensitive(r, "redis_round_trips_per_page");
+			char redis[32] = "-"; /* not captured (a --redis elsewhere), not measured */
+			if (cJSON_IsNumber(rd))
+				snprintf(redis, sizeof redis, "%.2f", rd->valuedouble);
+			fprintf(f, " | %.0f | %.2f | %.2f | %.1f | %s | %.1f | %s |\n",
+				num(r, "requests_per_s"), num(lat, "p50"), num(lat, "p99"),
+				num(r, "app_cpu_us_per_request"), maybe(r, "pg_cpu_us_per_page"),
+				num(r, "rss_mib"), redis);
 		}
 	}
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "skipped");

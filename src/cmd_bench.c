@@ -287,6 +287,7 @@ struct phase {
 	double requests, seconds, errors, non_2xx, p50_us, p99_us;
 	double err_kind[4]; /* wrk's socket errors: connect, read, write, timeout */
 	double rt, rfq, by_class[RT_NCLASS], acq, rel, idle, pages, drops;
+	double redis_rt, redis_cmds; /* per page; < 0: Redis not captured (not on loopback) */
 	double app_cpu_us, pg_cpu_us, rss_mib, ctx_per_req, pg_conns;
 	bool ok;
 	bool measured;      /* pages captured, and nothing the figures cannot vouch for */
@@ -312,11 +313,21 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 	ao.nports = 1;
 	ao.http_ports[0] = (uint16_t)app_port;
 	ao.nhttp_ports = 1;
+	/* the page cache's Redis, when it is on this machine's loopback */
+	bool redis = B->redis_port > 0 && strncmp(B->redis_host, "127.", 4) == 0;
+	if (redis) {
+		ao.redis_ports[0] = (uint16_t)B->redis_port;
+		ao.nredis_ports = 1;
+	}
 	static struct route_set no_routes;
 	ao.routes = &no_routes;
 	ao.grace_ns = ATTRIB_GRACE_NS;
-	char filter[128], warn[SOURCE_ERRBUF];
-	snprintf(filter, sizeof filter, "tcp and (port %d or port %d)", B->pg_port, app_port);
+	char filter[160], warn[SOURCE_ERRBUF];
+	if (redis)
+		snprintf(filter, sizeof filter, "tcp and (port %d or port %d or port %d)", B->pg_port,
+			 app_port, B->redis_port);
+	else
+		snprintf(filter, sizeof filter, "tcp and (port %d or port %d)", B->pg_port, app_port);
 	char pcap[1200];
 	snprintf(pcap, sizeof pcap, "%s/pcaps/%s-%s-%d.pcap", B->outdir, app->name, r->name, run_no);
 	struct live_opts lo = {"lo", 262144, 64 << 20, filter, B->b.keep_pcaps ? pcap : NULL};
@@ -443,6 +454,8 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 		ph->acq = x->pings[PING_ACQUIRE] / n;
 		ph->rel = x->pings[PING_RELEASE] / n;
 		ph->idle = x->pings[PING_IDLE] / n;
+		ph->redis_rt = redis ? x->redis_rt / n : -1;
+		ph->redis_cmds = redis ? x->redis_cmds / n : -1;
 	}
 	if (B->st) {
 		char la[96], lr[64], ln[32];
@@ -468,6 +481,9 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 	for (int i = 0; i < ev.n; i++) {
 		int code = ev.f[i].code;
 		if (ev.f[i].severity == EV_NOTE)
+			continue;
+		/* no Redis traffic is a route's figure unless it is a cached one */
+		if (code == EV_NO_REDIS && strncmp(r->name, "cached", 6) != 0)
 			continue;
 		o += (size_t)snprintf(ph->warnings + o, sizeof ph->warnings - o, "%s%s", o ? " " : "",
 				      ev_code_name(code));
@@ -842,7 +858,15 @@ static cJSON *route_json(const struct broute *r, const struct phase *m)
 		cJSON_AddNumberToObject(bc, "ping_release", R4(m->rel));
 		cJSON_AddNumberToObject(bc, "ping_idle", R4(m->idle));
 		cJSON_AddNumberToObject(o, "pg_connections", m->pg_conns);
+	}
+	if (m->measured && m->redis_rt >= 0) { /* the page cache's, docs/pages.md */
+		cJSON_AddNumberToObject(o, "redis_round_trips_per_page", R4(m->redis_rt));
+		cJSON_AddNumberToObject(o, "redis_commands_per_page", R4(m->redis_cmds));
 	} else {
+		cJSON_AddNullToObject(o, "redis_round_trips_per_page");
+		cJSON_AddNullToObject(o, "redis_commands_per_page");
+	}
+	if (!m->measured) {
 		cJSON_AddNullToObject(o, "ready_for_query_per_page");
 		cJSON_AddNullToObject(o, "by_class_per_page");
 		cJSON_AddNullToObject(o, "pg_connections");

@@ -28,6 +28,7 @@ static void help(FILE *out)
 	      "Options:\n"
 	      "      --http-port PORT   HTTP/1.x server port (required; repeatable)\n"
 	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
+	      "      --redis-port PORT  a Redis server port: its round trips in the pages too\n"
 	      "      --route PATTERN    show only pages of this route, e.g. 'GET /articles/{id}'\n"
 	      "                         (also used as a pattern; repeat to add patterns)\n"
 	      "      --limit N          stop after N pages\n"
@@ -57,20 +58,41 @@ static void on_page(void *ctx, const struct attrib_page_view *p)
 	if (t->limit && t->shown >= t->limit)
 		return;
 	t->shown++;
-	double given = 0; /* what the page was given: shares and inference */
-	for (uint32_t i = 0; i < p->nrts; i++)
-		given += p->rts[i].weight;
+	double given = 0, redis = 0; /* what the page was given: shares and inference */
+	uint32_t pg = 0;
+	for (uint32_t i = 0; i < p->nrts; i++) {
+		if (p->rts[i].redis) {
+			redis += p->rts[i].weight;
+		} else {
+			given += p->rts[i].weight;
+			pg++;
+		}
+	}
 	fprintf(t->out, "page %ld  c%" PRIu64 " %s %s  route \"%s\"  %.3f ms  ", t->shown,
 		p->http_conn, p->method, p->target, p->route, ms(p->t0, p->t1));
 	if (p->exact)
-		fprintf(t->out, "%u round trips\n", p->nrts);
+		fprintf(t->out, "%u round trips", pg);
 	else
-		fprintf(t->out, "%.2f round trips of %u in its window%s\n", given, p->nrts,
+		fprintf(t->out, "%.2f round trips of %u in its window%s", given, pg,
 			p->mixed ? " (overlaps other routes: estimated)"
 				 : " (overlaps pages of its route: round trips shared)");
+	if (pg < p->nrts)
+		fprintf(t->out, ", %.2f Redis round trips", redis);
+	fputc('\n', t->out);
 	for (uint32_t i = 0; i < p->nrts; i++) {
 		const struct attrib_rt_rec *r = &p->rts[i];
 		char buf[32];
+		if (r->redis) { /* flight: its first command's name (attrib.c) */
+			fprintf(t->out, "  %+9.3f ms  c%-4" PRIu64 " redis %-8s %-12s commands %u",
+				ms(p->t0, r->t_start), r->conn, rt_class_name(r->cls), r->flight,
+				r->commands);
+			if (r->timed)
+				fprintf(t->out, "  %.3f ms", ms(r->t_start, r->t_end));
+			if (r->shared)
+				fprintf(t->out, "  (shared %.2f)", r->weight);
+			fputc('\n', t->out);
+			continue;
+		}
 		fprintf(t->out, "  %+9.3f ms  c%-4" PRIu64 " %-14s %-12s rfq %u rows %u", ms(p->t0, r->t_start),
 			r->conn, rt_label_how(r->cls, r->role, r->role_how, buf, sizeof buf), r->flight[0] ? r->flight : "-", r->rfq, r->rows);
 		if (r->timed)
@@ -98,7 +120,7 @@ int cmd_trace(int argc, char **argv)
 	struct trace_ctx t = {stdout, NULL, 0, 0};
 	static const struct opt_extra own[] = {{"limit", 0, true, 1}, {NULL, 0, false, 0}};
 	static struct cmd_opts co;
-	int p = opts_parse(argc, argv, OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_PAGES |
+	int p = opts_parse(argc, argv, OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES |
 					      OPTG_LIMITS | OPTG_OUTPUT,
 			   NULL, own, trace_opt, &t, &co);
 	struct read_opts ro = co.ro;

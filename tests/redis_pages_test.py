@@ -114,6 +114,12 @@ def main():
         check("the pages' Redis round trips are the capture's",
               d["http"]["redis_round_trips_in_pages"], d["totals"]["redis"]["round_trips"])
         check("no Redis round trip shared", d["http"]["redis_round_trips_shared"], 0)
+        p = subprocess.run([PGRTT, "trace", "-p", PORT, "--redis-port", str(REDIS), "--http-port",
+                            str(HTTP), "--route", "GET /cached/", "--limit", "1", seq],
+                           capture_output=True, text=True)
+        check("trace: a cached page, its Redis round trip among its round trips",
+              (", 1.00 Redis round trips" in p.stdout, " redis query    GET " in p.stdout),
+              (True, True))
         # the gate: from the capture, and from a stored run
         base = [PGRTT, "audit", "-p", PORT, "--http-port", str(HTTP)]
         p = subprocess.run(base + ["--redis-port", str(REDIS), "--max-redis-rt-per-page", "1.2",
