@@ -187,8 +187,10 @@ static void reply(struct redis_rtt *r, const struct resp_msg *m)
 		r->st.pushes++; /* an unsubscription's further confirmations */
 		return;
 	}
-	if (!confirm && (m->push || (r->subscribed && pubsub_message(m->name)) ||
-			 (r->monitor && r->awaited == 0))) {
+	/* a message array when nothing is awaited: a subscription made before
+	 * the capture, not a reply (one would be an unknown one anyway) */
+	bool message = pubsub_message(m->name) && (r->subscribed || r->awaited == 0);
+	if (!confirm && (m->push || message || (r->monitor && r->awaited == 0))) {
 		r->st.pushes++;
 		return;
 	}

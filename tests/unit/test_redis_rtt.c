@@ -143,6 +143,13 @@ static void test_pubsub_resp2(void)
 	CHECK_EQ_U(rts[1].cls, RT_PING);
 	CHECK_EQ_U(r.st.pushes, 3); /* two messages, the second unsubscription */
 	CHECK_EQ_U(r.st.by_class[RT_UNKNOWN], 0);
+	/* subscribed before the capture: its messages answer nothing either */
+	start(false);
+	SV("*3\r\n$7\r\nmessage\r\n$1\r\na\r\n$5\r\nhello\r\n");
+	SV("*3\r\n$7\r\nmessage\r\n$1\r\na\r\n$5\r\nhello\r\n");
+	redis_rtt_finish(&r);
+	CHECK_EQ_U(r.st.pushes, 2);
+	CHECK_EQ_U(r.st.round_trips, 0);
 }
 
 /* RESP3: confirmations and messages are pushes; an invalidation push in
