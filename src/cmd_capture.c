@@ -123,6 +123,11 @@ static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 	fprintf(stderr, "\r\033[K%6.1f s  %llu pkts  %llu dropped  %llu conns  %.1fk rfq/s", elapsed,
 		(unsigned long long)pkts, (unsigned long long)(d->drop + d->ifdrop),
 		(unsigned long long)now.open, rfq_s / 1000);
+	if (a->opts.nredis_ports) {
+		double redis_s = dt > 0 ? (double)(now.redis_round_trips - prev->redis_round_trips) / dt
+					: 0;
+		fprintf(stderr, "  %.1fk redis rt/s", redis_s / 1000);
+	}
 	if (a->attributing) {
 		fprintf(stderr, "  %.1fk pages/s", pages_s / 1000);
 		const struct attrib *at = &a->attrib;
@@ -320,11 +325,12 @@ int cmd_capture(int argc, char **argv)
 			struct analysis_live now;
 			analysis_live(&a, &now);
 			warnx_("%.1f s: %llu packets, %llu dropped, %llu open connections, %llu "
-			       "ReadyForQuery, %llu round trips, %llu pages",
+			       "ReadyForQuery, %llu round trips, %llu pages, %llu Redis round trips",
 			       t - t0, (unsigned long long)ctx.seen,
 			       (unsigned long long)(drops.drop + drops.ifdrop),
 			       (unsigned long long)now.open, (unsigned long long)now.rfq,
-			       (unsigned long long)now.round_trips, (unsigned long long)now.pages);
+			       (unsigned long long)now.round_trips, (unsigned long long)now.pages,
+			       (unsigned long long)now.redis_round_trips);
 		}
 		if (status && t - last >= 1.0) {
 			source_stats(&live, &drops);

@@ -120,6 +120,18 @@ def main():
             t = tshark_commands(wfile, port)
             check("tshark decodes as many commands (give or take the big SET's segments)",
                   0 <= t - r.get("commands", 0) <= 8, True)
+        # on a terminal, the status line counts them as they come
+        ts = os.path.join(tmp, "typescript")
+        tty = subprocess.Popen(["script", "-qec", f"{PGRTT} capture -i lo -p {pg} --redis-port "
+                                f"{port} --duration 3", ts], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL)
+        time.sleep(1)
+        subprocess.run(["redis-benchmark", "-p", str(port), "-q", "-n", "20000", "-c", "2", "-t",
+                        "get"], capture_output=True)
+        tty.wait(timeout=60)
+        typed = open(ts, errors="replace").read()
+        check("a terminal: the status line counts Redis round trips",
+              bool(re.search(r"[1-9][0-9.]*k redis rt/s", typed)), True)
         # the same load, the wrong port: said, and not read as no Redis at all
         rc, d, err = under_capture(["-p", str(pg), "--redis-port", str(free_port())], bench, 3)
         check("wrong --redis-port: said", ("[no-redis]" in err,
