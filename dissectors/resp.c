@@ -34,7 +34,9 @@ static uint8_t upper(uint8_t b)
  * other argument is kept - keys, values and AUTH's are not the framer's. */
 static bool keeps_args(const char *name)
 {
-	return !strcmp(name, "CLIENT") || !strcmp(name, "HELLO") || !strcmp(name, "SELECT");
+	/* the first letter first: this runs for every command */
+	return (name[0] == 'C' || name[0] == 'H' || name[0] == 'S') &&
+	       (!strcmp(name, "CLIENT") || !strcmp(name, "HELLO") || !strcmp(name, "SELECT"));
 }
 
 static void reset_value(struct resp_dir *d)
@@ -85,6 +87,10 @@ static bool names_a_kind(const char *s)
 		"MESSAGE",   "PMESSAGE",     "SMESSAGE",     "SUBSCRIBE",    "PSUBSCRIBE",
 		"SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "PONG",
 		"INVALIDATE", NULL};
+	/* most replies have no name, the rest start with one of these: this
+	 * runs for every reply */
+	if (!s[0] || !strchr("MPSUI", s[0]))
+		return false;
 	for (int i = 0; kinds[i]; i++)
 		if (!strcmp(s, kinds[i]))
 			return true;
