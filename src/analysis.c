@@ -569,6 +569,11 @@ void analysis_free(struct analysis *a)
 
 /* Keep the summary for the listing: the first ANALYSIS_MAX_LISTED, the
  * rest counted in the totals only. */
+bool analysis_redis_measured(const struct analysis *a)
+{
+	return a->opts.nredis_ports > 0 && a->tot.redis.st.round_trips > 0;
+}
+
 void analysis_summarize(struct conn_summary *m, const struct reasm_dir *tcp,
 			const struct hist *lat)
 {

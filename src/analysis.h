@@ -158,6 +158,11 @@ void analysis_finish(struct analysis *a);
 
 void analysis_free(struct analysis *a);
 
+/* Redis per page and route stand for something: --redis-port was given and
+ * Redis round trips were seen.  Otherwise they are not measured (null,
+ * NULL, "-", a failed rule), never 0: a wrong port is no Redis-free app. */
+bool analysis_redis_measured(const struct analysis *a);
+
 /* The Redis commands counted, most frequent first (names alike: by name);
  * the rest ("", past REDIS_NAMES_MAX names) left out and returned in rest.
  * out holds REDIS_NAMES_MAX.  Returns how many. */

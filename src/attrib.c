@@ -355,6 +355,22 @@ void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t_a
 	page_push(a, s);
 }
 
+/* A round trip (either protocol's) waits for the sweep, or is placed now
+ * if it started behind it: the pages it may belong to are active now, or
+ * gone. */
+static void enqueue(struct attrib *a, const struct attrib_rt_rec *r)
+{
+	if (r->t_start < a->pos) {
+		place(a, r);
+		return;
+	}
+	if (!rt_room(a)) {
+		a->dropped++;
+		return;
+	}
+	rt_push(a, r);
+}
+
 void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 {
 	if (!rt->has_start)
@@ -379,15 +395,7 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	r.redis = false;
 	r.commands = 0;
 	memcpy(r.flight, rt->flight, sizeof r.flight);
-	if (r.t_start < a->pos) { /* late: the pages it may belong to are active now, or gone */
-		place(a, &r);
-		return;
-	}
-	if (!rt_room(a)) {
-		a->dropped++;
-		return;
-	}
-	rt_push(a, &r);
+	enqueue(a, &r);
 }
 
 void attrib_add_redis_rt(struct attrib *a, uint64_t conn, const struct redis_rt *rt)
@@ -409,15 +417,7 @@ void attrib_add_redis_rt(struct attrib *a, uint64_t conn, const struct redis_rt 
 	memcpy(r.flight, name, sizeof r.flight);
 	r.weight = 1;
 	r.timed = rt->t_end >= rt->t_start;
-	if (r.t_start < a->pos) {
-		place(a, &r);
-		return;
-	}
-	if (!rt_room(a)) {
-		a->dropped++;
-		return;
-	}
-	rt_push(a, &r);
+	enqueue(a, &r);
 }
 
 /* ----------------------------------------------------------------------

@@ -473,8 +473,8 @@ static int from_analysis(const struct analysis *a, bool partial, struct adata *d
 		snprintf(x->attribution, sizeof x->attribution, "%s", route_attribution(r));
 		x->inferred = route_inferred_share(r);
 		route_interval(r, &x->rt_lo, &x->rt_hi);
-		x->redis_rt = a->opts.nredis_ports ? r->redis_rt / n : NAN;
-		x->redis_cmds = a->opts.nredis_ports ? r->redis_cmds / n : NAN;
+		x->redis_rt = analysis_redis_measured(a) ? r->redis_rt / n : NAN;
+		x->redis_cmds = analysis_redis_measured(a) ? r->redis_cmds / n : NAN;
 		d->pages += n;
 	}
 	d->acq = a->tot.st.pings[PING_ACQUIRE];

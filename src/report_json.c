@@ -221,7 +221,17 @@ static double per_page(double total, double pages)
 	return round(total / pages * 1e6) / 1e6;
 }
 
-static cJSON *route_json(const struct attrib_route *r, bool redis)
+/* The Redis figures of a route with none to show: not measured. */
+static void redis_null(cJSON *o)
+{
+	cJSON_AddNullToObject(o, "redis_round_trips_per_page");
+	cJSON_AddNullToObject(o, "redis_flights_per_page");
+	cJSON_AddNullToObject(o, "redis_commands_per_page");
+}
+
+/* redis: --redis-port was given; redis_measured: and Redis was seen
+ * (analysis_redis_measured) - else its figures are null, not 0 */
+static cJSON *route_json(const struct attrib_route *r, bool redis, bool redis_measured)
 {
 	double n = (double)r->pages;
 	cJSON *o = cJSON_CreateObject();
@@ -238,11 +248,8 @@ static cJSON *route_json(const struct attrib_route *r, bool redis)
 				      "pg_time_per_page_ms", "connections_per_page"};
 		for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
 			cJSON_AddNullToObject(o, none[i]);
-		if (redis) {
-			cJSON_AddNullToObject(o, "redis_round_trips_per_page");
-			cJSON_AddNullToObject(o, "redis_flights_per_page");
-			cJSON_AddNullToObject(o, "redis_commands_per_page");
-		}
+		if (redis)
+			redis_null(o);
 		return o;
 	}
 	cJSON_AddNumberToObject(o, "inferred_share", round(route_inferred_share(r) * 1e6) / 1e6);
@@ -285,7 +292,9 @@ static cJSON *route_json(const struct attrib_route *r, bool redis)
 		cJSON_AddNullToObject(o, "connections_per_page");
 	else
 		cJSON_AddNumberToObject(o, "connections_per_page", round(cpp * 1e6) / 1e6);
-	if (redis) { /* attrib.h: as the pages waited on them; the server's; commands */
+	if (redis && !redis_measured) {
+		redis_null(o);
+	} else if (redis) { /* attrib.h: as the pages waited on them; the server's; commands */
 		cJSON_AddNumberToObject(o, "redis_round_trips_per_page", per_page(r->redis_rt, n));
 		cJSON_AddNumberToObject(o, "redis_flights_per_page", per_page(r->redis_flights, n));
 		cJSON_AddNumberToObject(o, "redis_commands_per_page", per_page(r->redis_cmds, n));
@@ -427,8 +436,9 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		cJSON *routes = cJSON_AddArrayToObject(root, "routes");
 		for (uint32_t i = 0; i < at->nroutes; i++)
 			if (at->routes[i].pages || at->routes[i].pages_long)
-				cJSON_AddItemToArray(routes, route_json(&at->routes[i],
-									a->opts.nredis_ports > 0));
+				cJSON_AddItemToArray(routes,
+						     route_json(&at->routes[i], a->opts.nredis_ports > 0,
+								analysis_redis_measured(a)));
 	}
 
 	struct evidence ev;

@@ -93,6 +93,11 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 			at->mixed_pages, at->rts_mixed);
 	if (!a->opts.nredis_ports)
 		return;
+	if (!analysis_redis_measured(a)) { /* a wrong port is no Redis-free app */
+		fprintf(out, "redis per page: not measured (no Redis round trip on the --redis-port"
+			     " ports; see warnings)\n");
+		return;
+	}
 	/* Redis beside it: waited on, the server's flights, commands (attrib.h) */
 	fprintf(out, "\n  %-28s %6s %13s %16s %15s  %s\n", "route", "pages", "redis rt/page",
 		"redis flights/pg", "redis cmds/page", "attribution");

@@ -655,7 +655,7 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 		sqlite3_bind_double(st, k++, hi);
 		double redis[] = {r->redis_rt, r->redis_flights, r->redis_cmds};
 		for (size_t j = 0; j < sizeof redis / sizeof redis[0]; j++) {
-			if (a->opts.nredis_ports)
+			if (analysis_redis_measured(a))
 				sqlite3_bind_double(st, k++, redis[j] / n);
 			else
 				sqlite3_bind_null(st, k++); /* not measured: not 0 */

@@ -16,10 +16,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklib import check, failures  # noqa: E402
+from livelib import capture  # noqa: E402
 
 PGRTT, BLOGLOAD, APP, SRC = sys.argv[1:5]
 PORT = os.environ.get("PGRTT_PGPORT")
@@ -34,31 +34,6 @@ MODES = {
     "axum-sqlx": ((6, 6, 8), 0, 3, "release"),
     "axum-sqlx-ping": ((9, 9, 12), 3, 3, "both"),
 }
-
-
-def capture(pcap, fn, immediate=True):
-    """immediate=False: tcpdump fills its buffer before it writes, as it must
-    under a load that takes every CPU (one write per packet drops packets).
-    Immediate mode takes a ring of fixed-size frames, each as big as the
-    loopback MTU (64 MiB: about 1,000 packets; real_mixed_test.py): 256 MiB,
-    and tcpdump ahead of the load for CPU."""
-    err = pcap + ".err"
-    quick = ["-U", "--immediate-mode"] if immediate else []
-    with open(err, "w") as e:
-        td = subprocess.Popen(["nice", "-n", "-10", "tcpdump", "-i", "lo", "-s", "0", "-B",
-                               "262144"] + quick +
-                              ["-Z", "root", "-w", pcap, f"tcp port {PORT} or tcp port {HTTP}"],
-                              stdout=subprocess.DEVNULL, stderr=e)
-    for _ in range(100):
-        if "listening" in open(err).read():
-            break
-        time.sleep(0.05)
-    try:
-        return fn()
-    finally:
-        time.sleep(0.5)
-        td.send_signal(2)
-        td.wait(timeout=30)
 
 
 def near(got, want, pct=0.05):
@@ -186,7 +161,7 @@ def main():
             check(f"{mode}: the same bytes as pgx", [p for p in pages if bodies[p] != reference[p]],
                   [])
             seq = os.path.join(tmp, f"{mode.replace(' ', '-')}-seq.pcap")
-            capture(seq, lambda: [get(p) for p in pages * 4])
+            capture(seq, (PORT, HTTP), lambda: [get(p) for p in pages * 4])
             # warm up first, as the seed did: the pool grows to what 8 clients
             # need, and those connections' startups are not pages' round trips
             load8 = ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), HTTP,
@@ -194,7 +169,7 @@ def main():
             subprocess.run(load8, check=True, capture_output=True)
             conc = os.path.join(tmp, f"{mode.replace(' ', '-')}-conc.pcap")
             for attempt in range(3):
-                capture(conc, lambda: subprocess.run(
+                capture(conc, (PORT, HTTP), lambda: subprocess.run(
                     ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), HTTP,
                      "8", "40", "/articles/3", "/articles/11"], check=True, capture_output=True))
                 # on a loaded machine tcpdump drops packets now and then: pgrtt
@@ -209,7 +184,7 @@ def main():
             # the others, and each route's figure is estimated
             mixed = os.path.join(tmp, f"{mode.replace(' ', '-')}-mixed.pcap")
             for attempt in range(3):
-                capture(mixed, lambda: subprocess.run(
+                capture(mixed, (PORT, HTTP), lambda: subprocess.run(
                     ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), HTTP,
                      "8", "150", "/articles/3", "/", "/tags/tag-7", "/articles/11"],
                     check=True, capture_output=True))
@@ -236,7 +211,7 @@ def main():
                 subprocess.run(wrk[:6] + ["1"] + wrk[7:], check=True, capture_output=True)
                 saturated = os.path.join(tmp, "saturated.pcap")
                 for attempt in range(3):
-                    out = capture(saturated, lambda: subprocess.run(
+                    out = capture(saturated, (PORT, HTTP), lambda: subprocess.run(
                         wrk, check=True, capture_output=True, text=True).stdout, False)
                     gaps = damage(saturated)
                     if not gaps:

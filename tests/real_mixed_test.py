@@ -20,7 +20,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklib import check, failures  # noqa: E402
+from livelib import capture, free_port  # noqa: E402
 
 PGRTT, BLOGLOAD, SRC = (os.path.abspath(a) for a in sys.argv[1:4])  # apps run in their dirs
 PORT = os.environ.get("PGRTT_PGPORT")
@@ -49,39 +49,9 @@ STATEMENTS = {"GET /articles/{id}": 3, "GET /": 3, "GET /tags/{slug}": 4}
 TIMED_CLASSES = {"rust-r2d2": ("ping", "close"), "java-hikari": ("ping",)}
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def get(path):
     with urllib.request.urlopen(f"http://127.0.0.1:{HTTP}{path}", timeout=10) as r:
         return r.status, r.read()
-
-
-def capture(pcap, fn):
-    err = pcap + ".err"
-    with open(err, "w") as e:
-        # immediate mode (a packet written as it comes: all of it on disk
-        # when tcpdump is stopped) takes a ring of fixed-size frames, each
-        # as big as the loopback MTU: 64 MiB held about 1,000 packets, and an
-        # r2d2 app under 8 clients overran it in a CI run (208 dropped, in
-        # all three tries).  256 MiB, and tcpdump ahead of the load for CPU.
-        td = subprocess.Popen(["nice", "-n", "-10", "tcpdump", "-i", "lo", "-s", "0", "-B",
-                               "262144", "-U", "--immediate-mode", "-Z", "root", "-w", pcap,
-                               f"tcp port {PORT} or tcp port {HTTP}"],
-                              stdout=subprocess.DEVNULL, stderr=e)
-    for _ in range(100):
-        if "listening" in open(err).read():
-            break
-        time.sleep(0.05)
-    try:
-        return fn()
-    finally:
-        time.sleep(0.5)
-        td.send_signal(signal.SIGINT)
-        td.wait(timeout=30)
 
 
 def analyze(pcap):
@@ -154,10 +124,10 @@ def run_app(name, man, env, tmp):
             return
         load(8, 20)  # warm up: the pool grows to what 8 clients need
         seq = os.path.join(tmp, f"{name}-seq.pcap")
-        capture(seq, lambda: [get(p) for p in PATHS * 10])
+        capture(seq, (PORT, HTTP), lambda: [get(p) for p in PATHS * 10])
         mixed = os.path.join(tmp, f"{name}-mixed.pcap")
         for attempt in range(3):
-            capture(mixed, lambda: load(8, 150))
+            capture(mixed, (PORT, HTTP), lambda: load(8, 150))
             d = analyze(mixed)
             if not d["totals"]["gaps"] and not d["http"]["gaps"]:
                 break

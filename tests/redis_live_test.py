@@ -10,21 +10,15 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklib import check, failures  # noqa: E402
+from livelib import free_port  # noqa: E402
 
 PGRTT, SRC = (os.path.abspath(a) for a in sys.argv[1:3])
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def cli(port, *args):

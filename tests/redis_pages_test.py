@@ -15,51 +15,22 @@ import io
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklib import check, failures  # noqa: E402
+from livelib import capture, free_port  # noqa: E402
 
 PGRTT, BLOGLOAD, APP, SRC = (os.path.abspath(a) for a in sys.argv[1:5])
 PORT = os.environ.get("PGRTT_PGPORT")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 HTTP, REDIS = free_port(), free_port()
 
 
 def get(path):
     with urllib.request.urlopen(f"http://127.0.0.1:{HTTP}{path}", timeout=10) as r:
         return r.status, r.read()
-
-
-def capture(pcap, fn):
-    err = pcap + ".err"
-    with open(err, "w") as e:
-        td = subprocess.Popen(["nice", "-n", "-10", "tcpdump", "-i", "lo", "-s", "0", "-B",
-                               "262144", "-U", "--immediate-mode", "-Z", "root", "-w", pcap,
-                               f"tcp port {PORT} or tcp port {HTTP} or tcp port {REDIS}"],
-                              stdout=subprocess.DEVNULL, stderr=e)
-    for _ in range(100):
-        if "listening" in open(err).read():
-            break
-        time.sleep(0.05)
-    try:
-        return fn()
-    finally:
-        time.sleep(0.5)
-        td.send_signal(signal.SIGINT)
-        td.wait(timeout=30)
 
 
 def analyze(pcap):
@@ -97,8 +68,8 @@ def main():
               True)
         get("/cached/")  # warm: from now on a GET that hits
         seq = os.path.join(tmp, "seq.pcap")
-        capture(seq, lambda: [get(p) for p in ["/cached/", "/articles/3", "/cached/articles/3",
-                                               "/", "/cached/articles/7"] * 4])
+        pages = ["/cached/", "/articles/3", "/cached/articles/3", "/", "/cached/articles/7"]
+        capture(seq, (PORT, HTTP, REDIS), lambda: [get(p) for p in pages * 4])
         d, r = analyze(seq)
         check("one page at a time: every route exact",
               sorted({x["attribution"] for x in d["routes"]}), ["exact"])
@@ -114,6 +85,13 @@ def main():
         check("the pages' Redis round trips are the capture's",
               d["http"]["redis_round_trips_in_pages"], d["totals"]["redis"]["round_trips"])
         check("no Redis round trip shared", d["http"]["redis_round_trips_shared"], 0)
+        # a wrong --redis-port: Redis per page not measured, not 0
+        p = subprocess.run([PGRTT, "analyze", "-p", PORT, "--redis-port", str(free_port()),
+                            "--http-port", str(HTTP), "-F", "json", "--no-progress", seq],
+                           capture_output=True, text=True)
+        w = {x["route"]: x for x in json.loads(p.stdout)["routes"]}["GET /cached/"]
+        check("a wrong --redis-port: the routes' Redis figures null",
+              (w["redis_round_trips_per_page"], w["redis_commands_per_page"]), (None, None))
         p = subprocess.run([PGRTT, "trace", "-p", PORT, "--redis-port", str(REDIS), "--http-port",
                             str(HTTP), "--route", "GET /cached/", "--limit", "1", seq],
                            capture_output=True, text=True)
@@ -160,9 +138,10 @@ def main():
                            text=True)
         check("report -F md: a Redis column", "Redis round trips / page" in p.stdout, True)
         conc = os.path.join(tmp, "conc.pcap")
-        capture(conc, lambda: subprocess.run(["/usr/bin/python3", os.path.join(
-            SRC, "tests", "clients", "load.py"), str(HTTP), "8", "40", "/cached/"], check=True,
-            capture_output=True))
+        load = ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), str(HTTP),
+                "8", "40", "/cached/"]
+        capture(conc, (PORT, HTTP, REDIS),
+                lambda: subprocess.run(load, check=True, capture_output=True))
         d, r = analyze(conc)
         x = r["GET /cached/"]
         check("8 clients on the cached index: pages, overlapping (aggregate)",
