@@ -14,7 +14,7 @@
  * feature f is then what the certain round trips gave it plus its share
  * of all of f's uncertain ones; a jackknife over eight parts of the sample
  * gives the figure's standard error, and the fits under other densities
- * and without the doubtful shares widen the interval.  What came later can
+ * and with the doubtful shares widen the interval.  What came later can
  * narrow a kept round trip's candidates (infer_narrow: the pages that held
  * its whole checkout, attrib.c).
  *

@@ -4,6 +4,7 @@ are known: exit codes, messages, JUnit (xmllint), baselines, policies."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -150,4 +151,5 @@ rep = os.path.join(tmp, "audit.txt")
 p = audit(*WEB, "--forbid", "acquire-ping", "-o", rep, "--write-baseline", base, cap("web-ping-query.pcap"))
 check("-o and --write-baseline: rules checked", (p.returncode, p.stdout, "FAIL pings" in open(rep).read()),
       (1, "", True))
+shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(1 if failures else 0)

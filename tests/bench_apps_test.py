@@ -262,7 +262,7 @@ def main():
                       r["GET /compute"]["round_trips_per_page"]["mean"], 0)
                 check(f"{mode}: every page exact",
                       sorted({x["attribution"] for x in d["routes"]}), ["exact"])
-    if failures:  # the captures are the evidence: kept for a look
+    if failures or os.environ.get("PGRTT_KEEP"):  # the evidence, kept for a look
         print(f"captures kept in {tmp}")
     else:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -184,7 +184,7 @@ def main():
         if redis:
             redis.terminate()
             redis.wait()
-    if failures:
+    if failures or os.environ.get("PGRTT_KEEP"):  # PGRTT_KEEP=1: a corpus
         print(f"captures kept in {tmp}")
     else:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -400,7 +400,7 @@ TMP = None
 
 if __name__ == "__main__":
     rc = main()
-    if TMP and rc == 0:
+    if TMP and rc == 0 and not os.environ.get("PGRTT_KEEP"):  # PGRTT_KEEP=1: a corpus
         shutil.rmtree(TMP, ignore_errors=True)
     elif TMP:
         print(f"captures kept in {TMP}")
