@@ -184,13 +184,13 @@ static int64_t header_number(const char *s, uint32_t n)
 		return -1;
 	if (n == 0 || n > 19)
 		return -3;
-	int64_t v = 0;
+	uint64_t v = 0; /* 19 digits fit; an int64_t could overflow */
 	for (uint32_t i = 0; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')
 			return -3;
-		v = v * 10 + (s[i] - '0');
+		v = v * 10 + (uint64_t)(s[i] - '0');
 	}
-	return v;
+	return v > INT64_MAX ? -3 : (int64_t)v;
 }
 
 /* Does a header line of type t with text s[0..n) make sense?  (The rules
@@ -386,6 +386,186 @@ static bool header_done(struct resp_dir *d, uint64_t ts, resp_msg_fn *emit, void
 	return true;
 }
 
+/* ----------------------------------------------------------------------
+ * Whole values in one piece
+ *
+ * Most values are whole in the piece they start in (a GET and its reply,
+ * a pipeline of them in one segment): those are parsed straight from the
+ * bytes, as picohttpparser parses a request, without the state machine's
+ * switch per element and line byte by byte.  Only plainly valid values of
+ * the common shapes take this path - a command of bulk strings; a reply
+ * that is a scalar or a flat array of scalars - and it changes nothing
+ * until the whole value has been read: anything else (split, nested,
+ * streamed, an attribute, a null in a command, malformed) returns 0, and
+ * the machine reads it from the same byte, so the two always agree
+ * (test_resp.c and fuzz_resp.c compare them).
+ * ---------------------------------------------------------------------- */
+
+/* The LF ending the line that starts at p[0], within max bytes, with its
+ * CR: its index (>= 2), or 0. */
+static size_t fast_line(const uint8_t *p, size_t n, size_t max)
+{
+	const uint8_t *lf = memchr(p, '\n', n < max ? n : max);
+	return lf && lf - p >= 2 && lf[-1] == '\r' ? (size_t)(lf - p) : 0;
+}
+
+/* A header of 1 to 19 digits at s[0..n) and its CRLF: the number
+ * (header_number's), and *end the index past the LF; -1 if not that.  A
+ * loop of its own, not memchr: the line is a few bytes. */
+static inline int64_t fast_number(const uint8_t *s, size_t n, size_t *end)
+{
+	size_t lim = n < 19 ? n : 19, i = 0;
+	uint64_t v = 0;
+	unsigned dg;
+	while (i < lim && (dg = (unsigned)s[i] - '0') <= 9) {
+		v = v * 10 + dg;
+		i++;
+	}
+	/* a 20th digit is no CR: refused */
+	if (i == 0 || n - i < 2 || s[i] != '\r' || s[i + 1] != '\n' || v > INT64_MAX)
+		return -1;
+	*end = i + 2;
+	return (int64_t)v;
+}
+
+/* A bulk string with a length, whole at p[0..n) ('$' at p[0]): its size,
+ * its body in *body and *len; 0 if not that. */
+static inline size_t fast_bulk(const uint8_t *p, size_t n, const uint8_t **body, size_t *len)
+{
+	size_t end;
+	int64_t v = fast_number(p + 1, n - 1, &end);
+	if (v < 0 || (uint64_t)v > RESP_BULK_MAX || (uint64_t)v + 2 > n - (1 + end))
+		return 0;
+	const uint8_t *b = p + 1 + end;
+	if (b[v] != '\r' || b[v + 1] != '\n')
+		return 0;
+	*body = b;
+	*len = (size_t)v;
+	return 1 + end + (size_t)v + 2;
+}
+
+struct fast_scalar {
+	bool null;
+	const uint8_t *text; /* a string's body, or a simple string's line */
+	size_t len;
+};
+
+/* A value that is no aggregate, whole at p[0..n), of a type this path
+ * reads (a client's: a bulk string with a length): its size, or 0. */
+static inline size_t fast_scalar(enum resp_side side, const uint8_t *p, size_t n, struct fast_scalar *e)
+{
+	if (n < 3)
+		return 0;
+	size_t lf;
+	e->null = false;
+	e->text = p + 1;
+	e->len = 0;
+	if (side == RESP_CLIENT && p[0] != '$')
+		return 0;
+	switch (p[0]) {
+	case '$':
+		if (side == RESP_SERVER && n >= 5 && !memcmp(p + 1, "-1\r\n", 4)) {
+			e->null = true;
+			return 5;
+		}
+		return fast_bulk(p, n, &e->text, &e->len);
+	case '+':
+	case '-':
+	case ',':
+	case '(':
+		if (!(lf = fast_line(p, n, RESP_LINE_MAX + 3)))
+			return 0;
+		for (size_t i = 1; i < lf - 1; i++)
+			if (p[i] < 0x20 && p[i] != '\t')
+				return 0;
+		e->len = lf - 2;
+		return lf + 1;
+	case ':': {
+		size_t minus = p[1] == '-', end;
+		return fast_number(p + 1 + minus, n - 1 - minus, &end) < 0 ? 0 : 1 + minus + end;
+	}
+	case '_':
+		e->null = true;
+		return p[1] == '\r' && p[2] == '\n' ? 3 : 0;
+	case '#':
+		return n >= 4 && (p[1] == 't' || p[1] == 'f') && p[2] == '\r' && p[3] == '\n' ? 4 : 0;
+	default:
+		return 0;
+	}
+}
+
+/* What keep_bytes keeps of n bytes, into to[cap + 1]. */
+static void fast_keep(char *to, size_t cap, const uint8_t *p, size_t n)
+{
+	size_t k = n < cap ? n : cap;
+	for (size_t i = 0; i < k; i++)
+		to[i] = (char)upper(p[i]);
+	to[k] = '\0';
+}
+
+/* A top-level value whole at p[0..n): emitted as the machine would, and
+ * its size; 0 when it is not one this path reads. */
+static size_t fast_value(struct resp_dir *d, enum resp_side side, const uint8_t *p, size_t n,
+			 uint64_t ts, resp_msg_fn *emit, void *ctx)
+{
+	struct resp_msg m;
+	struct fast_scalar e;
+	size_t at;
+	/* field by field, not a memset of the whole: this runs per value */
+	m.side = (uint8_t)side;
+	m.type = p[0];
+	m.push = m.error = m.null = m.attr = m.gap = m.name_cut = false;
+	m.argc = 0;
+	m.ts_first = m.ts_last = ts;
+	m.name[0] = m.arg[0][0] = m.arg[1][0] = '\0';
+	if (p[0] != '*') {
+		if (side == RESP_CLIENT || !(at = fast_scalar(side, p, n, &e)))
+			return 0;
+		m.error = p[0] == '-';
+		m.null = e.null;
+	} else {
+		size_t end;
+		int64_t v = fast_number(p + 1, n - 1, &end);
+		if (v < 0 || (uint64_t)v > (side == RESP_CLIENT ? RESP_MULTIBULK_MAX : RESP_AGG_MAX))
+			return 0;
+		m.argc = (uint64_t)v;
+		at = 1 + end;
+		bool args = false; /* a command whose first arguments are kept */
+		for (uint64_t k = 0; k < m.argc; k++) { /* each element >= 3 bytes: bounded by n */
+			size_t used = 0;
+			if (at + 3 > n)
+				return 0;
+			if (side == RESP_SERVER) /* a client's are bulk strings */
+				used = fast_scalar(side, p + at, n - at, &e);
+			else if (p[at] == '$')
+				used = fast_bulk(p + at, n - at, &e.text, &e.len);
+			if (!used)
+				return 0;
+			uint8_t t = p[at];
+			if (k == 0 && (t == '$' || (side == RESP_SERVER && (t == '+' || t == '-')))) {
+				/* a simple string's name: the header's first bytes (num[]) */
+				size_t len = t == '$' ? e.len : e.len < sizeof d->num ? e.len : sizeof d->num;
+				fast_keep(m.name, RESP_NAME_MAX, e.text, len);
+				m.name_cut = len > RESP_NAME_MAX;
+				args = side == RESP_CLIENT && (len == 5 || len == 6) && keeps_args(m.name);
+			} else if (k <= 2 && args) {
+				fast_keep(m.arg[k - 1], RESP_ARG_MAX, e.text, e.len);
+			}
+			at += used;
+		}
+	}
+	m.bytes = at;
+	if (side == RESP_SERVER && m.name[0] && !names_a_kind(m.name)) {
+		m.name[0] = '\0'; /* a reply's first string is data */
+		m.name_cut = false;
+	}
+	d->tentative = false;
+	d->msgs++;
+	if (emit)
+		emit(ctx, &m);
+	return at;
+}
+
 void resp_feed(struct resp_conn *c, enum resp_side side, const uint8_t *data, size_t len,
 	       uint64_t ts_ns, resp_msg_fn *emit, void *ctx)
 {
@@ -432,6 +612,13 @@ void resp_feed(struct resp_conn *c, enum resp_side side, const uint8_t *data, si
 		}
 		case RESP_ST_TYPE: {
 			uint8_t b = p[0];
+			if (d->depth == 0 && !d->cur.attr && !d->streamed_str && !c->slow) {
+				size_t used = fast_value(d, side, p, n, ts_ns, emit, ctx);
+				if (used) {
+					i += used;
+					continue;
+				}
+			}
 			if (d->depth == 0 && !d->cur.attr && !d->streamed_str) {
 				uint8_t s = d->cur.side;
 				reset_value(d); /* a new top-level value */

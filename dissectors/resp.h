@@ -108,6 +108,8 @@ struct resp_conn {
 	bool mid_stream; /* picked up without its start */
 	bool tls;        /* encrypted: nothing is decoded */
 	bool started[2]; /* a side's first piece was seen */
+	bool slow;       /* the incremental machine only, never the whole-value
+			  * path (set after init: the tests compare the two) */
 };
 
 /* Start a connection.  from_start: the stream begins at the first byte the

@@ -13,6 +13,10 @@ struct redis_state {
 	struct redis_rtt rtt;
 	struct hist lat;
 	uint64_t resyncs[2]; /* the framer's, when last looked at */
+	/* the last command's name as sent and where it counts: a client
+	 * sends the same few names over and over */
+	char last_name[RESP_NAME_MAX + 1];
+	struct redis_name_count *last_count;
 };
 
 static void count_packet(struct analysis *a)
@@ -23,7 +27,7 @@ static void count_packet(struct analysis *a)
 /* Commands by name: open addressing over a fixed table, so memory does not
  * follow what a hostile client names; past REDIS_NAMES_MAX names the rest
  * count under "" (JSON: "(other)"). */
-static void count_name(struct analysis_redis *t, const char *raw)
+static struct redis_name_count *count_name(struct analysis_redis *t, const char *raw)
 {
 	/* printable only, so that no output (JSON's UTF-8, a terminal) gets
 	 * garbage raw */
@@ -35,18 +39,17 @@ static void count_name(struct analysis_redis *t, const char *raw)
 	for (uint32_t i = 0; i < REDIS_NAMES_MAX; i++) {
 		struct redis_name_count *e = &t->by_command[(h + i) % REDIS_NAMES_MAX];
 		if (e->n == 0) {
-			if (t->nnames + 1 == REDIS_NAMES_MAX && name[0]) {
-				count_name(t, ""); /* the last slot is the rest's */
-				return;
-			}
+			if (t->nnames + 1 == REDIS_NAMES_MAX && name[0])
+				return count_name(t, ""); /* the last slot is the rest's */
 			memcpy(e->name, name, sizeof e->name);
 			t->nnames++;
 		} else if (strcmp(e->name, name) != 0) {
 			continue;
 		}
 		e->n++;
-		return;
+		return e;
 	}
+	return NULL; /* unreachable: the rest's slot is always found */
 }
 
 static int by_count(const void *x, const void *y)
@@ -79,8 +82,14 @@ uint32_t analysis_redis_commands(const struct analysis_redis *t, const struct re
 static void on_msg(void *ctx, const struct resp_msg *m)
 {
 	struct redis_state *s = ctx;
-	if (m->side == RESP_CLIENT && (m->argc > 0 || m->name[0]))
-		count_name(&s->cx.a->tot.redis, m->name);
+	if (m->side == RESP_CLIENT && (m->argc > 0 || m->name[0])) {
+		/* a table entry is never taken back: a name counts where it did */
+		if (s->last_count && !strcmp(s->last_name, m->name)) {
+			s->last_count->n++;
+		} else if ((s->last_count = count_name(&s->cx.a->tot.redis, m->name))) {
+			memcpy(s->last_name, m->name, sizeof s->last_name);
+		}
+	}
 	/* boundaries found again after garbage: values were lost there, as in
 	 * a gap (a side's first pickup mid-stream is one too, and harmless) */
 	uint64_t rs = s->resp.dir[m->side].resyncs;

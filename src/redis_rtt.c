@@ -29,7 +29,7 @@ enum rcmd {
 	C_HELLO, C_AUTH, C_SELECT, C_READONLY, C_CLIENT, C_SUBSCRIBE, C_MONITOR,
 };
 
-static enum rcmd kind_of(const char *n)
+static inline enum rcmd kind_of(const char *n)
 {
 	switch (n[0]) {
 	case 'A': return is(n, "AUTH") ? C_AUTH : C_OTHER;
@@ -55,7 +55,7 @@ static enum rcmd kind_of(const char *n)
 	}
 }
 
-static enum rt_class class_of(enum rcmd k, const char *arg0, bool first)
+static inline enum rt_class class_of(enum rcmd k, const char *arg0, bool first)
 {
 	switch (k) {
 	case C_PING:

@@ -3,7 +3,7 @@
 #
 # Without PCAP: starts a throwaway cluster (tests/pg_cluster.sh, port 55433),
 # records `pgbench -S -c 8 -j 2 -T 10` with tcpdump -B 65536 (about 1M
-# packets), and uses that.  Then reads the file with each tool (best of 3
+# packets), and uses that.  Then reads the file with each tool (best of 5
 # runs, GNU time) and prints packets/s, MB/s, peak RSS and pgrtt's speed as a
 # multiple of the others'.  Also reads the file 3 times over (mergecap -a)
 # to show pgrtt's peak memory does not grow with the capture.  Ratios, not
