@@ -46,6 +46,17 @@ struct attrib_feature {
  * queries serve the request of the first (checkout per page). */
 enum episode { EP_NONE, EP_ACQUIRED, EP_RELEASED, EP_OPEN };
 
+/* A Redis connection's open flight: the pages its commands went to, and
+ * each page's share of them (place_redis_cmd). */
+struct attrib_redis_flight {
+	uint64_t conn; /* + 1: 0 is an empty entry */
+	uint64_t flight, used;
+	uint32_t n, next; /* pages followed; the one to replace once all are taken */
+	uint32_t slot[ATTRIB_REDIS_PAGES];
+	uint64_t serial[ATTRIB_REDIS_PAGES];
+	double cmds[ATTRIB_REDIS_PAGES];
+};
+
 struct attrib_conn {
 	uint64_t conn; /* + 1: 0 is an empty entry */
 	uint32_t feat; /* of the query-like round trip remembered (an episode's first) */
@@ -104,10 +115,11 @@ int attrib_init(struct attrib *a, uint64_t grace_ns, uint64_t hold_ns)
 	a->nfeat = RT_NCLASS; /* ids below: a class, for round trips without a statement */
 	a->routes = calloc(ATTRIB_ROUTES_MAX, sizeof(*a->routes));
 	a->conns = calloc(ATTRIB_CONNS, sizeof(*a->conns));
+	a->rflights = calloc(ATTRIB_REDIS_CONNS, sizeof(*a->rflights));
 	a->feats = calloc(ATTRIB_FEATURES_MAX, sizeof(*a->feats));
 	a->cands = calloc(1, sizeof(*a->cands));
 	infer_init(&a->infer);
-	return a->routes && a->conns && a->feats && a->cands ? 0 : -1;
+	return a->routes && a->conns && a->rflights && a->feats && a->cands ? 0 : -1;
 }
 
 void attrib_free(struct attrib *a)
@@ -116,6 +128,7 @@ void attrib_free(struct attrib *a)
 		free(a->routes[i].http_ns);
 	free(a->routes);
 	free(a->conns);
+	free(a->rflights);
 	free(a->feats);
 	free(a->cands);
 	infer_free(&a->infer);
@@ -207,6 +220,13 @@ static bool rt_room(struct attrib *a)
 	return true;
 }
 
+/* When a record is placed: a Redis flight's listing once it is answered,
+ * after its commands; anything else as it starts. */
+static uint64_t rec_at(const struct attrib_rt_rec *r)
+{
+	return r->redis && !r->redis_cmd && r->t_end > r->t_start ? r->t_end : r->t_start;
+}
+
 static void rt_push(struct attrib *a, const struct attrib_rt_rec *r)
 {
 	uint32_t slot = a->rt_free[--a->nfree];
@@ -214,12 +234,12 @@ static void rt_push(struct attrib *a, const struct attrib_rt_rec *r)
 	uint32_t i = a->nrts++;
 	while (i > 0) {
 		uint32_t up = (i - 1) / 2;
-		if (a->rts[up].t_start <= r->t_start)
+		if (a->rts[up].t_start <= rec_at(r))
 			break;
 		a->rts[i] = a->rts[up];
 		i = up;
 	}
-	a->rts[i].t_start = r->t_start;
+	a->rts[i].t_start = rec_at(r);
 	a->rts[i].slot = slot;
 }
 
@@ -311,6 +331,7 @@ static void slot_free(struct attrib *a, uint32_t s)
 	struct attrib_page *p = &a->pages[s];
 	free(p->list);
 	p->list = NULL;
+	p->serial = 0; /* no page: what remembered it by its serial sees it gone */
 	p->next_free = a->free_head;
 	a->free_head = s;
 }
@@ -360,7 +381,7 @@ void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t_a
  * gone. */
 static void enqueue(struct attrib *a, const struct attrib_rt_rec *r)
 {
-	if (r->t_start < a->pos) {
+	if (rec_at(r) < a->pos) {
 		place(a, r);
 		return;
 	}
@@ -392,16 +413,31 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	r.weight = 1;
 	r.timed = rt->has_end && rt->t_end >= rt->t_start;
 	r.shared = false;
-	r.redis = false;
+	r.redis = r.redis_cmd = false;
 	r.commands = 0;
+	r.redis_flight = 0;
 	memcpy(r.flight, rt->flight, sizeof r.flight);
+	enqueue(a, &r);
+}
+
+void attrib_add_redis_cmd(struct attrib *a, uint64_t conn, uint64_t flight, uint64_t ts,
+			  uint32_t nth)
+{
+	struct attrib_rt_rec r;
+	memset(&r, 0, sizeof r);
+	r.conn = conn;
+	r.t_start = r.t_end = ts;
+	r.redis = r.redis_cmd = true;
+	r.commands = nth; /* its place in the flight: the first counts the flight */
+	r.redis_flight = flight;
+	r.weight = 1;
 	enqueue(a, &r);
 }
 
 void attrib_add_redis_rt(struct attrib *a, uint64_t conn, const struct redis_rt *rt)
 {
-	if (rt->commands == 0)
-		return; /* replies whose commands were not captured: no time to place them by */
+	if (rt->commands == 0 || !a->on_page)
+		return; /* the pages had its commands; this is their listing (trace) */
 	struct attrib_rt_rec r;
 	memset(&r, 0, sizeof r);
 	r.conn = conn;
@@ -410,6 +446,7 @@ void attrib_add_redis_rt(struct attrib *a, uint64_t conn, const struct redis_rt 
 	r.cls = rt->cls;
 	r.redis = true;
 	r.commands = rt->commands;
+	r.redis_flight = rt->serial;
 	/* its first command's name, printable, where PostgreSQL's keep their flight (trace) */
 	char name[RESP_NAME_MAX + 1];
 	redis_name_printable(name, rt->first);
@@ -982,31 +1019,98 @@ placed:
 	}
 }
 
-/* A Redis round trip: its candidate pages share it (attrib_add_redis_rt). */
-static void place_redis(struct attrib *a, const struct attrib_rt_rec *r)
+/* The entry following connection conn's open flight (created when asked
+ * for: the least recently used of its set of 4 given up), or NULL. */
+static struct attrib_redis_flight *redis_flight(struct attrib *a, uint64_t conn, bool create)
+{
+	struct attrib_redis_flight *set =
+		&a->rflights[((conn + 1) * 0x9e3779b97f4a7c15ull >> 40) % (ATTRIB_REDIS_CONNS / 4) * 4];
+	struct attrib_redis_flight *old = set;
+	for (int i = 0; i < 4; i++) {
+		if (set[i].conn == conn + 1) {
+			set[i].used = ++a->rflight_clock;
+			return &set[i];
+		}
+		if (set[i].used < old->used)
+			old = &set[i];
+	}
+	if (!create)
+		return NULL;
+	old->conn = conn + 1;
+	old->flight = UINT64_MAX;
+	old->used = ++a->rflight_clock;
+	return old;
+}
+
+/* A Redis command: its candidate pages share it (attrib_add_redis_cmd).
+ * Each page's share of its flight's commands so far says how much more of
+ * a round trip it waited on: min(1, share) in all.  Past
+ * ATTRIB_REDIS_PAGES pages in one flight the oldest followed is given up
+ * (a page of it sending again would count up to one round trip more). */
+static void place_redis_cmd(struct attrib *a, const struct attrib_rt_rec *r)
 {
 	const struct attrib_cands *k = candidates(a, r->t_start);
-	if (k->n == 0) {
-		a->redis_outside++;
+	bool first = r->commands == 1;
+	if (first) { /* the flight, as the server saw it: once */
+		a->redis_outside += k->n == 0;
+		a->redis_in_pages += k->n > 0;
+		a->redis_shared += k->n > 1;
+	}
+	if (k->n == 0)
 		return;
+	struct attrib_redis_flight *e = redis_flight(a, r->conn, true);
+	if (e->flight != r->redis_flight) {
+		e->flight = r->redis_flight;
+		e->n = e->next = 0;
 	}
-	a->redis_in_pages++;
-	a->redis_shared += k->n > 1;
-	double n = k->n, waited = r->commands >= k->n ? 1 : r->commands / n;
+	double share = 1.0 / k->n;
 	for (uint32_t i = 0; i < k->n; i++) {
-		struct attrib_page *p = &a->pages[k->c[i]];
-		p->redis_rt += waited;
-		p->redis_flights += 1 / n;
-		p->redis_cmds += r->commands / n;
-		if (a->on_page)
-			keep(p, r, k->n > 1, waited);
+		uint32_t slot = k->c[i];
+		struct attrib_page *p = &a->pages[slot];
+		p->redis_cmds += share;
+		if (first)
+			p->redis_flights += share;
+		uint32_t j = 0;
+		while (j < e->n && !(e->slot[j] == slot && e->serial[j] == p->serial))
+			j++;
+		if (j == e->n) {
+			if (e->n < ATTRIB_REDIS_PAGES)
+				e->n++;
+			else
+				j = e->next++ % ATTRIB_REDIS_PAGES;
+			e->slot[j] = slot;
+			e->serial[j] = p->serial;
+			e->cmds[j] = 0;
+		}
+		double before = e->cmds[j] < 1 ? e->cmds[j] : 1;
+		e->cmds[j] += share;
+		p->redis_rt += (e->cmds[j] < 1 ? e->cmds[j] : 1) - before;
 	}
+}
+
+/* A Redis flight answered (attrib_add_redis_rt, for on_page): listed with
+ * each page still open that had commands in it, at the round trip it
+ * waited on. */
+static void place_redis_rt(struct attrib *a, const struct attrib_rt_rec *r)
+{
+	struct attrib_redis_flight *e = redis_flight(a, r->conn, false);
+	if (!e || e->flight != r->redis_flight)
+		return;
+	for (uint32_t j = 0; j < e->n; j++) {
+		struct attrib_page *p = &a->pages[e->slot[j]];
+		if (p->serial == e->serial[j])
+			keep(p, r, e->cmds[j] + 1e-9 < r->commands, e->cmds[j] < 1 ? e->cmds[j] : 1);
+	}
+	e->conn = 0; /* the flight is over: the entry is free */
+	e->used = 0;
 }
 
 static void place(struct attrib *a, const struct attrib_rt_rec *r)
 {
-	if (r->redis)
-		place_redis(a, r);
+	if (r->redis_cmd)
+		place_redis_cmd(a, r);
+	else if (r->redis)
+		place_redis_rt(a, r);
 	else
 		place_rt(a, r, true);
 }

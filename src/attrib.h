@@ -47,6 +47,8 @@
 #define ATTRIB_FEATURES_MAX INFER_FEATURES /* statements told apart; beyond, by class */
 #define ATTRIB_CONNS 1024            /* connections whose last checkout is remembered */
 #define ATTRIB_TIE_MAX 32            /* pages one remembered round trip was spread over */
+#define ATTRIB_REDIS_CONNS 256       /* Redis connections whose open flight is followed */
+#define ATTRIB_REDIS_PAGES 16        /* pages one open flight's commands are followed in */
 
 struct attrib_route {
 	char name[ROUTE_MAX];
@@ -83,7 +85,9 @@ struct attrib_rt_rec {
 	bool timed;
 	bool shared; /* split between several pages */
 	bool redis;  /* a Redis round trip (commands: its commands); the rest is PostgreSQL's */
+	bool redis_cmd; /* with redis: one command of flight `flight`, sent at t_start */
 	uint32_t commands;
+	uint64_t redis_flight; /* Redis: the flight's serial on its connection (redis_rt.serial) */
 	float weight; /* for on_page: this page's share of it */
 	char flight[RT_FLIGHT_MAX + 2];
 };
@@ -107,6 +111,7 @@ struct attrib_conn;
 struct attrib_feature;
 struct attrib_cands;
 struct attrib_rt_key;
+struct attrib_redis_flight;
 
 struct attrib {
 	uint64_t grace_ns;
@@ -152,6 +157,8 @@ struct attrib {
 	uint32_t nfeat;
 	uint64_t page_serial;
 	struct attrib_conn *conns;
+	struct attrib_redis_flight *rflights; /* ATTRIB_REDIS_CONNS, in sets of 4 */
+	uint64_t rflight_clock;
 	struct infer infer;
 };
 
@@ -174,13 +181,20 @@ void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t_a
 /* A classified round trip of PostgreSQL connection conn. */
 void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt);
 
-/* A Redis round trip of connection conn (redis_rtt.h).  Placed by its
- * start among the pages whose window holds it, as PostgreSQL's are; held
- * by several pages, each gets an equal share of its commands and of the
- * flight (the server's count), and of "a round trip it waited on" the
- * share min(1, commands / pages): a pipeline batching one command of each
- * page is one round trip for every page, a lone GET beside 7 other pages
- * an eighth of one each. */
+/* Redis (redis_rtt.h): each command of a flight (the nth of it, from 1),
+ * sent at ts, goes to the
+ * pages whose window holds ts, as a PostgreSQL round trip's start does -
+ * several share it equally.  A page's round trips are the flights it had a
+ * command in, as it waited on them (min(1, its share of their commands)
+ * each: a pipeline batching one command of each of 8 pages is one round
+ * trip for every page, a lone GET beside 7 other pages an eighth of one
+ * each); the flight itself counts once, for the pages its first command
+ * went to (the server's count).  So a flight that runs on past the pages
+ * that began it - a client that keeps its pipeline full - is every later
+ * page's round trip too.  attrib_add_redis_rt, once the flight is
+ * answered, lists it with its pages for on_page (those still open). */
+void attrib_add_redis_cmd(struct attrib *a, uint64_t conn, uint64_t flight, uint64_t ts,
+			  uint32_t nth);
 void attrib_add_redis_rt(struct attrib *a, uint64_t conn, const struct redis_rt *rt);
 
 /* Nothing still open starts before watermark: settle what is older. */

@@ -113,6 +113,12 @@ static void on_round_trip(void *ctx, const struct redis_rt *rt)
 		a->opts.on_redis_rt(a->opts.ctx, s->cx.sum, rt);
 }
 
+static void on_command(void *ctx, const struct redis_rt *rt, uint64_t ts)
+{
+	struct redis_state *s = ctx;
+	attrib_add_redis_cmd(&s->cx.a->attrib, s->cx.sum->id, rt->serial, ts, rt->commands);
+}
+
 static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint64_t ts)
 {
 	(void)ts;
@@ -123,6 +129,8 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	hist_init(&s->lat);
 	redis_rtt_init(&s->rtt, &s->lat, a->redis_lat_class,
 		       a->attributing || a->opts.on_redis_rt ? on_round_trip : NULL, s);
+	if (a->attributing) /* pages get each command where it was sent */
+		s->rtt.on_cmd = on_command;
 	a->tot.redis.connections++;
 	if (a->opts.on_conn)
 		a->opts.on_conn(a->opts.ctx, cx->sum);

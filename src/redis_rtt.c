@@ -216,6 +216,7 @@ static void command(struct redis_rtt *r, const struct resp_msg *m)
 		if (want == 0)
 			return; /* nothing awaited: the client does not wait */
 		memset(c, 0, sizeof(*c));
+		c->serial = r->opened++;
 		r->open = true;
 		r->server_gap = false;
 		c->t_start = m->ts_first;
@@ -228,6 +229,8 @@ static void command(struct redis_rtt *r, const struct resp_msg *m)
 	c->damaged |= m->gap;
 	r->awaited += want;
 	r->confirms += confirms;
+	if (r->on_cmd)
+		r->on_cmd(r->ctx, c, m->ts_first);
 }
 
 static void reply(struct redis_rtt *r, const struct resp_msg *m)
@@ -252,6 +255,7 @@ static void reply(struct redis_rtt *r, const struct resp_msg *m)
 		if (r->open)
 			emit(r);
 		memset(c, 0, sizeof(*c)); /* a reply nothing awaited: unknown */
+		c->serial = r->opened++;
 		r->open = true;
 		c->cls = RT_UNKNOWN;
 		c->t_start = m->ts_first;

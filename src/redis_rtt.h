@@ -57,10 +57,14 @@ struct redis_rt {
 	uint8_t cls;             /* enum rt_class */
 	bool damaged;            /* a gap inside it */
 	uint64_t index;          /* its number on the connection, from 0 */
+	uint64_t serial;         /* of every flight opened on the connection (an unknown run's
+				  * too, and one never answered): on_cmd's */
 	char first[RESP_NAME_MAX + 1]; /* its first command's name ("" for unknown) */
 };
 
 typedef void redis_rt_fn(void *ctx, const struct redis_rt *rt);
+/* A command joined flight rt (rt->commands counts it), sent at ts. */
+typedef void redis_cmd_fn(void *ctx, const struct redis_rt *rt, uint64_t ts);
 
 struct redis_rtt {
 	struct redis_stats st;
@@ -81,7 +85,9 @@ struct redis_rtt {
 	struct hist *lat;     /* latency of every round trip, or NULL */
 	struct hist *lat_class; /* RT_NCLASS of them, or NULL */
 	redis_rt_fn *on_rt;
+	redis_cmd_fn *on_cmd; /* set after init, or NULL (ctx is on_rt's) */
 	void *ctx;
+	uint64_t opened;      /* flights opened: the next one's serial */
 };
 
 void redis_rtt_init(struct redis_rtt *r, struct hist *lat, struct hist *lat_class,

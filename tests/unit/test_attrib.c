@@ -61,6 +61,10 @@ static void test_grace_and_windows(void)
 	attrib_free(&a);
 }
 
+static uint64_t redis_serial;
+
+/* A flight of `commands` commands sent at once, answered 0.1 ms later, as
+ * proto_redis.c gives it: each command, then the flight. */
 static void redis_rt(uint64_t conn, uint64_t start_ms10, uint32_t commands)
 {
 	struct redis_rt r = {0};
@@ -68,7 +72,62 @@ static void redis_rt(uint64_t conn, uint64_t start_ms10, uint32_t commands)
 	r.t_end = r.t_start + MS / 10;
 	r.commands = r.replies = commands;
 	r.cls = RT_QUERY;
+	r.serial = redis_serial++;
+	for (uint32_t i = 0; i < commands; i++)
+		attrib_add_redis_cmd(&a, conn, r.serial, r.t_start, i + 1);
 	attrib_add_redis_rt(&a, conn, &r);
+}
+
+/* A client that keeps its pipeline full (node-redis): one flight, its
+ * commands sent by pages one after another while earlier ones are still
+ * answered.  Each page gets the command it sent and a round trip it waited
+ * on; the flight counts once, for the page that began it.  (Placed by the
+ * flight's start, the later pages had none: 0.95-0.97 round trips per page
+ * read for a one-GET page in bench_test.) */
+static void test_redis_streaming_flight(void)
+{
+	attrib_init(&a, 0, 0);
+	uint32_t c = attrib_route_id(&a, "GET /cached/");
+	for (int i = 0; i < 4; i++)
+		attrib_add_page(&a, c, (uint64_t)(10 * i) * MS, (uint64_t)(10 * i + 8) * MS,
+				(uint64_t)(10 * i + 9) * MS, 1 + (uint64_t)i, "GET", "/cached/", 200);
+	for (int i = 0; i < 4; i++) /* flight 7 of connection 5: one GET per page */
+		attrib_add_redis_cmd(&a, 5, 7, (uint64_t)(10 * i + 2) * MS, (uint32_t)i + 1);
+	struct redis_rt r = {0};
+	r.t_start = 2 * MS;
+	r.t_end = 35 * MS;
+	r.commands = r.replies = 4;
+	r.serial = 7;
+	attrib_add_redis_rt(&a, 5, &r);
+	attrib_finish(&a);
+	const struct attrib_route *rc = &a.routes[c];
+	CHECK_EQ_U(rc->pages, 4);
+	CHECK(fabs(rc->redis_cmds - 4) < 1e-9);
+	CHECK(fabs(rc->redis_rt - 4) < 1e-9);
+	CHECK(fabs(rc->redis_flights - 1) < 1e-9);
+	CHECK_EQ_U(a.redis_in_pages, 1);
+	CHECK_EQ_U(a.redis_shared, 0);
+	attrib_free(&a);
+}
+
+/* Two commands of one page in one flight, beside another page: it waited
+ * on one round trip, not two; the other page's share of its commands
+ * counts apart. */
+static void test_redis_flight_share(void)
+{
+	attrib_init(&a, 0, 0);
+	uint32_t c = attrib_route_id(&a, "GET /c");
+	attrib_add_page(&a, c, 0, 9 * MS, 10 * MS, 1, "GET", "/c", 200);
+	attrib_add_page(&a, c, 3 * MS, 19 * MS, 20 * MS, 2, "GET", "/c", 200);
+	attrib_add_redis_cmd(&a, 5, 0, 1 * MS, 1);  /* page 1 alone */
+	attrib_add_redis_cmd(&a, 5, 0, 2 * MS, 2);  /* page 1 alone */
+	attrib_add_redis_cmd(&a, 5, 0, 12 * MS, 3); /* page 2 alone */
+	attrib_finish(&a);
+	const struct attrib_route *rc = &a.routes[c];
+	CHECK(fabs(rc->redis_cmds - 3) < 1e-9);
+	CHECK(fabs(rc->redis_rt - 2) < 1e-9);
+	CHECK(fabs(rc->redis_flights - 1) < 1e-9);
+	attrib_free(&a);
 }
 
 /* Redis round trips by window: a page alone has its own; 8 pages at once
@@ -771,6 +830,8 @@ int main(void)
 {
 	RUN(test_grace_and_windows);
 	RUN(test_redis_pages);
+	RUN(test_redis_streaming_flight);
+	RUN(test_redis_flight_share);
 	RUN(test_settle_policy);
 	RUN(test_mixed_distinct_statements);
 	RUN(test_mixed_shared_statements);
