@@ -156,6 +156,13 @@ redis_bench() { # what redis-benchmark says it sent, then what the server ran
 capture_filter="tcp port $REDIS_PORT" capture redis-benchmark lo - redis_bench
 capture_filter="tcp port $REDIS_PORT" capture redis-py lo - /usr/bin/python3 "$SRC/tests/clients/redisclient.py" "$REDIS_PORT" redis-py
 capture_filter="tcp port $REDIS_PORT" capture redis-raw lo - /usr/bin/python3 "$SRC/tests/clients/redisclient.py" "$REDIS_PORT" raw
+redis_hiredis() { # what the hiredis client says it did, then what the server ran
+	redis-cli -p "$REDIS_PORT" config resetstat >/dev/null
+	"$SRC/build/tests/hiredisclient" "$REDIS_PORT"
+	echo "server commandstats: $(redis-cli -p "$REDIS_PORT" info commandstats | grep -o 'cmdstat_[a-z|]*:calls=[0-9]*' | tr '\n' ' ')"
+	echo "round trips: 8 (and 2 for the statistics)"
+}
+capture_filter="tcp port $REDIS_PORT" capture redis-hiredis lo - redis_hiredis
 kill "$redis"
 wait "$redis" 2>/dev/null || true
 

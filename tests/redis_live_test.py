@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""redis_live_test.py PGRTT SRCDIR - Redis round trips live (issue 13): a
-throwaway redis-server on a free loopback port, `pgrtt capture -i lo
---redis-port` around redis-benchmark (-P 1, -P 16) and redis-py (Debian's
-python3-redis: a pipeline, MULTI/EXEC, pub/sub), checked against what the
-clients know they sent, the server's own INFO commandstats, `pgrtt analyze`
-of the capture's -w file and tshark's RESP dissector on it; then the same
-load with the wrong --redis-port: said, not zero."""
+"""redis_live_test.py PGRTT SRCDIR [HIREDISCLIENT] - Redis round trips live
+(issue 13): a throwaway redis-server on a free loopback port, `pgrtt capture
+-i lo --redis-port` around redis-benchmark (-P 1, -P 16) and redis-py
+(Debian's python3-redis: a pipeline, MULTI/EXEC, pub/sub), checked against
+what the clients know they sent, the server's own INFO commandstats, `pgrtt
+analyze` of the capture's -w file and tshark's RESP dissector on it; then
+tests/clients/hiredisclient.c (libhiredis: redisAppendCommand pipelines, a
+transaction, a 200 KiB value) the same way; then the same load with the
+wrong --redis-port: said, not zero."""
 import json
 import os
 import re
@@ -19,6 +21,7 @@ from checklib import check, failures  # noqa: E402
 from livelib import free_port  # noqa: E402
 
 PGRTT, SRC = (os.path.abspath(a) for a in sys.argv[1:3])
+HIREDIS = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] != "none" else None
 
 
 def cli(port, *args):
@@ -126,6 +129,42 @@ def main():
         typed = open(ts, errors="replace").read()
         check("a terminal: the status line counts Redis round trips",
               bool(re.search(r"[1-9][0-9.]*k redis rt/s", typed)), True)
+        # hiredis, as a C service pipelines: what the client knows it did,
+        # against the capture and the server's commandstats
+        if HIREDIS or os.environ.get("PGRTT_REQUIRE_LIVE") == "1":
+            check("the hiredis client is built (libhiredis-dev)", bool(HIREDIS), True)
+        if HIREDIS:
+            cli(port, "config", "resetstat")
+            client = {}
+
+            def hiredis():
+                out = subprocess.run([HIREDIS, str(port)], capture_output=True, text=True,
+                                     check=True).stdout
+                client.update({k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", out)})
+            hfile = os.path.join(tmp, "hiredis.pcap")
+            rc, d, err = under_capture(["-p", str(pg), "--redis-port", str(port), "-w", hfile],
+                                       hiredis, 3)
+            stats = commandstats(port)
+            r = d.get("totals", {}).get("redis", {})
+            by = r.get("by_command", {})
+            check("hiredis: capture exit", rc, 0)
+            check("hiredis: commands as the client sent them and the server ran them",
+                  (r.get("commands"), r.get("commands")),
+                  (client.get("commands"), sum(v for k, v in stats.items() if k != "config|resetstat")))
+            check("hiredis: by name as the server ran them",
+                  {k.lower(): v for k, v in by.items()},
+                  {k: v for k, v in stats.items() if k != "config|resetstat"})
+            check("hiredis: round trips, pipelines and the largest as the client made them",
+                  (r.get("round_trips"), r.get("pipelined_round_trips"), r.get("largest_pipeline")),
+                  (client.get("round_trips"), client.get("pipelined"), client.get("largest")))
+            check("hiredis: nothing unanswered, no damage", (r.get("unanswered"), r.get("gaps"),
+                                                             r.get("malformed")), (0, 0, 0))
+            p = subprocess.run([PGRTT, "analyze", "-p", str(pg), "--redis-port", str(port), "-F",
+                                "json", "--no-progress", hfile], capture_output=True, text=True)
+            a = json.loads(p.stdout)["totals"]["redis"]
+            check("hiredis: analyze of the -w file says the same",
+                  (a["commands"], a["round_trips"], a["largest_pipeline"]),
+                  (r.get("commands"), r.get("round_trips"), r.get("largest_pipeline")))
         # the same load, the wrong port: said, and not read as no Redis at all
         rc, d, err = under_capture(["-p", str(pg), "--redis-port", str(free_port())], bench, 3)
         check("wrong --redis-port: said", ("[no-redis]" in err,
