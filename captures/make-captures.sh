@@ -184,6 +184,11 @@ printf 'this is not a capture\n' >"$HERE/not-a-capture.pcap"
 editcap -F pcap "$HERE/redis-benchmark.pcap" "$HERE/redis-dropped.pcap" $(seq 300 97 2000)
 editcap -F pcap -r "$HERE/redis-benchmark.pcap" "$HERE/redis-midstream.pcap" 500-100000
 editcap -F pcap --seed 7 -E 0.01 -o 66 "$HERE/redis-benchmark.pcap" "$HERE/redis-corrupt.pcap"
+# every packet cut to 80 bytes (14 of payload: no command whole), and the
+# file cut in the middle of a packet
+editcap -F pcap -s 80 "$HERE/redis-benchmark.pcap" "$HERE/redis-snaplen80.pcap"
+size=$(stat -c %s "$HERE/redis-benchmark.pcap")
+head -c $((size / 2 + 37)) "$HERE/redis-benchmark.pcap" >"$HERE/redis-truncated.pcap"
 # other link layers, packet for packet the same traffic
 for k in raw null loop vlan user0; do
 	/usr/bin/python3 "$SRC/tests/clients/relink.py" "$HERE/libpq-pipeline.pcap" "$HERE/link-$k.pcap" $k

@@ -555,7 +555,7 @@ static size_t fast_value(struct resp_dir *d, enum resp_side side, const uint8_t 
 		}
 	}
 	m.bytes = at;
-	if (side == RESP_SERVER && m.name[0] && !names_a_kind(m.name)) {
+	if (side == RESP_SERVER && !(m.name[0] && names_a_kind(m.name))) {
 		m.name[0] = '\0'; /* a reply's first string is data */
 		m.name_cut = false;
 	}
@@ -770,7 +770,7 @@ void resp_feed(struct resp_conn *c, enum resp_side side, const uint8_t *data, si
 	}
 }
 
-void resp_gap(struct resp_conn *c, enum resp_side side, uint64_t n)
+void resp_gap(struct resp_conn *c, enum resp_side side, uint64_t n, resp_msg_fn *emit, void *ctx)
 {
 	struct resp_dir *d = &c->dir[side];
 	d->gap_bytes += n;
@@ -782,6 +782,20 @@ void resp_gap(struct resp_conn *c, enum resp_side side, uint64_t n)
 		d->cur.bytes += n;
 		d->cur.gap = true;
 		return;
+	}
+	if (side == RESP_CLIENT && d->state != RESP_ST_INLINE && d->cur.type == '*' && d->depth >= 1 &&
+	    d->total0 > 0) {
+		/* a command cut short: it was sent; its name only if read whole */
+		bool name_read = d->depth == 1 && (d->total0 - d->left[0] >= 1 ||
+						   (d->state == RESP_ST_BULK && d->keep == 1 &&
+						    d->bulk_left <= 2)); /* all but its CRLF */
+		if (!name_read || d->cur.name_cut)
+			d->cur.name[0] = '\0';
+		d->cur.arg[0][0] = d->cur.arg[1][0] = '\0';
+		d->cur.argc = d->total0;
+		d->cur.gap = true;
+		d->cur.bytes += n;
+		top_done(d, d->cur.ts_first, emit, ctx);
 	}
 	resync(d, false, false); /* the value is lost with its boundaries */
 }

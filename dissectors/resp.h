@@ -125,8 +125,11 @@ void resp_feed(struct resp_conn *c, enum resp_side side, const uint8_t *data, si
 
 /* n bytes of the side's stream were lost.  Inside a bulk's bytes the side
  * stays in step (gap.h); anywhere else the value is lost and the side
- * resynchronises. */
-void resp_gap(struct resp_conn *c, enum resp_side side, uint64_t n);
+ * resynchronises - but a client's command whose start was seen is emitted
+ * first, marked gap (what was lost of it unknown: its name "" unless that
+ * was read whole), so that a capture cut short of every command (a small
+ * snaplen) still counts them: the server's reply comes whole. */
+void resp_gap(struct resp_conn *c, enum resp_side side, uint64_t n, resp_msg_fn *emit, void *ctx);
 
 /* Is b a RESP2/RESP3 type byte? */
 bool resp_type_valid(uint8_t b);

@@ -148,7 +148,7 @@ static void gap(void *st, int side, uint64_t n, uint64_t ts)
 	(void)ts;
 	struct redis_state *s = st;
 	redis_rtt_gap(&s->rtt, (enum resp_side)side);
-	resp_gap(&s->resp, (enum resp_side)side, n);
+	resp_gap(&s->resp, (enum resp_side)side, n, on_msg, s);
 }
 
 static void add_stats(struct redis_stats *t, const struct redis_stats *s)

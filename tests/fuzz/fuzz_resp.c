@@ -100,8 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     off += 3;
     if (hdr & 2) {
       redis_rtt_gap(&r, side);
-      resp_gap(&c, side, n);
-      resp_gap(&slow, side, n);
+      resp_gap(&c, side, n, on_msg, &f);
+      resp_gap(&slow, side, n, on_slow, &ds);
       continue;
     }
     if (n > size - off)

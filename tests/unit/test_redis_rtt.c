@@ -261,7 +261,7 @@ static void test_server_gap(void)
 	CL(GET GET);
 	SV("$1\r\nv\r\n");
 	redis_rtt_gap(&r, RESP_SERVER);
-	resp_gap(&rc, RESP_SERVER, 7);
+	resp_gap(&rc, RESP_SERVER, 7, NULL, NULL);
 	CL(GET);
 	SV("$1\r\nv\r\n");
 	redis_rtt_finish(&r);

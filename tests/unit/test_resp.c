@@ -181,6 +181,12 @@ static void test_replies(void)
 		"*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n";
 	CHECK_EQ_U(PARSE(RESP_SERVER, r, &g), 0);
 	CHECK_EQ_U(g.n, 21);
+	/* an array whose first string is long and starts with a NUL: data, its
+	 * name and its cut mark dropped, by either path (a fuzzer's find) */
+	static const char nul[] = "*2\r\n$40\r\n\0abcdefghijklmnopqrstuvwxyz0123456789abc\r\n:1\r\n";
+	struct got h;
+	CHECK_EQ_U(PARSE(RESP_SERVER, nul, &h), 0);
+	CHECK(h.n == 1 && h.m[0].name[0] == '\0' && !h.m[0].name_cut);
 	CHECK(g.m[0].type == '+' && !g.m[0].error);
 	CHECK(g.m[1].type == '-' && g.m[1].error);
 	CHECK(g.m[4].type == '$' && g.m[4].bytes == 11 && !g.m[4].null);
@@ -275,7 +281,7 @@ static void test_gaps(void)
 	struct got g = {0};
 	resp_conn_init(&c, true);
 	feed(&c, RESP_SERVER, "$10\r\nab", 7, 0, 0, &g);
-	resp_gap(&c, RESP_SERVER, 5); /* inside the body: still in step */
+	resp_gap(&c, RESP_SERVER, 5, on_msg, &g); /* inside the body: still in step */
 	feed(&c, RESP_SERVER, "xyz\r\n+OK\r\n", 10, 0, 0, &g);
 	CHECK_EQ_U(g.n, 2);
 	CHECK(g.m[0].gap && g.m[0].bytes == 17 && !g.m[1].gap);
@@ -284,11 +290,34 @@ static void test_gaps(void)
 	memset(&g, 0, sizeof g);
 	resp_conn_init(&c, true);
 	feed(&c, RESP_SERVER, "*2\r\n$1", 6, 0, 0, &g);
-	resp_gap(&c, RESP_SERVER, 9);
+	resp_gap(&c, RESP_SERVER, 9, on_msg, &g);
 	feed(&c, RESP_SERVER, "+OK\r\n:1\r\n", 9, 0, 0, &g);
 	CHECK_EQ_U(g.n, 2);
 	CHECK_EQ_U(c.dir[1].malformed, 0);
 	CHECK_EQ_U(c.dir[1].resyncs, 1);
+	/* a client's command cut short (a small snaplen: the rest of its
+	 * segment never captured): it was sent - emitted, marked gap, its name
+	 * only if read whole */
+	memset(&g, 0, sizeof g);
+	resp_conn_init(&c, true);
+	feed(&c, RESP_CLIENT, "*2\r\n$3\r\nGET\r\n$16\r\nke", 19, 0, 0, &g);
+	resp_gap(&c, RESP_CLIENT, 16, on_msg, &g);
+	feed(&c, RESP_CLIENT, "*2\r\n$3\r\nSET\r\n$1", 16, 0, 0, &g);
+	resp_gap(&c, RESP_CLIENT, 40, on_msg, &g);
+	feed(&c, RESP_CLIENT, "*1\r\n$4\r\nPI", 11, 0, 0, &g);
+	resp_gap(&c, RESP_CLIENT, 4, on_msg, &g);
+	feed(&c, RESP_CLIENT, "*1\r\n$4\r\nPING\r\n", 14, 0, 0, &g);
+	CHECK_EQ_U(g.n, 4);
+	CHECK(g.m[0].gap && !strcmp(g.m[0].name, "GET") && g.m[0].argc == 2 && g.m[0].bytes == 35);
+	CHECK(g.m[1].gap && !strcmp(g.m[1].name, "SET"));
+	CHECK(g.m[2].gap && g.m[2].name[0] == '\0' && g.m[2].argc == 1); /* "PI": not a name */
+	CHECK(!g.m[3].gap && !strcmp(g.m[3].name, "PING"));
+	CHECK_EQ_U(c.dir[0].malformed, 0);
+	/* a gap before any of a command: nothing to emit */
+	memset(&g, 0, sizeof g);
+	resp_conn_init(&c, true);
+	resp_gap(&c, RESP_CLIENT, 10, on_msg, &g);
+	CHECK_EQ_U(g.n, 0);
 }
 
 /* Picked up mid-stream: boundaries searched for, at a piece's start or a
