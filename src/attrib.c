@@ -119,6 +119,7 @@ int attrib_init(struct attrib *a, uint64_t grace_ns, uint64_t hold_ns)
 	a->feats = calloc(ATTRIB_FEATURES_MAX, sizeof(*a->feats));
 	a->cands = calloc(1, sizeof(*a->cands));
 	infer_init(&a->infer);
+	infer_init(&a->rinfer);
 	return a->routes && a->conns && a->rflights && a->feats && a->cands ? 0 : -1;
 }
 
@@ -132,6 +133,7 @@ void attrib_free(struct attrib *a)
 	free(a->feats);
 	free(a->cands);
 	infer_free(&a->infer);
+	infer_free(&a->rinfer);
 	free(a->rts);
 	free(a->rt_pool);
 	free(a->rt_free);
@@ -160,6 +162,7 @@ uint32_t attrib_route_id(struct attrib *a, const char *name)
 	if (r->http_ns)
 		hist_init(r->http_ns);
 	infer_route(&a->infer, a->nroutes); /* false: out of memory, it learns nothing */
+	infer_route(&a->rinfer, a->nroutes);
 	return a->nroutes++;
 }
 
@@ -421,10 +424,14 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 }
 
 void attrib_add_redis_cmd(struct attrib *a, uint64_t conn, uint64_t flight, uint64_t ts,
-			  uint32_t nth)
+			  uint32_t nth, const char *name)
 {
 	struct attrib_rt_rec r;
 	memset(&r, 0, sizeof r);
+	uint64_t h = 0xcbf29ce484222325ull; /* its name: the feature */
+	for (const char *p = name; *p; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+	r.sig = h;
 	r.conn = conn;
 	r.t_start = r.t_end = ts;
 	r.redis = r.redis_cmd = true;
@@ -1042,6 +1049,22 @@ static struct attrib_redis_flight *redis_flight(struct attrib *a, uint64_t conn,
 	return old;
 }
 
+/* A Redis command name's feature in rinfer: its hash's slot (the last
+ * one when all are taken, "others"). */
+static uint32_t redis_feature(struct attrib *a, uint64_t h)
+{
+	for (uint32_t i = 0; i < INFER_FEATURES - 1; i++) {
+		uint32_t f = (uint32_t)((h + i) % (INFER_FEATURES - 1));
+		if (a->rfeat[f] == h + 1)
+			return f;
+		if (a->rfeat[f] == 0) {
+			a->rfeat[f] = h + 1;
+			return f;
+		}
+	}
+	return INFER_FEATURES - 1;
+}
+
 /* A Redis command: its candidate pages share it (attrib_add_redis_cmd).
  * Each page's share of its flight's commands so far says how much more of
  * a round trip it waited on: min(1, share) in all.  Past
@@ -1063,10 +1086,23 @@ static void place_redis_cmd(struct attrib *a, const struct attrib_rt_rec *r)
 		e->flight = r->redis_flight;
 		e->n = e->next = 0;
 	}
-	double share = 1.0 / k->n;
+	/* by route: one route's pages share it equally, certain; several
+	 * routes' by the model's running guess, each route's pages by density */
+	double pr[64];
+	uint32_t f = redis_feature(a, r->sig);
+	if (k->g.n == 1) {
+		infer_certain(&a->rinfer, k->g.grp[0].route, f, 1);
+	} else {
+		a->redis_mixed++;
+		infer_weigh(&a->rinfer, f, k->g.grp, k->g.n, pr);
+	}
 	for (uint32_t i = 0; i < k->n; i++) {
 		uint32_t slot = k->c[i];
 		struct attrib_page *p = &a->pages[slot];
+		const struct infer_cand *x = &k->g.grp[k->g.in[i]];
+		double share = k->g.n == 1 ? 1.0 / k->n
+			       : x->w > 0   ? pr[k->g.in[i]] * k->d[i] / x->w
+					    : 0;
 		p->redis_cmds += share;
 		if (first)
 			p->redis_flights += share;
@@ -1166,6 +1202,7 @@ static void close_page(struct attrib *a, struct attrib_page *p)
 	rt->pages++;
 	rt->inferred += p->inferred;
 	infer_page(&a->infer, p->route, p->t1 - p->t0);
+	infer_page(&a->rinfer, p->route, p->t1 - p->t0);
 	if (p->mixed) {
 		rt->pages_mixed++;
 		a->mixed_pages++;
@@ -1253,6 +1290,36 @@ void attrib_settle(struct attrib *a, uint64_t w)
 
 /* The fit over the whole capture replaces what the running guess gave
  * each route, feature by feature. */
+/* The same for Redis commands: each route's commands corrected by the
+ * fit, its round trips and flights in proportion (or, where the running
+ * guess gave it none, one of each per command). */
+static void correct_redis_by_fit(struct attrib *a)
+{
+	struct infer *in = &a->rinfer;
+	if (!a->redis_mixed)
+		return;
+	infer_solve(in);
+	for (uint32_t i = 0; i < a->nroutes && i < in->nroutes; i++) {
+		struct attrib_route *rt = &a->routes[i];
+		const struct infer_route *x = &in->routes[i];
+		if (!x->certain)
+			continue;
+		double d = 0;
+		for (uint32_t f = 0; f < INFER_FEATURES; f++)
+			d += x->final[f] - x->certain[f] - x->given[f];
+		if (d == 0)
+			continue;
+		double cmds = rt->redis_cmds + d > 0 ? rt->redis_cmds + d : 0;
+		if (rt->redis_cmds > 1e-9) {
+			rt->redis_rt *= cmds / rt->redis_cmds;
+			rt->redis_flights *= cmds / rt->redis_cmds;
+		} else {
+			rt->redis_rt = rt->redis_flights = cmds;
+		}
+		rt->redis_cmds = cmds;
+	}
+}
+
 static void correct_by_fit(struct attrib *a)
 {
 	struct infer *in = &a->infer;
@@ -1307,6 +1374,7 @@ void attrib_finish(struct attrib *a)
 		slot_free(a, s);
 	}
 	correct_by_fit(a);
+	correct_redis_by_fit(a);
 }
 
 void attrib_settle_policy(struct attrib *a, enum ping_policy p)

@@ -160,6 +160,9 @@ struct attrib {
 	struct attrib_redis_flight *rflights; /* ATTRIB_REDIS_CONNS, in sets of 4 */
 	uint64_t rflight_clock;
 	struct infer infer;
+	struct infer rinfer;   /* Redis commands' routes (their names the features) */
+	uint64_t rfeat[INFER_FEATURES]; /* a Redis feature's name hash + 1 (0: free) */
+	uint64_t redis_mixed;  /* Redis commands held by pages of several routes */
 };
 
 /* hold_ns: how long an open request may hold the watermark (0: the
@@ -181,8 +184,8 @@ void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t_a
 /* A classified round trip of PostgreSQL connection conn. */
 void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt);
 
-/* Redis (redis_rtt.h): each command of a flight (the nth of it, from 1),
- * sent at ts, goes to the
+/* Redis (redis_rtt.h): each command of a flight (the nth of it, from 1,
+ * named name), sent at ts, goes to the
  * pages whose window holds ts, as a PostgreSQL round trip's start does -
  * several share it equally.  A page's round trips are the flights it had a
  * command in, as it waited on them (min(1, its share of their commands)
@@ -192,9 +195,14 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt);
  * went to (the server's count).  So a flight that runs on past the pages
  * that began it - a client that keeps its pipeline full - is every later
  * page's round trip too.  attrib_add_redis_rt, once the flight is
- * answered, lists it with its pages for on_page (those still open). */
+ * answered, lists it with its pages for on_page (those still open).
+ * Held by pages of several routes, a command goes to them by the same
+ * model as PostgreSQL's statements (infer.h), its name the feature, in a
+ * model of its own (rinfer: the routes' PostgreSQL intervals stay theirs);
+ * at the end the fit corrects each route's commands, and its round trips
+ * and flights in proportion. */
 void attrib_add_redis_cmd(struct attrib *a, uint64_t conn, uint64_t flight, uint64_t ts,
-			  uint32_t nth);
+			  uint32_t nth, const char *name);
 void attrib_add_redis_rt(struct attrib *a, uint64_t conn, const struct redis_rt *rt);
 
 /* Nothing still open starts before watermark: settle what is older. */

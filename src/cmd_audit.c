@@ -119,9 +119,9 @@ static int add_check(struct checks *cs, const char *cls, const char *name, bool 
 
 static const char *PINGS_DOC = "see docs/pools.md for what each pool sends and the setting";
 
-/* Redis per page: not measured (no --redis-port) or shared by pages of
- * several routes (an equal-share estimate without an interval, docs/
- * pages.md) is no evidence, and fails. */
+/* Redis per page: not measured (no --redis-port), or estimated where pages
+ * of several routes held the commands (the model's, without an interval
+ * yet: docs/pages.md), is no evidence, and fails. */
 static void redis_rules(struct checks *cs, const struct route_figures *r, const struct policy *p)
 {
 	const struct {
@@ -140,8 +140,8 @@ static void redis_rules(struct checks *cs, const struct route_figures *r, const 
 				  "%s per page not measured: analyse with --redis-port", rules[i].what);
 		else if (strstr(r->attribution, "estimated"))
 			add_check(cs, r->route, rules[i].name, false,
-				  "%.2f %s per page, estimated: pages of other routes shared them, "
-				  "equally (no interval); measure the route alone",
+				  "%.2f %s per page, estimated: pages of other routes held them "
+				  "(no interval yet); measure the route alone",
 				  v, rules[i].what);
 		else
 			add_check(cs, r->route, rules[i].name, v <= limit + 1e-9, "%.2f %s per page %s %g",

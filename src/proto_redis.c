@@ -113,10 +113,11 @@ static void on_round_trip(void *ctx, const struct redis_rt *rt)
 		a->opts.on_redis_rt(a->opts.ctx, s->cx.sum, rt);
 }
 
-static void on_command(void *ctx, const struct redis_rt *rt, uint64_t ts)
+static void on_command(void *ctx, const struct redis_rt *rt, const struct resp_msg *m)
 {
 	struct redis_state *s = ctx;
-	attrib_add_redis_cmd(&s->cx.a->attrib, s->cx.sum->id, rt->serial, ts, rt->commands);
+	attrib_add_redis_cmd(&s->cx.a->attrib, s->cx.sum->id, rt->serial, m->ts_first, rt->commands,
+			     m->name);
 }
 
 static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint64_t ts)

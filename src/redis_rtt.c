@@ -230,7 +230,7 @@ static void command(struct redis_rtt *r, const struct resp_msg *m)
 	r->awaited += want;
 	r->confirms += confirms;
 	if (r->on_cmd)
-		r->on_cmd(r->ctx, c, m->ts_first);
+		r->on_cmd(r->ctx, c, m);
 }
 
 static void reply(struct redis_rtt *r, const struct resp_msg *m)

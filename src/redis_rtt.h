@@ -63,8 +63,8 @@ struct redis_rt {
 };
 
 typedef void redis_rt_fn(void *ctx, const struct redis_rt *rt);
-/* A command joined flight rt (rt->commands counts it), sent at ts. */
-typedef void redis_cmd_fn(void *ctx, const struct redis_rt *rt, uint64_t ts);
+/* Command m joined flight rt (rt->commands counts it). */
+typedef void redis_cmd_fn(void *ctx, const struct redis_rt *rt, const struct resp_msg *m);
 
 struct redis_rtt {
 	struct redis_stats st;

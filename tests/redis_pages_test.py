@@ -9,6 +9,9 @@ and 1 command and no PostgreSQL round trip, a detail page 3 PostgreSQL round
 trips and no Redis one, a cold cached page its GET, the page's queries and
 its SET.  Then 8 clients on the cached index alone: the pages overlap, and
 share each round trip as one route's pages do (aggregate): still 1 per page.
+Then 8 clients on the cached index and the detail route at once: each
+route's Redis figures estimated (the cached page's GET its own, the detail
+page none).
 Needs the test cluster (PGRTT_PGPORT)."""
 import csv
 import io
@@ -151,6 +154,29 @@ def main():
               (1, 1))
         check("8 clients: Redis round trips shared by overlapping pages",
               d["http"]["redis_round_trips_shared"] > 0, True)
+        # two routes at once: the cached index (a GET, no query) and the
+        # detail route (3 queries, no Redis): every page overlaps the other
+        # route's, and each route's Redis figures are estimated by the
+        # model PostgreSQL's statements are (docs/pages.md), not shared out
+        mixed = os.path.join(tmp, "mixed.pcap")
+        load = ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), str(HTTP),
+                "8", "150", "/cached/", "/articles/3"]
+        capture(mixed, (PORT, HTTP, REDIS),
+                lambda: subprocess.run(load, check=True, capture_output=True))
+        d, r = analyze(mixed)
+        c, x = r.get("GET /cached/", {}), r.get("GET /articles/{id}", {})
+        check("two routes at once: every page, each route estimated",
+              (c.get("pages", 0) + x.get("pages", 0), "estimated" in c.get("attribution", ""),
+               "estimated" in x.get("attribution", "")), (1200, True, True))
+        rc, cc = c.get("redis_round_trips_per_page") or 0, c.get("redis_commands_per_page") or 0
+        check(f"two routes at once: the cached page 1 Redis round trip and 1 command within 5%"
+              f" (got {rc:.3f}, {cc:.3f})", abs(rc - 1) <= 0.05 and abs(cc - 1) <= 0.05, True)
+        rx = x.get("redis_commands_per_page")
+        check(f"two routes at once: the detail page no Redis command (got {rx})",
+              rx is not None and rx <= 0.05, True)
+        px = x.get("round_trips_per_page", {}).get("mean", 0)
+        check(f"two routes at once: the detail page's 3 PostgreSQL round trips within 5% (got"
+              f" {px:.3f})", abs(px - 3) <= 0.15, True)
     finally:
         app.terminate()
         app.wait()

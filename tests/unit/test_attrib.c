@@ -74,7 +74,7 @@ static void redis_rt(uint64_t conn, uint64_t start_ms10, uint32_t commands)
 	r.cls = RT_QUERY;
 	r.serial = redis_serial++;
 	for (uint32_t i = 0; i < commands; i++)
-		attrib_add_redis_cmd(&a, conn, r.serial, r.t_start, i + 1);
+		attrib_add_redis_cmd(&a, conn, r.serial, r.t_start, i + 1, "GET");
 	attrib_add_redis_rt(&a, conn, &r);
 }
 
@@ -92,7 +92,7 @@ static void test_redis_streaming_flight(void)
 		attrib_add_page(&a, c, (uint64_t)(10 * i) * MS, (uint64_t)(10 * i + 8) * MS,
 				(uint64_t)(10 * i + 9) * MS, 1 + (uint64_t)i, "GET", "/cached/", 200);
 	for (int i = 0; i < 4; i++) /* flight 7 of connection 5: one GET per page */
-		attrib_add_redis_cmd(&a, 5, 7, (uint64_t)(10 * i + 2) * MS, (uint32_t)i + 1);
+		attrib_add_redis_cmd(&a, 5, 7, (uint64_t)(10 * i + 2) * MS, (uint32_t)i + 1, "GET");
 	struct redis_rt r = {0};
 	r.t_start = 2 * MS;
 	r.t_end = 35 * MS;
@@ -110,6 +110,40 @@ static void test_redis_streaming_flight(void)
 	attrib_free(&a);
 }
 
+/* Pages of two routes in flight at once, about 8 at a time: the cached
+ * route's pages send one GET each early on, the other route's none.  The
+ * command goes by the model (its name the feature), not in equal shares
+ * (equal shares would spread them over both routes' pages). */
+static void test_redis_mixed_routes(void)
+{
+	attrib_init(&a, 0, 0);
+	uint32_t c = attrib_route_id(&a, "GET /cached/"), d = attrib_route_id(&a, "GET /articles/{id}");
+	uint32_t nc = 0, nd = 0;
+	for (uint32_t i = 0; i < 3000; i++) {
+		bool cached = (i * 7 + i / 5) % 3 == 0;
+		uint64_t t0 = (uint64_t)i * MS + (i % 7) * MS / 10;
+		attrib_add_page(&a, cached ? c : d, t0, t0 + 7 * MS, t0 + 8 * MS, 1 + i % 8, "GET",
+				cached ? "/cached/" : "/articles/3", 200);
+		if (cached) {
+			attrib_add_redis_cmd(&a, 100 + i % 8, i, t0 + MS / 2 + (i % 5) * MS / 3, 1, "GET");
+			nc++;
+		} else {
+			nd++;
+		}
+	}
+	attrib_finish(&a);
+	const struct attrib_route *rc = &a.routes[c], *rd = &a.routes[d];
+	printf("  redis, mixed routes: cached %.3f, other %.3f commands per page (%u / %u pages)\n",
+	       rc->redis_cmds / rc->pages, rd->redis_cmds / rd->pages, nc, nd);
+	CHECK(rc->pages == nc && rd->pages == nd);
+	CHECK(fabs(rc->redis_cmds / rc->pages - 1) < 0.05);
+	CHECK(rd->redis_cmds / rd->pages < 0.05);
+	CHECK(fabs(rc->redis_cmds + rd->redis_cmds - nc) < 1e-6); /* every command somewhere */
+	CHECK(fabs(rc->redis_rt / rc->pages - 1) < 0.05);
+	CHECK(a.redis_mixed > nc / 2); /* most were held by both routes' pages */
+	attrib_free(&a);
+}
+
 /* Two commands of one page in one flight, beside another page: it waited
  * on one round trip, not two; the other page's share of its commands
  * counts apart. */
@@ -119,9 +153,9 @@ static void test_redis_flight_share(void)
 	uint32_t c = attrib_route_id(&a, "GET /c");
 	attrib_add_page(&a, c, 0, 9 * MS, 10 * MS, 1, "GET", "/c", 200);
 	attrib_add_page(&a, c, 3 * MS, 19 * MS, 20 * MS, 2, "GET", "/c", 200);
-	attrib_add_redis_cmd(&a, 5, 0, 1 * MS, 1);  /* page 1 alone */
-	attrib_add_redis_cmd(&a, 5, 0, 2 * MS, 2);  /* page 1 alone */
-	attrib_add_redis_cmd(&a, 5, 0, 12 * MS, 3); /* page 2 alone */
+	attrib_add_redis_cmd(&a, 5, 0, 1 * MS, 1, "GET");  /* page 1 alone */
+	attrib_add_redis_cmd(&a, 5, 0, 2 * MS, 2, "SET");  /* page 1 alone */
+	attrib_add_redis_cmd(&a, 5, 0, 12 * MS, 3, "GET"); /* page 2 alone */
 	attrib_finish(&a);
 	const struct attrib_route *rc = &a.routes[c];
 	CHECK(fabs(rc->redis_cmds - 3) < 1e-9);
@@ -832,6 +866,7 @@ int main(void)
 	RUN(test_redis_pages);
 	RUN(test_redis_streaming_flight);
 	RUN(test_redis_flight_share);
+	RUN(test_redis_mixed_routes);
 	RUN(test_settle_policy);
 	RUN(test_mixed_distinct_statements);
 	RUN(test_mixed_shared_statements);
