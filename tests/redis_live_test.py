@@ -46,10 +46,12 @@ def under_capture(args, load, seconds=4):
     cap = subprocess.Popen([PGRTT, "capture", "-i", "lo", "-B", "65536", "--duration",
                             str(seconds), "--no-status", "-F", "json"] + args, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
-    time.sleep(1)  # the handle is open and filtering well before this
+    # its first line says the handle is open and filtering (a fixed sleep
+    # was short of that now and then: a load begun before it goes uncounted)
+    first = cap.stderr.readline()
     load()
     out, err = cap.communicate(timeout=60)
-    return cap.returncode, json.loads(out) if out.strip() else {}, err
+    return cap.returncode, json.loads(out) if out.strip() else {}, first + err
 
 
 def main():
