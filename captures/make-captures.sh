@@ -138,6 +138,7 @@ app_client() {
 }
 capture_filter="tcp port 18080" capture http-not-decodable lo - app_client badhttp.py
 capture_filter="tcp port $PORT or tcp port 18080" capture web-hostile lo - app_client hostile.py
+capture_filter="tcp port $PORT or tcp port 18080" capture web-hostile-utf8 lo - app_client hostile_utf8.py
 
 # Redis: a throwaway redis-server (Debian's 7) on 127.0.0.1:$REDIS_PORT;
 # analyse these with --redis-port 56379

@@ -146,15 +146,32 @@ static enum http1_error request_line(struct http1_msg *m, struct span l)
 	memcpy(m->method, l.p, i);
 	m->method[i] = '\0';
 	size_t t = ++i;
-	while (i < l.n && l.p[i] > ' ' && l.p[i] < 0x7f)
+	/* any byte but controls and space: servers take raw UTF-8 (or Latin-1)
+	 * in a path, though RFC 9112 wants it percent-encoded, and a page they
+	 * answer is a page */
+	while (i < l.n && (unsigned char)l.p[i] > ' ' && (unsigned char)l.p[i] != 0x7f)
 		i++;
 	if (i == t || i >= l.n || l.p[i] != ' ')
 		return HTTP1_E_START_LINE;
-	size_t tn = i - t;
-	m->target_truncated = tn > HTTP1_TARGET_MAX;
-	if (tn > HTTP1_TARGET_MAX)
-		tn = HTTP1_TARGET_MAX;
-	memcpy(m->target, l.p + t, tn);
+	/* kept as a client should have sent it: bytes past ASCII %XX, so that
+	 * the target is printable ASCII in every output */
+	static const char hex[] = "0123456789ABCDEF";
+	size_t tn = 0;
+	m->target_truncated = false;
+	for (size_t k = t; k < i; k++) {
+		unsigned char c = (unsigned char)l.p[k];
+		if (tn + (c >= 0x80 ? 3 : 1) > HTTP1_TARGET_MAX) {
+			m->target_truncated = true;
+			break;
+		}
+		if (c >= 0x80) {
+			m->target[tn++] = '%';
+			m->target[tn++] = hex[c >> 4];
+			m->target[tn++] = hex[c & 15];
+		} else {
+			m->target[tn++] = (char)c;
+		}
+	}
 	m->target[tn] = '\0';
 	struct span v = {l.p + i + 1, l.n - i - 1};
 	if (strcmp(m->method, "PRI") == 0 && v.n == 8 && memcmp(v.p, "HTTP/2.0", 8) == 0)

@@ -840,16 +840,16 @@ int cmd_audit(int argc, char **argv)
 		cJSON *arr = cJSON_AddArrayToObject(root, "checks");
 		for (int i = 0; i < cs.n; i++) {
 			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "subject", cs.c[i].cls);
+			esc_json_add(o, "subject", cs.c[i].cls);
 			cJSON_AddStringToObject(o, "rule", cs.c[i].name);
 			cJSON_AddBoolToObject(o, "ok", cs.c[i].ok);
-			cJSON_AddStringToObject(o, "message", cs.c[i].msg);
+			esc_json_add(o, "message", cs.c[i].msg);
 			cJSON_AddItemToArray(arr, o);
 		}
 		cJSON *notes = cJSON_AddArrayToObject(root, "notes");
 		for (int i = 0; i < d.ev.n; i++)
 			if (d.ev.f[i].severity == EV_NOTE)
-				cJSON_AddItemToArray(notes, cJSON_CreateString(d.ev.f[i].message));
+				cJSON_AddItemToArray(notes, esc_json_string(d.ev.f[i].message));
 		char *t = cJSON_Print(root);
 		cJSON_Delete(root);
 		if (t)

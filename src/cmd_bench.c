@@ -841,7 +841,7 @@ static cJSON *route_json(const struct broute *r, const struct phase *m)
 {
 	double rps = m->seconds > 0 ? m->requests / m->seconds : 0;
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "route", r->route);
+	esc_json_add(o, "route", r->route);
 	cJSON_AddBoolToObject(o, "measured", m->measured);
 	json_add_codes(o, "warnings", m->warnings);
 #define R4(x) (round((x) * 1e4) / 1e4)

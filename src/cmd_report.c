@@ -152,9 +152,9 @@ static int json(FILE *out, const struct rows *rs)
 		const struct route_figures *r = &rs->r[i];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "run", (double)r->run);
-		cJSON_AddStringToObject(o, "app", r->app);
-		cJSON_AddStringToObject(o, "labels", r->labels);
-		cJSON_AddStringToObject(o, "route", r->route);
+		esc_json_add(o, "app", r->app);
+		esc_json_add(o, "labels", r->labels);
+		esc_json_add(o, "route", r->route);
 		cJSON_AddNumberToObject(o, "pages", (double)r->pages);
 		cJSON_AddNumberToObject(o, "round_trips_per_page", r->rt);
 		cJSON_AddNumberToObject(o, "ready_for_query_per_page", r->rfq);

@@ -1,22 +1,83 @@
 /* escape.c - one escaping function per output sink (see escape.h). */
 #include "escape.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 static bool is_control(unsigned char c)
 {
 	return c < 0x20 || c == 0x7f;
 }
 
+/* The length of the well-formed UTF-8 sequence at p (n bytes left), or 0. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		lo = c == 0xe0 ? 0xa0 : 0x80;
+		hi = c == 0xed ? 0x9f : 0xbf;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		lo = c == 0xf0 ? 0x90 : 0x80;
+		hi = c == 0xf4 ? 0x8f : 0xbf;
+	} else {
+		return 0;
+	}
+	if (n < len || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* One character of s for a terminal, into tmp (its length in *n): a
+ * control byte (C0, DEL), a UTF-8 encoded C1 control (U+0080-U+009F: CSI
+ * and its kin to a terminal that honours them) and a byte that begins no
+ * well-formed UTF-8 sequence as \xHH each, a backslash as \\.  Returns the
+ * bytes of s it took. */
+static size_t term_char(const unsigned char *p, size_t left, char tmp[16], size_t *n)
+{
+	size_t len = *p < 0x80 ? 1 : utf8_seq(p, left);
+	if (is_control(*p) || len == 0) {
+		snprintf(tmp, 16, "\\x%02x", *p);
+		*n = 4;
+		return 1;
+	}
+	if (len == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+		snprintf(tmp, 16, "\\x%02x\\x%02x", p[0], p[1]);
+		*n = 8;
+		return 2;
+	}
+	if (*p == '\\') {
+		memcpy(tmp, "\\\\", 2);
+		*n = 2;
+		return 1;
+	}
+	memcpy(tmp, p, len);
+	*n = len;
+	return len;
+}
+
 void esc_term(FILE *f, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (is_control(*p))
-			fprintf(f, "\\x%02x", *p);
-		else if (*p == '\\')
-			fputs("\\\\", f);
-		else
-			fputc(*p, f);
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s);
+	while (left) {
+		char tmp[16];
+		size_t n, took = term_char(p, left, tmp, &n);
+		fwrite(tmp, 1, n, f);
+		p += took;
+		left -= took;
 	}
 }
 
@@ -25,23 +86,17 @@ char *esc_term_buf(char *buf, size_t cap, const char *s)
 	size_t o = 0;
 	if (cap == 0)
 		return buf;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		char tmp[5];
-		size_t n;
-		if (is_control(*p)) {
-			snprintf(tmp, sizeof tmp, "\\x%02x", *p);
-			n = 4;
-		} else if (*p == '\\') {
-			memcpy(tmp, "\\\\", 2);
-			n = 2;
-		} else {
-			tmp[0] = (char)*p;
-			n = 1;
-		}
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s);
+	while (left) {
+		char tmp[16];
+		size_t n, took = term_char(p, left, tmp, &n);
 		if (o + n >= cap)
-			break;
+			break; /* whole characters only */
 		memcpy(buf + o, tmp, n);
 		o += n;
+		p += took;
+		left -= took;
 	}
 	buf[o] = '\0';
 	return buf;
@@ -110,4 +165,36 @@ void esc_github(FILE *f, const char *s, bool property)
 		else
 			fputc(*p, f);
 	}
+}
+
+struct cJSON *esc_json_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), k = 0;
+	char *out = malloc(3 * n + 1); /* a bad byte becomes 3 */
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_seq(p + i, n - i);
+		if (len) {
+			memcpy(out + k, p + i, len);
+			k += len;
+			i += len;
+		} else {
+			memcpy(out + k, "\xef\xbf\xbd", 3);
+			k += 3;
+			i++;
+		}
+	}
+	out[k] = '\0';
+	cJSON *j = cJSON_CreateString(out);
+	free(out);
+	return j;
+}
+
+void esc_json_add(struct cJSON *o, const char *k, const char *s)
+{
+	cJSON *j = esc_json_string(s);
+	if (j)
+		cJSON_AddItemToObject(o, k, j);
 }

@@ -12,7 +12,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* A terminal: control bytes (C0, DEL) as \xHH, a backslash as \\. */
+/* A terminal: control bytes (C0, DEL, C1 as UTF-8) and bytes that are not
+ * UTF-8 as \xHH, a backslash as \\. */
 void esc_term(FILE *f, const char *s);
 
 /* The same into buf (cut to cap, always terminated); returns buf. */
@@ -40,5 +41,15 @@ void esc_xml(FILE *f, const char *s);
 /* A GitHub workflow command's message (property false) or a property value
  * (true): % CR LF, and in properties : and , too, %-encoded. */
 void esc_github(FILE *f, const char *s, bool property);
+
+/* JSON (RFC 8259 text is UTF-8; cJSON escapes quotes and control bytes but
+ * writes other bytes as they are): s with every byte that does not begin a
+ * well-formed UTF-8 sequence (RFC 3629: no overlong form, surrogate, or
+ * code point past U+10FFFF; none cut short) as U+FFFD, as o's member k
+ * (esc_json_add) or a new string (esc_json_string; NULL: out of memory).
+ * An application_name, a path or a file name can hold any byte. */
+struct cJSON;
+struct cJSON *esc_json_string(const char *s);
+void esc_json_add(struct cJSON *o, const char *k, const char *s);
 
 #endif

@@ -7,6 +7,7 @@
 #include "about.h"
 #include "evidence.h"
 #include "report.h"
+#include "escape.h"
 
 #define JSON_SCHEMA_VERSION 1
 
@@ -68,7 +69,7 @@ static cJSON *hist_json(const struct hist *h)
 static void add_str_or_null(cJSON *o, const char *k, const char *v)
 {
 	if (v && v[0])
-		cJSON_AddStringToObject(o, k, v);
+		esc_json_add(o, k, v); /* from the network: any byte */
 	else
 		cJSON_AddNullToObject(o, k);
 }
@@ -235,7 +236,7 @@ static cJSON *route_json(const struct attrib_route *r, bool redis, bool redis_me
 {
 	double n = (double)r->pages;
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "route", r->name);
+	esc_json_add(o, "route", r->name);
 	cJSON_AddNumberToObject(o, "pages", (double)r->pages);
 	cJSON_AddNumberToObject(o, "pages_exact", (double)r->pages_exact);
 	cJSON_AddNumberToObject(o, "pages_aggregate", (double)r->pages_aggregate);
@@ -314,7 +315,7 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 	cJSON *inp = cJSON_AddObjectToObject(root, "input");
 	cJSON *files = cJSON_AddArrayToObject(inp, "files");
 	for (int i = 0; i < in->nfiles; i++)
-		cJSON_AddItemToArray(files, cJSON_CreateString(in->files[i]));
+		cJSON_AddItemToArray(files, esc_json_string(in->files[i]));
 	cJSON_AddBoolToObject(inp, "partial", in->partial);
 	cJSON *ports = cJSON_AddArrayToObject(inp, "ports");
 	for (int i = 0; i < a->opts.nports; i++)
@@ -452,7 +453,7 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		cJSON_AddStringToObject(w, "severity", ev_severity_name(f->severity));
 		cJSON_AddNumberToObject(w, "count", (double)f->count);
 		cJSON_AddBoolToObject(w, "lower_bound", f->lower_bound);
-		cJSON_AddStringToObject(w, "message", f->message);
+		esc_json_add(w, "message", f->message);
 		if (f->code == EV_NO_POSTGRESQL) { /* where PostgreSQL-looking traffic was */
 			cJSON *ps = cJSON_AddArrayToObject(w, "ports_seen");
 			for (int k = 0; k < ev.nports; k++) {

@@ -123,5 +123,37 @@ if chromium:
 elif os.environ.get("PGRTT_REQUIRE_LIVE") == "1":
     check("chromium installed", False, True)
 
+# bytes that are not UTF-8 (captures/web-hostile-utf8.pcap: Latin-1 and
+# overlong paths, an application_name of 0xff 0xfe): the paths' pages
+# counted, their bytes percent-encoded as a client should have sent them;
+# every JSON output UTF-8 a strict parser reads, other bad bytes U+FFFD
+UTF = os.path.join(SRC, "captures", "web-hostile-utf8.pcap")
+
+
+def strict_json(args):
+    p = subprocess.run([PGRTT, *args], capture_output=True)
+    try:
+        return json.loads(p.stdout.decode("utf-8", errors="strict"))
+    except (UnicodeDecodeError, ValueError) as e:
+        return str(e)
+
+
+d = strict_json(["analyze", *WEB, "-F", "json", UTF])
+check("JSON of bad UTF-8: strict UTF-8", isinstance(d, dict), True)
+if isinstance(d, dict):
+    check("raw bytes in paths: pages, percent-encoded",
+          sorted((r["route"], r["pages"]) for r in d["routes"]),
+          [("GET /%C0%AF%FF", 1), ("GET /caf%E9", 1)])
+    check("bad bytes in an application_name as U+FFFD",
+          [c.get("application_name") for c in d["connections"]
+           if (c.get("application_name") or "").startswith("app")], ["app\ufffd\ufffd"])
+db2 = os.path.join(tmp, "utf8.db")
+check("stored", run("analyze", *WEB, "--db", db2, UTF).returncode, 0)
+check("report -F json of bad UTF-8: strict UTF-8",
+      isinstance(strict_json(["report", "--db", db2, "-F", "json"]), dict), True)
+check("audit -F json of bad UTF-8: strict UTF-8",
+      isinstance(strict_json(["audit", *WEB, "--max-rt-per-page", "0.5", "-F", "json", UTF]), dict),
+      True)
+
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(1 if failures else 0)

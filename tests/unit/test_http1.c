@@ -115,6 +115,19 @@ static void test_keepalive_pipelined(void)
 	CHECK_EQ_U(conn.error, HTTP1_OK);
 }
 
+/* A path with raw bytes past ASCII (servers answer them; RFC 9112 wants
+ * them percent-encoded): a request, its target kept as %XX - printable
+ * ASCII for every output. */
+static void test_raw_bytes_in_target(void)
+{
+	const char *cli = "GET /caf\xc3\xa9/\xff HTTP/1.1\r\nHost: a\r\n\r\n";
+	const char *srv = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+	feed_whole(cli, srv, false);
+	CHECK_EQ_U(whole.n, 2);
+	CHECK(strcmp(whole.ev[0].target, "/caf%C3%A9/%FF") == 0);
+	CHECK_EQ_U(conn.error, HTTP1_OK);
+}
+
 static void test_chunked_with_trailers(void)
 {
 	const char *cli = "PUT /up HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
@@ -298,6 +311,7 @@ static void test_gap_to_end_of_body(void)
 int main(void)
 {
 	RUN(test_keepalive_pipelined);
+	RUN(test_raw_bytes_in_target);
 	RUN(test_gap_to_end_of_body);
 	RUN(test_chunked_with_trailers);
 	RUN(test_http10_close_delimited);

@@ -41,6 +41,11 @@ static void escapes(void)
 	CHECK(strcmp(sink(esc_term, "a\x1b[31mb\\"), "a\\x1b[31mb\\\\") == 0);
 	char small[8];
 	CHECK(strcmp(esc_term_buf(small, sizeof small, "\x1b\x1b\x1b"), "\\x1b") == 0); /* cut whole */
+	/* not UTF-8, and C1 controls sent as UTF-8 (U+009B is CSI), escaped;
+	 * well-formed text kept */
+	CHECK(strcmp(sink(esc_term, "caf\xe9 caf\xc3\xa9"), "caf\\xe9 caf\xc3\xa9") == 0);
+	CHECK(strcmp(sink(esc_term, "\xc2\x9b" "31m\xc2\xa0"), "\\xc2\\x9b31m\xc2\xa0") == 0);
+	CHECK(strcmp(sink(esc_term, "\xe2\x82"), "\\xe2\\x82") == 0); /* cut short */
 	CHECK(strcmp(sink(esc_md, "GET /a|b`c`![i](u)"), "GET /a\\|b\\`c\\`\\!\\[i\\](u)") == 0);
 	CHECK(strcmp(sink(esc_md, "www.x.com:80 <b>"), "www\\.x\\.com\\:80 \\<b\\>") == 0);
 	CHECK(strcmp(sink(esc_csv, "=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"") == 0);
@@ -52,6 +57,24 @@ static void escapes(void)
 	CHECK(strcmp(sink(esc_xml, "a\x01<"), "a?&lt;") == 0);
 	CHECK(strcmp(sink(gh_msg, "50%\n::error::x"), "50%25%0A::error::x") == 0);
 	CHECK(strcmp(sink(gh_prop, "a:b,c"), "a%3Ab%2Cc") == 0);
+	/* JSON: well-formed UTF-8 kept, every other byte U+FFFD */
+	static const struct {
+		const char *in, *out;
+	} utf8[] = {
+		{"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+		{"caf\xe9", "caf\xef\xbf\xbd"},                          /* Latin-1 */
+		{"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},                    /* overlong '/' */
+		{"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},      /* a surrogate */
+		{"\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* > U+10FFFF */
+		{"a\xe2\x82", "a\xef\xbf\xbd\xef\xbf\xbd"},                 /* cut short */
+		{"\xff\xfe", "\xef\xbf\xbd\xef\xbf\xbd"},
+		{"", ""},
+	};
+	for (size_t i = 0; i < sizeof utf8 / sizeof utf8[0]; i++) {
+		cJSON *j = esc_json_string(utf8[i].in);
+		CHECK(j && strcmp(j->valuestring, utf8[i].out) == 0);
+		cJSON_Delete(j);
+	}
 }
 
 static void summaries(void)
