@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -41,15 +42,21 @@ def tshark_commands(pcap, port):
     return sum(len(line.split(",")) for line in out.split("\n") if line.strip())
 
 
-def under_capture(args, load, seconds=4):
-    """pgrtt capture for `seconds` while load() runs; its JSON and stderr"""
-    cap = subprocess.Popen([PGRTT, "capture", "-i", "lo", "-B", "65536", "--duration",
-                            str(seconds), "--no-status", "-F", "json"] + args, stdout=subprocess.PIPE,
+def under_capture(args, load):
+    """pgrtt capture around load(), stopped by SIGINT once the load is done
+    (a fixed --duration was short of a slow run's load: a CI run's -w file
+    lacked redis-py's part); its JSON and stderr"""
+    cap = subprocess.Popen([PGRTT, "capture", "-i", "lo", "-B", "65536", "--duration", "120",
+                            "--no-status", "-F", "json"] + args, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
-    # its first line says the handle is open and filtering (a fixed sleep
-    # was short of that now and then: a load begun before it goes uncounted)
+    # its first line says the handle is open and filtering: a load begun
+    # before that would go uncounted
     first = cap.stderr.readline()
-    load()
+    try:
+        load()
+    finally:
+        time.sleep(0.5)  # the last replies through the ring
+        cap.send_signal(signal.SIGINT)
     out, err = cap.communicate(timeout=60)
     return cap.returncode, json.loads(out) if out.strip() else {}, first + err
 
@@ -145,7 +152,7 @@ def main():
                 client.update({k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", out)})
             hfile = os.path.join(tmp, "hiredis.pcap")
             rc, d, err = under_capture(["-p", str(pg), "--redis-port", str(port), "-w", hfile],
-                                       hiredis, 3)
+                                       hiredis)
             stats = commandstats(port)
             r = d.get("totals", {}).get("redis", {})
             by = r.get("by_command", {})
@@ -168,7 +175,7 @@ def main():
                   (a["commands"], a["round_trips"], a["largest_pipeline"]),
                   (r.get("commands"), r.get("round_trips"), r.get("largest_pipeline")))
         # the same load, the wrong port: said, and not read as no Redis at all
-        rc, d, err = under_capture(["-p", str(pg), "--redis-port", str(free_port())], bench, 3)
+        rc, d, err = under_capture(["-p", str(pg), "--redis-port", str(free_port())], bench)
         check("wrong --redis-port: said", ("[no-redis]" in err,
                                            [w["code"] for w in d.get("warnings", [])]),
               (True, ["no-postgresql", "no-redis"]))
