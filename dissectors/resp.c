@@ -555,7 +555,7 @@ static size_t fast_value(struct resp_dir *d, enum resp_side side, const uint8_t 
 		}
 	}
 	m.bytes = at;
-	if (side == RESP_SERVER && !(m.name[0] && names_a_kind(m.name))) {
+	if (side == RESP_SERVER && !names_a_kind(m.name)) {
 		m.name[0] = '\0'; /* a reply's first string is data */
 		m.name_cut = false;
 	}

@@ -567,13 +567,13 @@ void analysis_free(struct analysis *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* Keep the summary for the listing: the first ANALYSIS_MAX_LISTED, the
- * rest counted in the totals only. */
 bool analysis_redis_measured(const struct analysis *a)
 {
 	return a->opts.nredis_ports > 0 && a->tot.redis.st.round_trips > 0;
 }
 
+/* Keep the summary for the listing: the first ANALYSIS_MAX_LISTED, the
+ * rest counted in the totals only. */
 void analysis_summarize(struct conn_summary *m, const struct reasm_dir *tcp,
 			const struct hist *lat)
 {

@@ -1288,11 +1288,10 @@ void attrib_settle(struct attrib *a, uint64_t w)
 		a->pos = w;
 }
 
-/* The fit over the whole capture replaces what the running guess gave
- * each route, feature by feature. */
-/* The same for Redis commands: each route's commands corrected by the
- * fit, its round trips and flights in proportion (or, where the running
- * guess gave it none, one of each per command). */
+/* The Redis commands' fit (correct_by_fit's, below, for their model):
+ * each route's commands corrected, its round trips and flights in
+ * proportion (or, where the running guess gave it none, one of each per
+ * command). */
 static void correct_redis_by_fit(struct attrib *a)
 {
 	struct infer *in = &a->rinfer;
@@ -1320,6 +1319,8 @@ static void correct_redis_by_fit(struct attrib *a)
 	}
 }
 
+/* The fit over the whole capture replaces what the running guess gave
+ * each route, feature by feature. */
 static void correct_by_fit(struct attrib *a)
 {
 	struct infer *in = &a->infer;

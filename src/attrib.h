@@ -47,7 +47,7 @@
 #define ATTRIB_FEATURES_MAX INFER_FEATURES /* statements told apart; beyond, by class */
 #define ATTRIB_CONNS 1024            /* connections whose last checkout is remembered */
 #define ATTRIB_TIE_MAX 32            /* pages one remembered round trip was spread over */
-#define ATTRIB_REDIS_CONNS 256       /* Redis connections whose open flight is followed */
+#define ATTRIB_REDIS_CONNS 1024      /* Redis connections whose open flight is followed */
 #define ATTRIB_REDIS_PAGES 16        /* pages one open flight's commands are followed in */
 
 struct attrib_route {
