@@ -500,12 +500,16 @@ static int put_classes(struct store *s, const struct analysis *a, char *err)
 	}
 	int rc = 0;
 	const struct rtt_stats *x = &a->tot.st;
-	for (int c = 0; c < RT_NCLASS + 3 && rc == 0; c++) {
-		/* the classes, then the ping roles as ping_acquire, ping_release, ping_idle */
-		static const char *roles[] = {"ping_acquire", "ping_release", "ping_idle"};
-		uint64_t n = c < RT_NCLASS ? x->by_class[c] : x->pings[c - RT_NCLASS + 1];
+	/* the classes, then the ping roles, then what the pings were (a pool's
+	 * signature, named in reports: docs/storage.md) */
+	static const char *extra[] = {"ping_acquire", "ping_release", "ping_idle",
+				      "ping_lone_sync", "ping_empty_query", "ping_select1"};
+	for (int c = 0; c < RT_NCLASS + 6 && rc == 0; c++) {
+		uint64_t n = c < RT_NCLASS	   ? x->by_class[c]
+			     : c < RT_NCLASS + 3 ? x->pings[c - RT_NCLASS + 1]
+						   : x->ping_sigs[c - RT_NCLASS - 3 + PSIG_LONE_SYNC];
 		sqlite3_bind_int64(st, 1, s->run_id);
-		sqlite3_bind_text(st, 2, c < RT_NCLASS ? rt_class_name(c) : roles[c - RT_NCLASS], -1,
+		sqlite3_bind_text(st, 2, c < RT_NCLASS ? rt_class_name(c) : extra[c - RT_NCLASS], -1,
 				  SQLITE_STATIC);
 		sqlite3_bind_int64(st, 3, (sqlite3_int64)n);
 		if (c < RT_NCLASS && a->lat_class[c].count) {

@@ -96,6 +96,28 @@ struct route_query {
 int store_routes(struct store *s, const struct route_query *q, struct route_figures **out, int *n,
 		 char *err);
 
+/* One run as stored: its totals, for the report's runs section. */
+struct run_figures {
+	int64_t run;
+	char created[32], app[64], labels[160], source[256];
+	char driver[32]; /* its connections' driver (rtt.h), "" none, "several" */
+	int64_t connections, rfq, rt, pages, routes;
+	int64_t cls[RT_NCLASS];                 /* round trips by class */
+	int64_t acq, rel, idle;                 /* pings by role */
+	int64_t lone_sync, empty_query, select1; /* pings by kind; -1: stored before pgrtt kept them */
+	double p50, p99;  /* ms; NAN: no round trip */
+	double duration;  /* s */
+	bool http;        /* stored with --http-port */
+	double redis_rt;  /* Redis round trips; NAN: not measured with --redis-port */
+	bool lower_bound; /* the counts are lower bounds */
+	char warnings[256];
+};
+
+/* The runs matching q (its with_mixed_only ignored), by id; *out is
+ * malloc'ed.  Returns 0, or -1 (err filled). */
+int store_runs(struct store *s, const struct route_query *q, struct run_figures **out, int *n,
+	       char *err);
+
 /* What the per-connection audit rules need of a run. */
 struct run_pings {
 	uint64_t acq, rel, idle, returned_in_tx;

@@ -60,13 +60,48 @@ int store_delete_run(struct store *s, int64_t id, char *err)
 	return rc;
 }
 
+/* The runs q selects, as SQL conditions on runs x appended at sql + o;
+ * bind_filter binds their values in the same order. */
+static size_t filter_sql(const struct route_query *q, char *sql, size_t cap, size_t o)
+{
+#define ADD(...) (o += o < cap ? (size_t)snprintf(sql + o, cap - o, __VA_ARGS__) : 0)
+	if (q->napps) {
+		ADD(" AND x.app IN (");
+		for (int i = 0; i < q->napps; i++)
+			ADD("%s?", i ? "," : "");
+		ADD(")");
+	}
+	for (int i = 0; i < q->nlabels; i++)
+		ADD(" AND EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = x.id"
+		    " AND l.key || '=' || l.value = ?)");
+	if (q->nruns) {
+		ADD(" AND x.id IN (");
+		for (int i = 0; i < q->nruns; i++)
+			ADD("%s?", i ? "," : "");
+		ADD(")");
+	}
+#undef ADD
+	return o; /* >= cap: it did not fit, and the caller says so */
+}
+
+static void bind_filter(const struct route_query *q, sqlite3_stmt *st)
+{
+	int k = 1;
+	for (int i = 0; i < q->napps; i++)
+		sqlite3_bind_text(st, k++, q->apps[i], -1, SQLITE_STATIC);
+	for (int i = 0; i < q->nlabels; i++)
+		sqlite3_bind_text(st, k++, q->labels[i], -1, SQLITE_STATIC);
+	for (int i = 0; i < q->nruns; i++)
+		sqlite3_bind_int64(st, k++, q->runs[i]);
+}
+
 /* The round trips per page of routes, one record per (run, route), ordered
  * by route, app and run: the same figures for report and audit. */
 int store_routes(struct store *s, const struct route_query *q, struct route_figures **out, int *n,
 		 char *err)
 {
 	sqlite3 *db = store_db(s);
-	char sql[4096];
+	char sql[8192];
 	size_t o = (size_t)snprintf(
 		sql, sizeof sql,
 		"SELECT r.run_id, coalesce(x.app, ''),"
@@ -83,21 +118,10 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 		" r.redis_round_trips_per_page, r.redis_commands_per_page"
 		" FROM routes r JOIN runs x ON x.id = r.run_id WHERE %s",
 		q->with_mixed_only ? "1" : "r.pages > 0");
-	if (q->napps) {
-		o += (size_t)snprintf(sql + o, sizeof sql - o, " AND x.app IN (");
-		for (int i = 0; i < q->napps; i++)
-			o += (size_t)snprintf(sql + o, sizeof sql - o, "%s?", i ? "," : "");
-		o += (size_t)snprintf(sql + o, sizeof sql - o, ")");
-	}
-	for (int i = 0; i < q->nlabels; i++)
-		o += (size_t)snprintf(sql + o, sizeof sql - o,
-				      " AND EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = x.id"
-				      " AND l.key || '=' || l.value = ?)");
-	if (q->nruns) {
-		o += (size_t)snprintf(sql + o, sizeof sql - o, " AND x.id IN (");
-		for (int i = 0; i < q->nruns; i++)
-			o += (size_t)snprintf(sql + o, sizeof sql - o, "%s?", i ? "," : "");
-		o += (size_t)snprintf(sql + o, sizeof sql - o, ")");
+	o = filter_sql(q, sql, sizeof sql, o);
+	if (o + 40 >= sizeof sql) {
+		snprintf(err, STORE_ERRBUF, "too many filters");
+		return -1;
 	}
 	snprintf(sql + o, sizeof sql - o, " ORDER BY r.route, x.app, x.id");
 	sqlite3_stmt *st;
@@ -105,13 +129,7 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 		set_err(err, "reading routes", db);
 		return -1;
 	}
-	int k = 1;
-	for (int i = 0; i < q->napps; i++)
-		sqlite3_bind_text(st, k++, q->apps[i], -1, SQLITE_STATIC);
-	for (int i = 0; i < q->nlabels; i++)
-		sqlite3_bind_text(st, k++, q->labels[i], -1, SQLITE_STATIC);
-	for (int i = 0; i < q->nruns; i++)
-		sqlite3_bind_int64(st, k++, q->runs[i]);
+	bind_filter(q, st);
 	int cap = 0, rc = 0;
 	*out = NULL;
 	*n = 0;
@@ -153,6 +171,109 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 									   : sqlite3_column_double(st, 26);
 	}
 	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Run f's round trips by class, ping role and ping kind. */
+static void run_classes(sqlite3_stmt *st, struct run_figures *f)
+{
+	static const char *const extra[] = {"ping_acquire",   "ping_release",     "ping_idle",
+					    "ping_lone_sync", "ping_empty_query", "ping_select1"};
+	int64_t *to[] = {&f->acq, &f->rel, &f->idle, &f->lone_sync, &f->empty_query, &f->select1};
+	f->lone_sync = f->empty_query = f->select1 = -1; /* absent: stored before schema 7 */
+	sqlite3_bind_int64(st, 1, f->run);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *c = (const char *)sqlite3_column_text(st, 0);
+		int64_t n = sqlite3_column_int64(st, 1);
+		for (int k = 0; c && k < RT_NCLASS; k++)
+			if (strcmp(c, rt_class_name(k)) == 0)
+				f->cls[k] = n;
+		for (int k = 0; c && k < 6; k++)
+			if (strcmp(c, extra[k]) == 0)
+				*to[k] = n;
+	}
+	sqlite3_reset(st);
+}
+
+int store_runs(struct store *s, const struct route_query *q, struct run_figures **out, int *n,
+	       char *err)
+{
+	sqlite3 *db = store_db(s);
+	char sql[8192];
+	size_t o = (size_t)snprintf(
+		sql, sizeof sql,
+		"SELECT x.id, x.created_at, coalesce(x.app, ''),"
+		" (SELECT group_concat(key || '=' || value, ' ') FROM run_labels WHERE run_id = x.id),"
+		" x.source, x.connections, x.ready_for_query, x.round_trips, x.latency_p50_us,"
+		" x.latency_p99_us, coalesce(x.duration_s, 0), x.http_ports IS NOT NULL,"
+		" x.redis_round_trips, coalesce(x.lower_bound, 0),"
+		" (SELECT group_concat(code, ' ') FROM run_warnings w WHERE w.run_id = x.id"
+		"  AND w.severity != 'note'),"
+		" (SELECT coalesce(sum(pages), 0) FROM routes r WHERE r.run_id = x.id),"
+		" (SELECT count(*) FROM routes r WHERE r.run_id = x.id AND r.pages > 0),"
+		" (SELECT CASE WHEN count(DISTINCT driver) > 1 THEN 'several' ELSE max(driver) END"
+		"  FROM connections c WHERE c.run_id = x.id AND driver != '')"
+		" FROM runs x WHERE 1");
+	o = filter_sql(q, sql, sizeof sql, o);
+	if (o + 40 >= sizeof sql) {
+		snprintf(err, STORE_ERRBUF, "too many filters");
+		return -1;
+	}
+	snprintf(sql + o, sizeof sql - o, " ORDER BY x.id");
+	sqlite3_stmt *st, *cls;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		set_err(err, "reading runs", db);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT class, round_trips FROM run_classes WHERE run_id = ?", -1,
+			       &cls, NULL) != SQLITE_OK) {
+		set_err(err, "reading classes", db);
+		sqlite3_finalize(st);
+		return -1;
+	}
+	bind_filter(q, st);
+	int cap = 0, rc = 0;
+	*out = NULL;
+	*n = 0;
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct run_figures *r = realloc(*out, (size_t)cap * sizeof(*r));
+			if (!r) {
+				snprintf(err, STORE_ERRBUF, "out of memory");
+				rc = -1;
+				break;
+			}
+			*out = r;
+		}
+		struct run_figures *f = &(*out)[(*n)++];
+		memset(f, 0, sizeof(*f));
+		f->run = sqlite3_column_int64(st, 0);
+		copy_col(f->created, sizeof f->created, st, 1);
+		copy_col(f->app, sizeof f->app, st, 2);
+		copy_col(f->labels, sizeof f->labels, st, 3);
+		copy_col(f->source, sizeof f->source, st, 4);
+		f->connections = sqlite3_column_int64(st, 5);
+		f->rfq = sqlite3_column_int64(st, 6);
+		f->rt = sqlite3_column_int64(st, 7);
+		f->p50 = sqlite3_column_type(st, 8) == SQLITE_NULL ? NAN
+								   : sqlite3_column_double(st, 8) / 1e3;
+		f->p99 = sqlite3_column_type(st, 9) == SQLITE_NULL ? NAN
+								   : sqlite3_column_double(st, 9) / 1e3;
+		f->duration = sqlite3_column_double(st, 10);
+		f->http = sqlite3_column_int(st, 11) != 0;
+		f->redis_rt = sqlite3_column_type(st, 12) == SQLITE_NULL
+				      ? NAN
+				      : (double)sqlite3_column_int64(st, 12);
+		f->lower_bound = sqlite3_column_int(st, 13) != 0;
+		copy_col(f->warnings, sizeof f->warnings, st, 14);
+		f->pages = sqlite3_column_int64(st, 15);
+		f->routes = sqlite3_column_int64(st, 16);
+		copy_col(f->driver, sizeof f->driver, st, 17);
+		run_classes(cls, f);
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(cls);
 	return rc;
 }
 

@@ -46,10 +46,13 @@ check("analyze: no escape byte on the terminal", "\x1b" in p.stdout + p.stderr, 
 
 # Markdown: every row has exactly the header's cells, the numbers stay in place
 md = run("report", "--db", db).stdout
-lines = [l for l in md.splitlines() if l.startswith("|")]
 cells = lambda l: re.split(r"(?<!\\)\|", l)[1:-1]
-ncols = len(cells(lines[0]))
-check("Markdown: cells per row", sorted({len(cells(l)) for l in lines}), [ncols])
+tables = [[l for l in t.splitlines() if l.startswith("|")] for t in md.split("\n\n")]
+tables = [t for t in tables if t]
+check("Markdown: two tables (runs, routes)", len(tables), 2)
+for t in tables:
+    check("Markdown: cells per row", sorted({len(cells(l)) for l in t}), [len(cells(t[0]))])
+lines = tables[1]
 rt_col = [c.strip() for c in cells(lines[0])].index("round trips / page")
 vals = sorted(cells(l)[rt_col].strip() for l in lines[2:])
 check("Markdown: round trips per page as measured", vals, ["**0.00**"] + ["**1.00**"] * 6)
