@@ -6,12 +6,14 @@
 #include <string.h>
 
 #include "rd.h"
+#include "sqlnorm.h"
 
 #define TEXT_MAX 160 /* characters of query text shown */
 
 struct out {
 	char *buf;
 	size_t cap, len;
+	bool values; /* statement texts as sent, not normalised */
 };
 
 static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -63,6 +65,30 @@ static void put_cstr(struct out *o, struct rd *r, const char *label, size_t max,
 		put_text(o, (const char *)r->end - left, left, max, truncated);
 	else
 		put_text(o, s, (size_t)n, max, false);
+}
+
+/* A statement's text: normalised unless o->values (sqlnorm.h), then as
+ * put_cstr shows a string. */
+static void put_stmt(struct out *o, struct rd *r, const char *label, bool truncated)
+{
+	if (o->values) {
+		put_cstr(o, r, label, TEXT_MAX, truncated);
+		return;
+	}
+	const char *s;
+	size_t left = rd_left(r);
+	ptrdiff_t n = rd_cstr(r, &s);
+	bool cut = n < 0; /* by the prefix limit: put_text says "..." */
+	if (cut)
+		s = (const char *)r->end - left, n = (ptrdiff_t)left;
+	char norm[TEXT_MAX * 2 + 8]; /* room for the shown part; longer is cut anyway */
+	size_t len = sql_normalize(s, (size_t)n, true, norm, sizeof norm);
+	bool full = len >= 3 && memcmp(norm + len - 3, "\xe2\x80\xa6", 3) == 0;
+	if (full)
+		len -= 3; /* the normaliser's ellipsis: put_text's "..." instead */
+	if (label[0])
+		put(o, "%s=", label);
+	put_text(o, norm, len, TEXT_MAX, (cut && truncated) || full);
 }
 
 static const char *auth_name(uint32_t code)
@@ -147,12 +173,12 @@ static void fe_summary(struct out *o, const struct pgsql_msg *m, struct rd *r)
 		break;
 	}
 	case PGSQL_FE_QUERY:
-		put_cstr(o, r, "", TEXT_MAX, m->truncated);
+		put_stmt(o, r, "", m->truncated);
 		break;
 	case PGSQL_FE_PARSE:
 		put_cstr(o, r, "stmt", 64, m->truncated);
 		put(o, " ");
-		put_cstr(o, r, "query", TEXT_MAX, m->truncated);
+		put_stmt(o, r, "query", m->truncated);
 		if (!r->bad) {
 			uint16_t np = rd_be16(r);
 			put(o, " params=%u", np);
@@ -285,9 +311,9 @@ static void be_summary(struct out *o, const struct pgsql_msg *m, struct rd *r)
 	}
 }
 
-void pgsql_summarize(const struct pgsql_msg *m, char *buf, size_t cap)
+void pgsql_summarize(const struct pgsql_msg *m, bool values, char *buf, size_t cap)
 {
-	struct out o = {buf, cap, 0};
+	struct out o = {buf, cap, 0, values};
 	if (cap == 0)
 		return;
 	buf[0] = '\0';

@@ -77,6 +77,8 @@ struct analysis_opts {
 	analysis_rt_fn *on_rt;        /* every round trip, once classified (in order per connection) */
 	analysis_redis_fn *on_redis;  /* every RESP value (pgrtt dump) */
 	analysis_redis_rt_fn *on_redis_rt; /* every Redis round trip */
+	struct textring *texts;       /* set: round trips carry their statement's text (dump, trace) */
+	bool text_values;             /* ... as sent (--show-values), not normalised */
 	uint32_t max_open;            /* 0: ANALYSIS_MAX_OPEN */
 	uint64_t max_buffer;          /* --max-buffer: out-of-order bytes held over all
 					 connections; 0: ANALYSIS_MAX_BUFFER */

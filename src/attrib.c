@@ -420,6 +420,8 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	r.commands = 0;
 	r.redis_flight = 0;
 	memcpy(r.flight, rt->flight, sizeof r.flight);
+	r.text = rt->text;
+	r.stmts = rt->stmts;
 	enqueue(a, &r);
 }
 

@@ -90,6 +90,8 @@ struct attrib_rt_rec {
 	uint64_t redis_flight; /* Redis: the flight's serial on its connection (redis_rt.serial) */
 	float weight; /* for on_page: this page's share of it */
 	char flight[RT_FLIGHT_MAX + 2];
+	uint64_t text;  /* rtt.h: its statement's text (pgrtt trace) */
+	uint32_t stmts;
 };
 
 #define ATTRIB_TARGET_MAX 128

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+#include "textring.h"
+
 
 const char *pgrtt_cmd = "";
 
@@ -81,4 +84,31 @@ int output_close(FILE *out, const char *path, int rc)
 		return EXIT_ERROR;
 	}
 	return rc;
+}
+
+void print_statement(FILE *out, const struct textring *t, uint64_t text, uint32_t stmts)
+{
+	if (!t || (!text && !stmts))
+		return; /* not kept, or no statement: a ping, a lone Sync */
+	size_t n = 0;
+	const char *s = textring_get(t, text, &n);
+	if (!s) {
+		fputs(text ? "  (statement text no longer held)"
+			   : "  (statement prepared before the capture)",
+		      out);
+	} else {
+		char buf[STATEMENT_SHOWN + 4];
+		size_t len = n < STATEMENT_SHOWN ? n : STATEMENT_SHOWN;
+		while (len < n && len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+			len--; /* not inside a character */
+		memcpy(buf, s, len);
+		if (len < n)
+			memcpy(buf + len, "\xe2\x80\xa6", 3), len += 3;
+		buf[len] = '\0';
+		fputs("  \"", out);
+		esc_term(out, buf);
+		fputc('"', out);
+	}
+	if (stmts > 1)
+		fprintf(out, " (+%u more)", stmts - 1);
 }

@@ -31,6 +31,15 @@ bool parse_port(const char *s, uint16_t *out);
 /* stdout, or path opened for writing; NULL after a one-line error. */
 FILE *output_open(const char *path);
 
+struct textring;
+#define STATEMENT_SHOWN 300 /* bytes of a statement's text on a line */
+
+/* A round trip's statement for dump --round-trips and trace: two spaces,
+ * then its text in quotes, escaped for a terminal (normalised unless
+ * --show-values made the ring hold it as sent), " (+N more)" when it ran
+ * several; nothing for a round trip without one. */
+void print_statement(FILE *out, const struct textring *t, uint64_t text, uint32_t stmts);
+
 /* Flush and close what output_open gave; returns rc, or EXIT_ERROR after a
  * one-line error when the writes failed. */
 int output_close(FILE *out, const char *path, int rc);

@@ -2,6 +2,7 @@
  * (--redis-port) and HTTP message (--http-port). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -9,13 +10,16 @@
 #include "opts.h"
 #include "report.h"
 #include "pgsql_summary.h"
+#include "textring.h"
 
 struct dump_ctx {
 	FILE *out;
 	bool nano;
 	int conn;
 	bool round_trips;
+	bool values; /* --show-values: statement texts as sent */
 	const struct route_set *routes;
+	struct textring texts; /* --round-trips: round trips' statements */
 };
 
 static void help(FILE *out)
@@ -27,7 +31,8 @@ static void help(FILE *out)
 	      "  TIME CONN DIR TYPE SUMMARY\n"
 	      "TIME is UTC time of day, CONN the connection number used by 'pgrtt analyze',\n"
 	      "DIR '>' for client to server and '<' for server to client.  Query texts are\n"
-	      "cut at 160 characters; passwords and SASL data are never printed.\n"
+	      "normalised (constants as $1, $2, ... as pg_stat_statements shows them) and cut\n"
+	      "at 160 characters; passwords and SASL data are never printed.\n"
 	      "\n"
 	      "Options:\n"
 	      "  -r, --read FILE        read FILE (same as naming it; repeatable)\n"
@@ -42,7 +47,9 @@ static void help(FILE *out)
 	      "      --conn N           only connection N\n"
 	      "      --round-trips      one line per round trip instead of per message:\n"
 	      "                         class (ping role), frontend messages, ReadyForQuery,\n"
-	      "                         rows, transaction status before>after, latency\n"
+	      "                         rows, transaction status before>after, latency,\n"
+	      "                         the statement (BEGIN, SELECT ... WHERE id = $1)\n"
+	      "      --show-values      statements as sent, with their constants\n"
 	      "      --nano             nanosecond timestamps\n"
 	      "  -o, --output FILE      write to FILE instead of standard output\n"
 	      "      --no-progress      no progress line, even on a terminal\n"
@@ -78,7 +85,7 @@ static void on_msg(void *ctx, const struct conn_summary *c, const struct pgsql_m
 	if (d->conn && (uint64_t)d->conn != c->id)
 		return;
 	char sum[512];
-	pgsql_summarize(m, sum, sizeof sum);
+	pgsql_summarize(m, d->values, sum, sizeof sum);
 	print_time(d, m->ts_first);
 	fprintf(d->out, " c%" PRIu64 " %c %s%s%s\n", c->id, m->side == PGSQL_FE ? '>' : '<',
 		pgsql_type_name((enum pgsql_side)m->side, m->type), sum[0] ? " " : "", sum);
@@ -116,16 +123,19 @@ static void on_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)
 	if (d->conn && (uint64_t)d->conn != c->id)
 		return;
 	print_time(d, rt->t_start);
-	char buf[32];
-	fprintf(d->out, " c%" PRIu64 " rt %" PRIu64 " %-16s %-12s rfq %u rows %u %c>%c", c->id,
-		rt->index + 1, rt_label_how(rt->cls, rt->ping_role, rt->role_how, buf, sizeof buf), rt->flight[0] ? rt->flight : "-", rt->rfq, rt->rows,
-		rt->status_before, rt->status_after);
+	char buf[32], num[32];
+	snprintf(num, sizeof num, "rt %" PRIu64, rt->index + 1); /* one width: columns stay put */
+	fprintf(d->out, " c%" PRIu64 " %-9s %-16s %-12s rfq %u rows %u %c>%c", c->id, num,
+		rt_label_how(rt->cls, rt->ping_role, rt->role_how, buf, sizeof buf),
+		rt->flight[0] ? rt->flight : "-", rt->rfq, rt->rows, rt->status_before,
+		rt->status_after);
 	if (rt->has_start && rt->has_end && rt->t_end >= rt->t_start)
 		fprintf(d->out, " %.3f ms", (double)(rt->t_end - rt->t_start) / 1e6);
 	if (rt->errors)
 		fprintf(d->out, " errors %u", rt->errors);
 	if (rt->damaged)
 		fprintf(d->out, " [gap]");
+	print_statement(d->out, &d->texts, rt->text, rt->stmts);
 	fputc('\n', d->out);
 }
 
@@ -193,9 +203,10 @@ static void on_redis_rt(void *ctx, const struct conn_summary *c, const struct re
 	char first[RESP_NAME_MAX + 1];
 	redis_name_printable(first, rt->first);
 	print_time(d, rt->commands ? rt->t_start : rt->t_end);
-	fprintf(d->out, " c%" PRIu64 " redis rt %" PRIu64 " %-11s %-16s commands %u replies %u",
-		c->id, rt->index + 1, rt_class_name(rt->cls), first[0] ? first : "-", rt->commands,
-		rt->replies);
+	char num[32];
+	snprintf(num, sizeof num, "rt %" PRIu64, rt->index + 1);
+	fprintf(d->out, " c%" PRIu64 " redis %-9s %-11s %-16s commands %u replies %u", c->id, num,
+		rt_class_name(rt->cls), first[0] ? first : "-", rt->commands, rt->replies);
 	if (rt->commands && rt->t_end >= rt->t_start)
 		fprintf(d->out, " %.3f ms", (double)(rt->t_end - rt->t_start) / 1e6);
 	if (rt->errors)
@@ -203,7 +214,7 @@ static void on_redis_rt(void *ctx, const struct conn_summary *c, const struct re
 	fprintf(d->out, "%s\n", rt->damaged ? " [gap]" : "");
 }
 
-enum { DUMP_ROUND_TRIPS = 1, DUMP_NANO, DUMP_CONN };
+enum { DUMP_ROUND_TRIPS = 1, DUMP_NANO, DUMP_CONN, DUMP_VALUES };
 
 static int dump_opt(void *ctx, int id, const char *arg)
 {
@@ -216,6 +227,9 @@ static int dump_opt(void *ctx, int id, const char *arg)
 	case DUMP_NANO:
 		d->nano = true;
 		return 0;
+	case DUMP_VALUES:
+		d->values = true;
+		return 0;
 	default:
 		if (!opt_number("--conn", arg, 1, 1e15, "a connection number (1, 2, ...)", &v))
 			return -1;
@@ -226,11 +240,14 @@ static int dump_opt(void *ctx, int id, const char *arg)
 
 int cmd_dump(int argc, char **argv)
 {
-	struct dump_ctx d = {stdout, false, 0, false, NULL};
+	static struct dump_ctx d;
+	memset(&d, 0, sizeof d);
+	d.out = stdout;
 	static const struct opt_extra own[] = {
 		{"round-trips", 0, false, DUMP_ROUND_TRIPS},
 		{"nano", 0, false, DUMP_NANO},
 		{"conn", 0, true, DUMP_CONN},
+		{"show-values", 0, false, DUMP_VALUES},
 		{NULL, 0, false, 0},
 	};
 	static struct cmd_opts co;
@@ -250,6 +267,13 @@ int cmd_dump(int argc, char **argv)
 	struct analysis_opts ao = {0};
 	d.routes = ro.routes;
 	if (d.round_trips) {
+		if (textring_init(&d.texts, TEXTRING_SIZE) != 0) {
+			warnx_("out of memory");
+			output_close(d.out, output, EXIT_ERROR);
+			return EXIT_ERROR;
+		}
+		ao.texts = &d.texts;
+		ao.text_values = d.values;
 		ao.on_rt = on_rt;
 		ao.on_redis_rt = on_redis_rt;
 	} else {
@@ -265,5 +289,6 @@ int cmd_dump(int argc, char **argv)
 	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};
 	warn_evidence(&a, &in);
 	analysis_free(&a);
+	textring_free(&d.texts);
 	return output_close(d.out, output, rc);
 }

@@ -9,11 +9,14 @@
 #include "commands.h"
 #include "opts.h"
 #include "report.h"
+#include "textring.h"
 
 struct trace_ctx {
 	FILE *out;
 	const char *only_route; /* --route given once: show only its pages */
 	long limit, shown;
+	bool values;            /* --show-values */
+	struct textring texts;  /* the round trips' statements */
 };
 
 static void help(FILE *out)
@@ -22,8 +25,8 @@ static void help(FILE *out)
 	      "\n"
 	      "For each HTTP page (request/response pair) in saved captures, print the\n"
 	      "request, each PostgreSQL round trip attributed to it in order - time from\n"
-	      "the request, connection, class and ping role, frontend messages, latency -\n"
-	      "then the response.\n"
+	      "the request, connection, class and ping role, frontend messages, latency,\n"
+	      "its statement (normalised: constants as $1, $2, ...) - then the response.\n"
 	      "\n"
 	      "Options:\n"
 	      "      --http-port PORT   HTTP/1.x server port (required; repeatable)\n"
@@ -32,6 +35,7 @@ static void help(FILE *out)
 	      "      --route PATTERN    show only pages of this route, e.g. 'GET /articles/{id}'\n"
 	      "                         (also used as a pattern; repeat to add patterns)\n"
 	      "      --limit N          stop after N pages\n"
+	      "      --show-values      statements as sent, with their constants\n"
 	      "      --grace MS         attribution grace after a response (default 2)\n"
 	      "      --page-timeout S   requests open longer stop holding attribution (10)\n"
 	      "      --max-buffer MIB   out-of-order data held, all connections (128)\n"
@@ -99,6 +103,7 @@ static void on_page(void *ctx, const struct attrib_page_view *p)
 			fprintf(t->out, "  %.3f ms", ms(r->t_start, r->t_end));
 		if (r->shared)
 			fprintf(t->out, "  (%s %.2f)", p->mixed ? "inferred" : "shared", r->weight);
+		print_statement(t->out, &t->texts, r->text, r->stmts);
 		fputc('\n', t->out);
 	}
 	fprintf(t->out, "  %+9.3f ms  response %u\n", ms(p->t0, p->t1), p->status);
@@ -106,9 +111,12 @@ static void on_page(void *ctx, const struct attrib_page_view *p)
 
 static int trace_opt(void *ctx, int id, const char *arg)
 {
-	(void)id; /* --limit */
 	struct trace_ctx *t = ctx;
-	double v;
+	if (id == 2) { /* --show-values */
+		t->values = true;
+		return 0;
+	}
+	double v; /* --limit */
 	if (!opt_number("--limit", arg, 1, 1e15, "a number of pages, 1 or more", &v))
 		return -1;
 	t->limit = (long)v;
@@ -117,8 +125,11 @@ static int trace_opt(void *ctx, int id, const char *arg)
 
 int cmd_trace(int argc, char **argv)
 {
-	struct trace_ctx t = {stdout, NULL, 0, 0};
-	static const struct opt_extra own[] = {{"limit", 0, true, 1}, {NULL, 0, false, 0}};
+	static struct trace_ctx t;
+	memset(&t, 0, sizeof t);
+	t.out = stdout;
+	static const struct opt_extra own[] = {
+		{"limit", 0, true, 1}, {"show-values", 0, false, 2}, {NULL, 0, false, 0}};
 	static struct cmd_opts co;
 	int p = opts_parse(argc, argv, OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES |
 					      OPTG_LIMITS | OPTG_OUTPUT,
@@ -142,9 +153,17 @@ int cmd_trace(int argc, char **argv)
 			snprintf(only, sizeof only, "%s %s", rp->method, rp->path);
 		t.only_route = rp->method[0] ? only : NULL;
 	}
-	if (!(t.out = output_open(output)))
+	if (textring_init(&t.texts, TEXTRING_SIZE) != 0) {
+		warnx_("out of memory");
 		return EXIT_ERROR;
+	}
+	if (!(t.out = output_open(output))) {
+		textring_free(&t.texts);
+		return EXIT_ERROR;
+	}
 	struct analysis_opts ao = {0};
+	ao.texts = &t.texts;
+	ao.text_values = t.values;
 	ao.on_page = on_page;
 	ao.ctx = &t;
 	static struct analysis a;
@@ -153,5 +172,6 @@ int cmd_trace(int argc, char **argv)
 	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};
 	warn_evidence(&a, &in);
 	analysis_free(&a);
+	textring_free(&t.texts);
 	return output_close(t.out, output, rc);
 }

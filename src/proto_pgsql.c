@@ -50,6 +50,8 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 		 a->opts.on_rt || a->attributing ? on_round_trip : NULL, s);
 	s->rtt.policy = &a->ping_ev;
 	s->rtt.fingerprints = a->attributing;
+	s->rtt.ring = a->opts.texts;
+	s->rtt.text_values = a->opts.text_values;
 	s->rtt.conn_id = cx->sum->id;
 	a->tot.connections++;
 	if (a->opts.on_conn)

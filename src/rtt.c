@@ -6,6 +6,9 @@
  */
 #include "rtt.h"
 
+#include "sqlnorm.h"
+#include "textring.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -351,11 +354,13 @@ static uint8_t text_kind(struct rtt *r, const char *q, size_t n, bool parse, boo
 	return t[0].kind;
 }
 
-static void stmt_put(struct rtt *r, const char *name, size_t n, uint8_t kind, uint64_t sig)
+static void stmt_put(struct rtt *r, const char *name, size_t n, uint8_t kind, uint64_t sig,
+		     uint64_t text)
 {
 	if (n == 0) {
 		r->unnamed_kind = kind;
 		r->unnamed_sig = sig;
+		r->unnamed_text = text;
 		return;
 	}
 	uint64_t h = name_hash(name, n);
@@ -363,21 +368,51 @@ static void stmt_put(struct rtt *r, const char *name, size_t n, uint8_t kind, ui
 	s->name_hash = h;
 	s->kind = kind;
 	s->sig = sig;
+	s->text = text;
 }
 
 /* A statement's kind, and its fingerprint in *sig (0: not known: prepared
  * before the capture, or its slot taken since). */
-static uint8_t stmt_get(const struct rtt *r, const char *name, size_t n, uint64_t *sig)
+static uint8_t stmt_get(const struct rtt *r, const char *name, size_t n, uint64_t *sig,
+			uint64_t *text)
 {
 	if (n == 0) {
 		*sig = r->unnamed_sig;
+		*text = r->unnamed_text;
 		return r->unnamed_kind;
 	}
 	uint64_t h = name_hash(name, n);
 	const struct rtt_stmt *s = &r->stmts[h % RTT_STMT_SLOTS];
 	bool known = s->name_hash == h;
 	*sig = known ? s->sig : 0;
+	*text = known ? s->text : 0;
 	return known ? s->kind : SQL_OTHER;
+}
+
+/* For dump and trace: a statement's text as they show it - normalised
+ * (constants as $n: no value in a CI log), or as sent (--show-values) -
+ * kept in the ring.  0 when texts are not kept. */
+static uint64_t keep_text(struct rtt *r, const char *q, size_t n, bool whole)
+{
+	if (!r->ring)
+		return 0;
+	char buf[TEXTRING_TEXT_MAX];
+	size_t len;
+	const char *nul = memchr(q, '\0', n);
+	n = nul ? (size_t)(nul - q) : n;
+	if (r->text_values) {
+		len = n < sizeof buf - 3 ? n : sizeof buf - 3;
+		while (len < n && len > 0 && ((uint8_t)q[len] & 0xc0) == 0x80)
+			len--; /* cut, but not inside a character */
+		memcpy(buf, q, len);
+		if (len < n || !whole) {
+			memcpy(buf + len, "\xe2\x80\xa6", 3);
+			len += 3;
+		}
+	} else {
+		len = sql_normalize(q, n, whole, buf, sizeof buf);
+	}
+	return textring_put(r->ring, buf, len);
 }
 
 /* ----------------------------------------------------------------------
@@ -782,6 +817,11 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		count_kind(r, kind);
 		if (!c->sig)
 			c->sig = sig;
+		if (r->ring) {
+			uint64_t kept = keep_text(r, q, m->body_len, !m->truncated);
+			c->text = c->text ? c->text : kept;
+			c->stmts++;
+		}
 		if (kind == SQL_EMPTY) {
 			if (m->body_len >= 8 && memcmp(q, "-- ping", 7) == 0 && q[7] == '\0')
 				set_driver(r, "pgx", 1);
@@ -804,7 +844,10 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		}
 		uint64_t sig;
 		uint8_t kind = text_kind(r, q, (size_t)qn, true, whole, &sig);
-		stmt_put(r, name, (size_t)nn, kind, sig);
+		uint64_t text = keep_text(r, q, (size_t)qn, whole);
+		stmt_put(r, name, (size_t)nn, kind, sig, text);
+		if (!c->text) /* a round trip that only prepares shows what it prepares */
+			c->text = text;
 		if (!c->sig) /* a round trip that only prepares is known by what it prepares */
 			c->sig = sig;
 		const char *d = driver_from_stmt(name, (size_t)nn);
@@ -819,10 +862,10 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		ptrdiff_t sn = rd_cstr(&rd, &stmt);
 		if (sn < 0) {
 			r->bound_kind = SQL_OTHER;
-			r->bound_sig = 0;
+			r->bound_sig = r->bound_text = 0;
 			break;
 		}
-		uint8_t kind = stmt_get(r, stmt, (size_t)sn, &r->bound_sig);
+		uint8_t kind = stmt_get(r, stmt, (size_t)sn, &r->bound_sig, &r->bound_text);
 		if (!r->bound_sig && r->fingerprints) /* prepared before the capture: its name is its identity */
 			r->bound_sig = (name_hash(stmt, (size_t)sn) ^
 					(name_is_global(stmt, (size_t)sn) ? 0 : (r->conn_id + 1) * 0x9e3779b97f4a7c15ull)) |
@@ -842,6 +885,10 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		count_kind(r, r->bound_kind);
 		if (!c->sig && r->fingerprints)
 			c->sig = r->bound_sig;
+		if (r->ring) {
+			c->text = c->text ? c->text : r->bound_text;
+			c->stmts++;
+		}
 		break;
 	case PGSQL_FE_DESCRIBE:
 		r->f_describe++;

@@ -96,6 +96,11 @@ struct rt {
 	bool tail_ping;
 	uint32_t rfq, sync_points, fe_msgs, rows, errors;
 	char flight[RT_FLIGHT_MAX + 2]; /* frontend type letters; '+' when longer */
+	/* with rtt.texts (dump, trace): its first statement's text, a
+	 * textring handle (0: none: a ping, a Sync alone, prepared before the
+	 * capture), and the statements it ran (simple queries, executes) */
+	uint64_t text;
+	uint32_t stmts;
 };
 
 typedef void rtt_fn(void *ctx, const struct rt *rt);
@@ -139,6 +144,7 @@ struct rtt_stmt {
 	uint64_t name_hash; /* 0 = empty slot */
 	uint8_t kind;       /* enum sql_kind, or RTT_KIND_SELECT_PARAM */
 	uint64_t sig;       /* sql_fingerprint of its text */
+	uint64_t text;      /* its text in rtt.texts (0: not kept) */
 };
 
 /* A statement text already classified: an app sends the same few texts
@@ -158,6 +164,8 @@ struct rtt {
 	void *ctx;
 	struct ping_evidence *policy; /* optional: shared by the analysis */
 	bool fingerprints; /* give round trips their statement's sig (attribution needs it) */
+	struct textring *ring;  /* optional: keep round trips' statement texts (rt.text) */
+	bool text_values;       /* ... as sent; otherwise normalised (sqlnorm.h) */
 	uint64_t conn_id;  /* the connection's: a statement known by name alone is its own here */
 
 	/* the round trip being built */
@@ -172,12 +180,12 @@ struct rtt {
 	uint32_t k_other, k_tx, k_reset, k_empty, k_select1; /* statements sent or executed */
 	uint32_t be_empty, be_complete, be_rowdesc;
 	uint8_t bound_kind;
-	uint64_t bound_sig;
+	uint64_t bound_sig, bound_text;
 
 	/* prepared statements by name (bounded; collisions overwrite) */
 	struct rtt_stmt stmts[RTT_STMT_SLOTS];
 	uint8_t unnamed_kind;
-	uint64_t unnamed_sig;
+	uint64_t unnamed_sig, unnamed_text;
 	struct rtt_text texts[RTT_TEXT_SLOTS];
 
 	/* pings waiting to learn whether they were acquire or release */

@@ -158,5 +158,24 @@ check("audit -F json of bad UTF-8: strict UTF-8",
       isinstance(strict_json(["audit", *WEB, "--max-rt-per-page", "0.5", "-F", "json", UTF]), dict),
       True)
 
+# statements: no value of the traffic in dump, dump --round-trips or trace
+# unless --show-values (psql's session sends 'hello', 'again', 1/0; the
+# blog app's detail pages their article ids)
+PSQL = os.path.join(SRC, "captures", "psql-mixed.pcap")
+PAGES = os.path.join(SRC, "captures", "web-ping-query.pcap")
+values = ("'hello'", "'again'", "1/0")
+for cmd in (["dump", "-p", "55432", PSQL], ["dump", "-p", "55432", "--round-trips", PSQL]):
+    out = run(*cmd).stdout
+    check(f"{cmd[:-1]}: no literal by default", [v for v in values if v in out], [])
+    check(f"{cmd[:-1]}: the normalised text", "pg_notify($1, $2)" in out, True)
+    out = run(*cmd[:-1], "--show-values", PSQL).stdout
+    check(f"{cmd[:-1]} --show-values: the literals", [v for v in values if v in out], list(values))
+out = run("trace", *WEB, PAGES).stdout
+check("trace: statements normalised",
+      (out.count('WHERE id = $1"'), re.search(r"WHERE id = \d", out)), (5, None))
+out = run("trace", *WEB, "--show-values", PAGES).stdout
+check("trace --show-values: the ids the pages asked for",
+      sorted(set(re.findall(r"FROM articles WHERE id = (\d+)\"", out))), ["1", "2", "3", "4", "5"])
+
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(1 if failures else 0)

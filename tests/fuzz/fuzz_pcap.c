@@ -5,8 +5,36 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "textring.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Statement texts as trace reads them back: a small ring, so it comes
+ * round and handles go stale. */
+static struct textring ring;
+static size_t text_bytes;
+
+static void read_back(uint64_t text)
+{
+	size_t n;
+	const char *s = textring_get(&ring, text, &n);
+	for (size_t i = 0; s && i < n; i++)
+		text_bytes += (unsigned char)s[i] != 0;
+}
+
+static void on_page(void *ctx, const struct attrib_page_view *p)
+{
+	(void)ctx;
+	for (uint32_t i = 0; i < p->nrts; i++)
+		read_back(p->rts[i].text);
+}
+
+static void on_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)
+{
+	(void)ctx;
+	(void)c;
+	read_back(rt->text);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -22,7 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct analysis a;
 	struct analysis_opts o = {.ports = {5432, 55432}, .nports = 2, .http_ports = {18080},
 				  .nhttp_ports = 1, .redis_ports = {6379, 56379}, .nredis_ports = 2,
-				  .grace_ns = 2000000};
+				  .grace_ns = 2000000, .on_page = on_page, .on_rt = on_rt};
+	if (!ring.buf && textring_init(&ring, 1u << 16) != 0)
+		return 0;
+	o.texts = &ring;
+	o.text_values = size & 1;
 	if (analysis_init(&a, &o) == 0) {
 		struct pcap_pkthdr *h;
 		const u_char *pkt;

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void on_msg(void *ctx, const struct pgsql_msg *m)
 {
 	char buf[256];
-	pgsql_summarize(m, buf, sizeof buf);
+	pgsql_summarize(m, (m->type & 1) != 0, buf, sizeof buf);
 	rtt_msg(ctx, m);
 }
 

@@ -82,12 +82,14 @@ static void summaries(void)
 	char buf[256];
 	const uint8_t q[] = "SELECT 1\0";
 	struct pgsql_msg m = {PGSQL_FE, 'Q', false, false, 13, 0, 0, 0, q, 9};
-	pgsql_summarize(&m, buf, sizeof buf);
+	pgsql_summarize(&m, true, buf, sizeof buf);
 	CHECK(strstr(buf, "SELECT 1") != NULL);
+	pgsql_summarize(&m, false, buf, sizeof buf); /* by default no value shown */
+	CHECK(strstr(buf, "\"SELECT $1\"") != NULL);
 	/* a password message is never shown */
 	const uint8_t pw[] = "s3cret\0";
 	struct pgsql_msg p = {PGSQL_FE, 'p', false, false, 11, 0, 0, 0, pw, 7};
-	pgsql_summarize(&p, buf, sizeof buf);
+	pgsql_summarize(&p, true, buf, sizeof buf);
 	CHECK(strstr(buf, "s3cret") == NULL);
 }
 

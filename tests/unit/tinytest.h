@@ -4,6 +4,7 @@
 #define TINYTEST_H
 
 #include <stdio.h>
+#include <string.h>
 
 static int tt_failures, tt_checks;
 
@@ -24,6 +25,17 @@ static int tt_failures, tt_checks;
 			tt_failures++;                                                \
 			fprintf(stderr, "%s:%d: %s == %llu, expected %s == %llu\n", __FILE__, \
 				__LINE__, #a, va_, #b, vb_);                          \
+		}                                                                     \
+	} while (0)
+
+#define CHECK_STR(got, want)                                                          \
+	do {                                                                          \
+		const char *g_ = (got), *w_ = (want);                                 \
+		tt_checks++;                                                          \
+		if (strcmp(g_, w_) != 0) {                                            \
+			tt_failures++;                                                \
+			fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", __FILE__,   \
+				__LINE__, #got, g_, w_);                              \
 		}                                                                     \
 	} while (0)
 
