@@ -1,4 +1,5 @@
 /* cmd_runs.c - pgrtt runs: list, show and delete stored runs. */
+#define _DEFAULT_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,21 +33,81 @@ static const char *term(const char *v, char *buf, size_t cap)
 	return v ? esc_term_buf(buf, cap, v) : "-";
 }
 
+/* The runs table, collected first: its columns are as wide as their
+ * widest cell (long labels and app names), counted in characters. */
+#define LIST_COLS 9
+struct list {
+	char *(*cell)[LIST_COLS];
+	int n, cap;
+	bool failed;
+};
+
 static void list_row(void *ctx, int row, int nc, const char *const *names,
 		     const char *const *v)
 {
-	(void)ctx;
+	(void)row;
 	(void)names;
-	char b[9][1024];
-	if (nc < 9)
+	struct list *l = ctx;
+	if (nc < LIST_COLS || l->failed)
 		return;
-	if (row == 0)
-		printf("%4s  %-20s  %-14s  %-24s %6s %9s %9s %7s  %s\n", "run", "stored (UTC)", "app",
-		       "labels", "conns", "rfq", "rt", "pages", "source");
-	printf("%4s  %-20s  %-14s  %-24s %6s %9s %9s %7s  %s\n", term(v[0], b[0], 1024),
-	       term(v[1], b[1], 1024), term(v[2], b[2], 1024), term(v[3], b[3], 1024),
-	       term(v[4], b[4], 1024), term(v[5], b[5], 1024), term(v[6], b[6], 1024),
-	       term(v[7], b[7], 1024), term(v[8], b[8], 1024));
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 64;
+		char *(*c)[LIST_COLS] = realloc(l->cell, (size_t)cap * sizeof(*c));
+		if (!c) {
+			l->failed = true;
+			return;
+		}
+		l->cell = c;
+		l->cap = cap;
+	}
+	char b[1024];
+	for (int i = 0; i < LIST_COLS; i++)
+		l->cell[l->n][i] = strdup(term(v[i], b, sizeof b));
+	l->n++;
+}
+
+static int chars(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static void cell(const char *s, int width, bool right, const char *after)
+{
+	int pad = width - chars(s);
+	if (right)
+		printf("%*s%s%s", pad > 0 ? pad : 0, "", s, after);
+	else
+		printf("%s%*s%s", s, pad > 0 ? pad : 0, "", after);
+}
+
+static void list_print(const struct list *l)
+{
+	static const char *const head[LIST_COLS] = {"run", "stored (UTC)", "app",   "labels", "conns",
+						    "rfq", "rt",           "pages", "source"};
+	static const bool right[LIST_COLS] = {true, false, false, false, true, true, true, true, false};
+	int w[LIST_COLS];
+	for (int i = 0; i < LIST_COLS; i++) {
+		w[i] = chars(head[i]);
+		for (int r = 0; r < l->n; r++)
+			if (l->cell[r][i] && chars(l->cell[r][i]) > w[i])
+				w[i] = chars(l->cell[r][i]);
+	}
+	for (int r = -1; r < l->n; r++)
+		for (int i = 0; i < LIST_COLS; i++) {
+			const char *v = r < 0 ? head[i] : l->cell[r][i] ? l->cell[r][i] : "?";
+			cell(v, i == LIST_COLS - 1 ? 0 : w[i], right[i], i == LIST_COLS - 1 ? "\n" : "  ");
+		}
+}
+
+static void list_free(struct list *l)
+{
+	for (int r = 0; r < l->n; r++)
+		for (int i = 0; i < LIST_COLS; i++)
+			free(l->cell[r][i]);
+	free(l->cell);
 }
 
 struct section {
@@ -147,13 +208,20 @@ int cmd_runs(int argc, char **argv)
 			rc = EXIT_ERROR;
 		}
 	} else {
-		int n = store_listing(s, STORE_LIST_RUNS, 0, list_row, NULL, err);
+		struct list l = {NULL, 0, 0, false};
+		int n = store_listing(s, STORE_LIST_RUNS, 0, list_row, &l, err);
 		if (n < 0) {
 			warnx_("%s: %s", dbpath, err);
 			rc = EXIT_ERROR;
+		} else if (l.failed) {
+			warnx_("out of memory");
+			rc = EXIT_ERROR;
 		} else if (n == 0) {
 			printf("no runs stored yet (pgrtt analyze --db adds one)\n");
+		} else {
+			list_print(&l);
 		}
+		list_free(&l);
 	}
 	store_close(s);
 	return rc;

@@ -39,6 +39,49 @@ static void help(FILE *out)
 		     "See pgrtt(1) and docs/ for details.\n");
 }
 
+/* Edits (insert, delete, change, swap two neighbours) from a to b, at
+ * most 3 counted: enough to tell a typo from another word. */
+static int edits(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b);
+	if (n > 32 || m > 32)
+		return 3;
+	int d[33][33];
+	for (size_t i = 0; i <= n; i++)
+		for (size_t j = 0; j <= m; j++) {
+			if (i == 0 || j == 0) {
+				d[i][j] = (int)(i + j);
+				continue;
+			}
+			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			best = d[i - 1][j] + 1 < best ? d[i - 1][j] + 1 : best;
+			best = d[i][j - 1] + 1 < best ? d[i][j - 1] + 1 : best;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[n][m] < 3 ? d[n][m] : 3;
+}
+
+/* The command a mistyped one meant ("analyse", "run", "reprot"), or NULL:
+ * the nearest within two edits, or the one it begins. */
+static const char *meant(const char *c)
+{
+	const char *best = NULL;
+	int least = 3;
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		int e = edits(c, cmds[i].name);
+		if (strlen(c) >= 3 && strncmp(c, cmds[i].name, strlen(c)) == 0)
+			e = 1;
+		if (e < least && (size_t)e * 2 <= strlen(cmds[i].name)) {
+			least = e;
+			best = cmds[i].name;
+		}
+	}
+	return best;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -60,6 +103,10 @@ int main(int argc, char **argv)
 			return cmds[i].run(argc - 1, argv + 1);
 		}
 	}
-	usage_error("unknown command \"%s\"", c);
+	const char *m = meant(c);
+	if (m)
+		usage_error("unknown command \"%s\"; did you mean \"%s\"?", c, m);
+	else
+		usage_error("unknown command \"%s\"", c);
 	return EXIT_USAGE;
 }

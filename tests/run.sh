@@ -3,13 +3,15 @@
 # needed): installs the packages, builds pgrtt three times (gcc plain, gcc
 # with AddressSanitizer + UndefinedBehaviorSanitizer, clang plain; -Werror in
 # all), starts a throwaway PostgreSQL cluster on 127.0.0.1/::1 port 55432
-# under a temporary directory, runs ctest on the gcc builds (unit, golden,
+# (PGRTT_PGPORT; the live tests' web app: 18081, PGRTT_WEBPORT) under a
+# temporary directory, runs ctest on the gcc builds (unit, golden,
 # cross-check, fuzz replay, store, audit, resource and live tests) and all
 # but the live tests on the clang build, and stops the cluster.
 set -eu
 cd "$(dirname "$0")/.."
-if [ "$(id -u)" != 0 ]; then
-	exec sudo "$0" "$@"
+if [ "$(id -u)" != 0 ]; then # sudo resets the environment: the ports go along by name
+	exec sudo ${PGRTT_PGPORT:+PGRTT_PGPORT=$PGRTT_PGPORT} \
+		${PGRTT_WEBPORT:+PGRTT_WEBPORT=$PGRTT_WEBPORT} "$0" "$@"
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
@@ -36,8 +38,18 @@ cmake --build build-asan -j"$jobs"
 CC=clang cmake -S . -B build-clang -DPGRTT_WERROR=ON >/dev/null
 cmake --build build-clang -j"$jobs"
 
+# ports from the environment when given (beside another cluster or app):
+# the test cluster's, and the blog test app's of tests/live
+PGRTT_PGPORT=${PGRTT_PGPORT:-55432}
+PGRTT_WEBPORT=${PGRTT_WEBPORT:-18081}
+for port in "$PGRTT_PGPORT" "$PGRTT_WEBPORT"; do
+	if ! python3 -c 'import socket, sys; socket.socket().bind(("127.0.0.1", int(sys.argv[1])))' "$port" 2>/dev/null; then
+		echo "tests/run.sh: port $port is in use on 127.0.0.1: set PGRTT_PGPORT or PGRTT_WEBPORT to free ones" >&2
+		exit 2
+	fi
+done
 PGRTT_PGDIR=$(mktemp -d /tmp/pgrtt-test.XXXXXX)
-export PGRTT_PGDIR PGRTT_PGPORT=55432 PGRTT_REQUIRE_LIVE=1
+export PGRTT_PGDIR PGRTT_PGPORT PGRTT_WEBPORT PGRTT_REQUIRE_LIVE=1
 # pgrtt bench's apps, built once for every build of pgrtt
 export PGRTT_BENCH_BUILD="$PWD/build/bench-build"
 trap 'tests/pg_cluster.sh stop "$PGRTT_PGDIR" $PGRTT_PGPORT; rm -rf "$PGRTT_PGDIR"' EXIT INT TERM

@@ -158,7 +158,7 @@ def main():
         # exactly, 8 concurrent clients on one route within 2%
         parts = scenario.split("-")
         pool, mode = "-".join(parts[1:-1]), parts[-1]
-        http_port = "18081"
+        http_port = os.environ.get("PGRTT_WEBPORT", "18081")
         app = subprocess.Popen(["/usr/bin/python3", os.path.join(src, "tests/clients/webapp.py"),
                                 CI, http_port, pool], stdout=subprocess.PIPE, text=True)
         assert app.stdout.readline().strip() == "ready"
