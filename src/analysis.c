@@ -521,6 +521,12 @@ static int conn_by_id(const void *x, const void *y)
 	return a->sum.id < b->sum.id ? -1 : a->sum.id > b->sum.id;
 }
 
+void analysis_settle(struct analysis *a)
+{
+	if (a->attributing)
+		attrib_settle(&a->attrib, watermark(a));
+}
+
 void analysis_finish(struct analysis *a)
 {
 	if (a->finished)
@@ -615,6 +621,7 @@ void analysis_live(const struct analysis *a, struct analysis_live *o)
 {
 	o->rfq = a->tot.st.rfq;
 	o->round_trips = a->tot.st.round_trips;
+	o->pings = a->tot.st.by_class[RT_PING];
 	o->pages = a->tot.http.responses;
 	o->redis_round_trips = a->tot.redis.st.round_trips;
 	o->open = a->nopen;

@@ -158,6 +158,11 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
  * a->listed[0..nlisted), ordered by first appearance. */
 void analysis_finish(struct analysis *a);
 
+/* Settle attribution up to the watermark now (analysis_packet does every
+ * 4,096 packets): a live capture calls it once a second, so pages of a
+ * light load reach their routes while it runs. */
+void analysis_settle(struct analysis *a);
+
 void analysis_free(struct analysis *a);
 
 /* Redis per page and route stand for something: --redis-port was given and
@@ -183,7 +188,7 @@ void analysis_list(struct analysis *a, const struct conn_summary *m);
 /* Running counts while packets still arrive (closed and open connections):
  * for a live status line.  Walks the open connections. */
 struct analysis_live {
-	uint64_t rfq, round_trips, open, pages, redis_round_trips;
+	uint64_t rfq, round_trips, pings, open, pages, redis_round_trips;
 };
 void analysis_live(const struct analysis *a, struct analysis_live *out);
 

@@ -198,7 +198,7 @@ static void help(FILE *out)
 	      "      --keep-pcaps       also write each measured run's capture to\n"
 	      "                         OUT/pcaps/APP-ROUTE-RUN.pcap (pgrtt analyze reads them)\n"
 	      "      --list             the apps and routes, and what this machine can run\n"
-	      "      --no-progress      no status line on a terminal\n"
+	      "      --no-progress      no status line on a terminal (also --no-status)\n"
 	      "  -h, --help             show this help\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 a check failed (a build, pages differ, errors, non-2xx,\n"

@@ -62,7 +62,7 @@ static void help(FILE *out)
 	      "  -F, --format FMT       text (default) or json\n"
 	      "  -o, --output FILE      write the report to FILE\n"
 	      "      --db FILE, --app NAME, --label KEY=VALUE, --store-round-trips  as analyze\n"
-	      "      --no-status        no status line, even on a terminal\n"
+	      "      --no-progress      no status line, even on a terminal (also --no-status)\n"
 	      "  -h, --help             show this help\n"
 	      "\n"
 	      "Exit status: 0 ok, 2 capture or runtime error, 64 usage error.\n",
@@ -113,6 +113,18 @@ static int drop_privileges(const char *user, const char *wpath)
 	return 0;
 }
 
+/* A rate as the status line shows it: "17", "2.3k", "1.2M". */
+static const char *rate(char *buf, size_t cap, double v)
+{
+	if (v >= 1e6)
+		snprintf(buf, cap, "%.1fM", v / 1e6);
+	else if (v >= 1e4)
+		snprintf(buf, cap, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, cap, "%.0f", v);
+	return buf;
+}
+
 static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 			const struct capture_drops *d, struct analysis_live *prev, double dt)
 {
@@ -120,16 +132,21 @@ static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 	analysis_live(a, &now);
 	double rfq_s = dt > 0 ? (double)(now.rfq - prev->rfq) / dt : 0;
 	double pages_s = dt > 0 ? (double)(now.pages - prev->pages) / dt : 0;
-	fprintf(stderr, "\r\033[K%6.1f s  %llu pkts  %llu dropped  %llu conns  %.1fk rfq/s", elapsed,
-		(unsigned long long)pkts, (unsigned long long)(d->drop + d->ifdrop),
-		(unsigned long long)now.open, rfq_s / 1000);
+	double pings_s = dt > 0 ? (double)(now.pings - prev->pings) / dt : 0;
+	char rfq[16], pings[16];
+	fprintf(stderr, "\r\033[K%6.1f s  %llu pkts  %llu dropped  %llu conns  %s rfq/s  %s pings/s",
+		elapsed, (unsigned long long)pkts, (unsigned long long)(d->drop + d->ifdrop),
+		(unsigned long long)now.open, rate(rfq, sizeof rfq, rfq_s),
+		rate(pings, sizeof pings, pings_s));
 	if (a->opts.nredis_ports) {
 		double redis_s = dt > 0 ? (double)(now.redis_round_trips - prev->redis_round_trips) / dt
 					: 0;
-		fprintf(stderr, "  %.1fk redis rt/s", redis_s / 1000);
+		char r[16];
+		fprintf(stderr, "  %s redis rt/s", rate(r, sizeof r, redis_s));
 	}
 	if (a->attributing) {
-		fprintf(stderr, "  %.1fk pages/s", pages_s / 1000);
+		char pg[16];
+		fprintf(stderr, "  %s pages/s", rate(pg, sizeof pg, pages_s));
 		const struct attrib *at = &a->attrib;
 		const struct attrib_route *best = NULL;
 		for (uint32_t i = 0; i < at->nroutes; i++)
@@ -332,9 +349,12 @@ int cmd_capture(int argc, char **argv)
 			       (unsigned long long)now.round_trips, (unsigned long long)now.pages,
 			       (unsigned long long)now.redis_round_trips);
 		}
-		if (status && t - last >= 1.0) {
-			source_stats(&live, &drops);
-			status_line(&a, t - t0, ctx.seen, &drops, &prev, t - last);
+		if (t - last >= 1.0) {
+			analysis_settle(&a);
+			if (status) {
+				source_stats(&live, &drops);
+				status_line(&a, t - t0, ctx.seen, &drops, &prev, t - last);
+			}
 			last = t;
 		}
 	}

@@ -152,6 +152,7 @@ static void live(const void *st, struct analysis_live *out)
 	const struct pgsql_state *s = st;
 	out->rfq += s->rtt.st.rfq;
 	out->round_trips += s->rtt.st.round_trips;
+	out->pings += s->rtt.st.by_class[RT_PING];
 }
 
 static int guess_side(const uint8_t *p, size_t n)

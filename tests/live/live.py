@@ -174,6 +174,30 @@ def main():
             elif mode == "mixed50":  # 50 clients: the pool's 16 connections all busy
                 load = ["/usr/bin/python3", os.path.join(src, "tests/clients/load.py"), http_port,
                         "50", "24", "/articles/3", "/"]
+            elif mode == "status":  # pgrtt capture on a terminal while pages come one by one
+                load = ["/usr/bin/python3", os.path.join(src, "tests/clients/load.py"), http_port,
+                        "1", "400", "/articles/1"]
+                ts = os.path.join(tmp, "typescript")
+                tty = subprocess.Popen(["script", "-qec", f"{pgrtt} capture -i lo -p {PORT} "
+                                        f"--http-port {http_port} --duration 4", ts],
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                time.sleep(1)
+                subprocess.run(load, capture_output=True, timeout=60)
+                tty.wait(timeout=60)
+                lines = open(ts, errors="replace", newline="").read().split("\r\x1b[K")
+                status = [l for l in lines if "rfq/s" in l]
+                c.eq("a terminal: a status line a second", len(status) >= 2, True)
+                shown = [m.groups() for l in status for m in
+                         [re.search(r"([0-9.]+)([kM]?) pings/s .*GET /articles/\{id\} (~?)([0-9.]+) "
+                                    r"rt/page", l)] if m]
+                c.eq("the status line: pings per second, the busiest route's round trips per "
+                     "page", bool(shown), True)
+                if shown:
+                    rate, k, approx, per = shown[-1]
+                    c.eq("pings per second, as they come", float(rate) > 0, True)
+                    c.eq(f"the detail route's {per_page} round trips per page, exact so far",
+                         (approx, float(per)), ("", float(per_page)))
+                return 1 if c.failed else 0
             else:
                 load = ["/usr/bin/python3", os.path.join(src, "tests/clients/load.py"), http_port,
                         "8", "50", "/articles/3"]
