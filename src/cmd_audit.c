@@ -1,13 +1,17 @@
 #define _DEFAULT_SOURCE
 /* cmd_audit.c - pgrtt audit: a CI gate on round trips per page and pings.
  * Exit 0 when every rule passes, 1 when one fails, 2 for bad usage or input. */
+#define _DEFAULT_SOURCE
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "escape.h"
@@ -40,6 +44,7 @@ struct policy {
 	char budget_route[MAX_BUDGETS][ROUTE_MAX];
 	double budget[MAX_BUDGETS];
 	const char *baseline;
+	bool writes_baseline; /* --write-baseline names the baseline file itself */
 };
 
 struct check {
@@ -302,8 +307,14 @@ static int baseline(struct checks *cs, const struct adata *d, const struct polic
 	if (!p->baseline)
 		return 0;
 	FILE *f = fopen(p->baseline, "rb");
+	if (!f && errno == ENOENT && p->writes_baseline) {
+		/* the first run: nothing to compare with yet, and this run writes it */
+		warnx_("%s: no baseline yet: this run writes it (--write-baseline)", p->baseline);
+		return 0;
+	}
 	if (!f) {
-		warnx_("%s: cannot read the baseline", p->baseline);
+		warnx_("%s: cannot read the baseline: %s%s", p->baseline, strerror(errno),
+		       errno == ENOENT ? " (write one with --write-baseline FILE)" : "");
 		return -1;
 	}
 	static char buf[1 << 20];
@@ -591,6 +602,27 @@ static void github_annotations(FILE *f, const struct checks *cs)
 	}
 }
 
+/* The directories a file's path names, made as mkdir -p would: the first
+ * run of a CI job writes its baseline into a tree that does not exist yet. */
+static int make_parents(const char *path)
+{
+	char dir[4096];
+	if (strlen(path) >= sizeof dir)
+		return errno = ENAMETOOLONG, -1;
+	strcpy(dir, path);
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
+/* Written to PATH.tmp, then renamed: a failure leaves the old baseline
+ * (or none), never half a file. */
 static int write_baseline(const char *path, const struct adata *d)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -600,15 +632,27 @@ static int write_baseline(const char *path, const struct adata *d)
 		cJSON_AddNumberToObject(r, d->r[i].route, round(d->r[i].rt * 1e6) / 1e6);
 	char *t = cJSON_Print(root);
 	cJSON_Delete(root);
-	FILE *f = t ? fopen(path, "w") : NULL;
-	if (!f) {
-		warnx_("%s: cannot write the baseline", path);
+	char tmp[4200];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	if (!t) {
+		warnx_("%s: cannot write the baseline: out of memory", path);
+		return -1;
+	}
+	FILE *f = NULL;
+	if (make_parents(path) != 0 || !(f = fopen(tmp, "w"))) {
+		warnx_("%s: cannot write the baseline: %s", path, strerror(errno));
 		free(t);
 		return -1;
 	}
-	fprintf(f, "%s\n", t);
+	bool ok = fprintf(f, "%s\n", t) >= 0;
 	free(t);
-	return fclose(f) == 0 ? 0 : -1;
+	ok &= fclose(f) == 0;
+	if (!ok || rename(tmp, path) != 0) {
+		warnx_("%s: cannot write the baseline: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }
 
 enum {
@@ -764,6 +808,8 @@ int cmd_audit(int argc, char **argv)
 	bool github = x.github;
 	if (policy && load_policy(policy, &p) != 0)
 		return AUDIT_INPUT;
+	/* the same file to compare with and to write: its first run has none */
+	p.writes_baseline = p.baseline && write_path && strcmp(p.baseline, write_path) == 0;
 
 	struct adata d = {0};
 	static struct analysis a;
@@ -872,10 +918,14 @@ int cmd_audit(int argc, char **argv)
 	if (rc == EXIT_OK && junit_path && junit(junit_path, &cs) != 0)
 		rc = AUDIT_INPUT;
 	if (rc == EXIT_OK && write_path) {
-		if (write_baseline(write_path, &d) != 0)
+		if (fatal || d.n == 0) { /* a baseline of nothing would pass anything later */
+			warnx_("%s: not writing the baseline: no route was measured", write_path);
 			rc = AUDIT_INPUT;
-		else
+		} else if (write_baseline(write_path, &d) != 0) {
+			rc = AUDIT_INPUT;
+		} else {
 			warnx_("wrote a baseline of %d routes to %s", d.n, write_path);
+		}
 	}
 	if (rc == EXIT_OK)
 		rc = fatal ? EXIT_ERROR : failed ? EXIT_FAILED : EXIT_OK;

@@ -133,7 +133,9 @@ def main():
                                  str(red["by_command"]["GET"]), "1.0"])
         p = subprocess.run([PGRTT, "report", "--db", db, "-F", "csv"], capture_output=True,
                            text=True)
-        rows = {r[3]: r[-2:] for r in list(csv.reader(io.StringIO(p.stdout)))[1:]}
+        table = list(csv.reader(io.StringIO(p.stdout)))
+        cols = [table[0].index(k) for k in ("redis_round_trips_per_page", "redis_commands_per_page")]
+        rows = {r[table[0].index("route")]: [r[k] for k in cols] for r in table[1:]}
         check("report: Redis per page in the stored run's rows",
               (rows.get("GET /cached/"), rows.get("GET /articles/{id}")),
               (["1", "1"], ["0", "0"]))
