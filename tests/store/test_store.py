@@ -440,6 +440,16 @@ elif CASE == "report-runs":
           (True, True))
     check("html: the run without round trips says so",
           "no round trips measured (see its warnings)" in page, True)
+    # runs: a long app name and labels widen their columns, the rest stay in line
+    pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, "--app", "an-application-name-of-40-characters-xx",
+          "--label", "branch=feature/a-rather-long-branch-name", os.path.join(CAP, "sqlx-like.pcap"))
+    lines = pgrtt("runs", "--db", db).stdout.splitlines()
+    head = lines[0]
+    at = [head.index(k) + len(k) for k in ("conns", "rfq", " rt")]
+    check("runs: numbers right-aligned under their headers, past long labels",
+          {tuple(l[a - 1] != " " and (len(l) <= a or l[a] == " ") for a in at) for l in lines[1:]},
+          {(True, True, True)})
+    pgrtt("runs", "--db", db, "delete", "5")
     # a run with pages beside them: the others are named, with the reason
     pgrtt("analyze", "-p", "55432", "--http-port", "18080", "--no-progress", "--db", db, "--app",
           "blog", os.path.join(CAP, "web-ping-query.pcap"))
