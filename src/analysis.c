@@ -331,7 +331,7 @@ static void over_budget(struct analysis *a, uint64_t ts)
  * traffic of the last hold, not the capture. */
 static uint64_t watermark(struct analysis *a)
 {
-	uint64_t now = a->tot.last_ts;
+	uint64_t now = a->tot.last_ts > a->clock_ns ? a->tot.last_ts : a->clock_ns;
 	uint64_t w = now > REORDER_TOLERANCE_NS ? now - REORDER_TOLERANCE_NS : 0;
 	uint64_t oldest = now > a->attrib.hold_ns ? now - a->attrib.hold_ns : 0;
 	if (attrib_waiting(&a->attrib) > ATTRIB_HOLD_MAX)
@@ -521,8 +521,10 @@ static int conn_by_id(const void *x, const void *y)
 	return a->sum.id < b->sum.id ? -1 : a->sum.id > b->sum.id;
 }
 
-void analysis_settle(struct analysis *a)
+void analysis_settle(struct analysis *a, uint64_t clock_ns)
 {
+	if (clock_ns > a->clock_ns)
+		a->clock_ns = clock_ns;
 	if (a->attributing)
 		attrib_settle(&a->attrib, watermark(a));
 }
@@ -619,11 +621,17 @@ void analysis_list(struct analysis *a, const struct conn_summary *m)
 
 void analysis_live(const struct analysis *a, struct analysis_live *o)
 {
+	struct hist *lat = o->lat;
+	memset(o, 0, sizeof(*o));
+	o->lat = lat;
 	o->rfq = a->tot.st.rfq;
 	o->round_trips = a->tot.st.round_trips;
+	memcpy(o->by_class, a->tot.st.by_class, sizeof o->by_class);
+	memcpy(o->ping_roles, a->tot.st.pings, sizeof o->ping_roles);
 	o->pings = a->tot.st.by_class[RT_PING];
 	o->pages = a->tot.http.responses;
 	o->redis_round_trips = a->tot.redis.st.round_trips;
+	o->redis_commands = a->tot.redis.st.commands;
 	o->open = a->nopen;
 	for (const struct conn *c = a->lru_head; c; c = c->lru_next) {
 		c->proto->live(c->state, o);

@@ -135,6 +135,7 @@ struct analysis {
 	struct conn_summary *listed;
 	uint32_t nlisted, cap_listed;
 	struct analysis_totals tot;
+	uint64_t clock_ns; /* a live capture's time when no packet says it (analysis_settle) */
 	struct hist lat;                /* all round trips with a measured latency */
 	struct hist lat_class[RT_NCLASS];
 	struct hist redis_lat;          /* Redis round trips */
@@ -159,9 +160,12 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 void analysis_finish(struct analysis *a);
 
 /* Settle attribution up to the watermark now (analysis_packet does every
- * 4,096 packets): a live capture calls it once a second, so pages of a
- * light load reach their routes while it runs. */
-void analysis_settle(struct analysis *a);
+ * 4,096 packets): a live capture calls it once a second with the wall
+ * clock less what packets may still wait in the kernel (clock_ns; 0: the
+ * capture's own time only), so an idle capture's time moves on too - the
+ * last pages of a light load reach their routes and pings waiting for a
+ * role get one while it runs. */
+void analysis_settle(struct analysis *a, uint64_t clock_ns);
 
 void analysis_free(struct analysis *a);
 
@@ -187,8 +191,14 @@ void analysis_list(struct analysis *a, const struct conn_summary *m);
 
 /* Running counts while packets still arrive (closed and open connections):
  * for a live status line.  Walks the open connections. */
+/* What is counted so far, the open connections included (their figures
+ * reach the totals only when they close): the status line, SIGUSR1 and
+ * --metrics.  lat, when set, gets the open connections' latencies merged
+ * in (the caller merges the closed ones, analysis.lat). */
 struct analysis_live {
-	uint64_t rfq, round_trips, pings, open, pages, redis_round_trips;
+	uint64_t rfq, round_trips, pings, open, pages, redis_round_trips, redis_commands;
+	uint64_t by_class[RT_NCLASS], ping_roles[PING_NROLE];
+	struct hist *lat;
 };
 void analysis_live(const struct analysis *a, struct analysis_live *out);
 

@@ -12,6 +12,8 @@
 
 #include "source.h"
 #include "cli.h"
+#include "metrics.h"
+#include "metrics_http.h"
 #include "commands.h"
 #include "opts.h"
 #include "results.h"
@@ -59,6 +61,8 @@ static void help(FILE *out)
 	      "  -s, --snaplen BYTES    bytes kept per packet (default 262144: whole packets)\n"
 	      "  -B, --buffer-size KIB  kernel buffer in KiB (default 65536)\n"
 	      "  -Z, --user USER        drop privileges to USER once capturing\n"
+	      "      --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+	      "                         (e.g. 127.0.0.1:9187; only that address)\n"
 	      "  -F, --format FMT       text (default) or json\n"
 	      "  -o, --output FILE      write the report to FILE\n"
 	      "      --db FILE, --app NAME, --label KEY=VALUE, --store-round-trips  as analyze\n"
@@ -73,6 +77,23 @@ struct cap_ctx {
 	struct analysis *a;
 	uint64_t count, seen;
 };
+
+/* A scrape of --metrics: the figures now, pcap's drops fetched for it. */
+struct scrape {
+	const struct analysis *a;
+	const char *app;
+	double elapsed;
+	struct source *live;
+	struct capture_drops *drops;
+};
+
+static char *scrape_body(void *ctx, size_t *len)
+{
+	struct scrape *sc = ctx;
+	source_stats(sc->live, sc->drops);
+	struct metrics_info mi = {sc->app, sc->elapsed, sc->drops};
+	return metrics_render(sc->a, &mi, len);
+}
 
 static void on_packet(void *u, const struct source_packet *p)
 {
@@ -128,7 +149,7 @@ static const char *rate(char *buf, size_t cap, double v)
 static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 			const struct capture_drops *d, struct analysis_live *prev, double dt)
 {
-	struct analysis_live now;
+	struct analysis_live now = {0};
 	analysis_live(a, &now);
 	double rfq_s = dt > 0 ? (double)(now.rfq - prev->rfq) / dt : 0;
 	double pages_s = dt > 0 ? (double)(now.pages - prev->pages) / dt : 0;
@@ -162,10 +183,10 @@ static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 	*prev = now;
 }
 
-enum { C_IFACE = 1, C_LIST, C_DURATION, C_COUNT, C_WRITE, C_SNAPLEN, C_BUFFER, C_USER };
+enum { C_IFACE = 1, C_LIST, C_DURATION, C_COUNT, C_WRITE, C_SNAPLEN, C_BUFFER, C_USER, C_METRICS };
 
 struct cap_opts {
-	const char *iface, *wpath, *user;
+	const char *iface, *wpath, *user, *metrics;
 	double duration, count, snaplen, buffer_kib;
 	bool list;
 };
@@ -193,6 +214,18 @@ static int capture_opt(void *ctx, int id, const char *arg)
 		return opt_number("--buffer-size", arg, 1, 4194304, "KiB, 1 to 4194304", &c->buffer_kib)
 			       ? 0
 			       : -1;
+	case C_METRICS: { /* HOST:PORT, [V6]:PORT: the address is never implied */
+		const char *colon = strrchr(arg, ':');
+		double port;
+		if (!colon || colon == arg || !opt_number("--metrics port", colon + 1, 1, 65535,
+							 "HOST:PORT, e.g. 127.0.0.1:9187", &port))
+			return colon && colon != arg ? -1
+						     : (usage_error("--metrics takes HOST:PORT, e.g. "
+								    "127.0.0.1:9187, not \"%s\"", arg),
+							-1);
+		c->metrics = arg;
+		return 0;
+	}
 	default: /* C_USER */
 		c->user = arg;
 		return 0;
@@ -207,7 +240,7 @@ int cmd_capture(int argc, char **argv)
 		{"duration", 'd', true, C_DURATION}, {"count", 'c', true, C_COUNT},
 		{"write", 'w', true, C_WRITE},       {"snaplen", 's', true, C_SNAPLEN},
 		{"buffer-size", 'B', true, C_BUFFER}, {"user", 'Z', true, C_USER},
-		{NULL, 0, false, 0},
+		{"metrics", 0, true, C_METRICS},     {NULL, 0, false, 0},
 	};
 	struct cap_opts c = {.snaplen = 262144, .buffer_kib = 65536};
 	static struct cmd_opts co;
@@ -294,12 +327,24 @@ int cmd_capture(int argc, char **argv)
 	if (warn[0])
 		warnx_("warning: %s", warn);
 	static struct analysis a;
+	static struct metrics_server ms = {.fd = -1};
+	if (c.metrics) { /* before -Z: a port below 1024 needs root */
+		char merr[512];
+		if (metrics_listen(&ms, c.metrics, merr, sizeof merr) != 0) {
+			warnx_("%s", merr);
+			source_close(&live);
+			store_close(st);
+			output_close(out, output, EXIT_ERROR);
+			return EXIT_ERROR;
+		}
+	}
 	bool ready = !user || drop_privileges(user, wpath) == 0;
 	if (ready && analysis_init(&a, &ao) != 0) {
 		warnx_("out of memory");
 		ready = false;
 	}
 	if (!ready) {
+		metrics_close(&ms);
 		source_close(&live);
 		store_close(st);
 		output_close(out, output, EXIT_ERROR);
@@ -339,7 +384,7 @@ int cmd_capture(int argc, char **argv)
 		if (stats_signal) {
 			stats_signal = 0;
 			source_stats(&live, &drops);
-			struct analysis_live now;
+			struct analysis_live now = {0};
 			analysis_live(&a, &now);
 			warnx_("%.1f s: %llu packets, %llu dropped, %llu open connections, %llu "
 			       "ReadyForQuery, %llu round trips, %llu pages, %llu Redis round trips",
@@ -349,8 +394,15 @@ int cmd_capture(int argc, char **argv)
 			       (unsigned long long)now.round_trips, (unsigned long long)now.pages,
 			       (unsigned long long)now.redis_round_trips);
 		}
+		if (ms.fd >= 0) {
+			struct scrape sc = {&a, dbo.app, t - t0, &live, &drops};
+			metrics_poll(&ms, t, scrape_body, &sc);
+		}
 		if (t - last >= 1.0) {
-			analysis_settle(&a);
+			struct timespec wall; /* packets' stamps are the kernel's wall clock */
+			clock_gettime(CLOCK_REALTIME, &wall);
+			uint64_t ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
+			analysis_settle(&a, ns - 1000000000ull); /* a second for the kernel's ring */
 			if (status) {
 				source_stats(&live, &drops);
 				status_line(&a, t - t0, ctx.seen, &drops, &prev, t - last);
@@ -362,6 +414,7 @@ int cmd_capture(int argc, char **argv)
 		source_drain(&live, on_packet, &ctx);
 	if (status)
 		fprintf(stderr, "\r\033[K");
+	metrics_close(&ms);
 	source_stats(&live, &drops);
 	source_close(&live); /* flushes -w */
 	analysis_finish(&a);

@@ -38,6 +38,7 @@ void hist_add(struct hist *h, uint64_t v)
 	if (v > h->max)
 		h->max = v;
 	h->count++;
+	h->sum += v;
 	h->b[bucket_of(v)]++;
 }
 
@@ -50,6 +51,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
 	if (src->max > dst->max)
 		dst->max = src->max;
 	dst->count += src->count;
+	dst->sum += src->sum;
 	for (unsigned i = 0; i < HIST_BUCKETS; i++)
 		dst->b[i] += src->b[i];
 }
@@ -83,4 +85,21 @@ uint64_t hist_quantile(const struct hist *h, double q)
 		}
 	}
 	return h->max;
+}
+
+uint64_t hist_count_le(const struct hist *h, uint64_t v)
+{
+	if (!h || h->count == 0)
+		return 0;
+	if (v >= h->max)
+		return h->count;
+	uint64_t n = 0;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		uint64_t lo, hi;
+		bucket_range(i, &lo, &hi);
+		if (lo + (hi - lo) / 2 > v)
+			break;
+		n += h->b[i];
+	}
+	return n;
 }

@@ -11,6 +11,7 @@
 struct hist {
 	uint64_t count;
 	uint64_t min, max;
+	uint64_t sum; /* of the values: a Prometheus histogram's _sum */
 	uint32_t b[HIST_BUCKETS];
 };
 
@@ -21,5 +22,9 @@ void hist_merge(struct hist *dst, const struct hist *src);
  * midpoint clamped to [min, max].  0 when empty, or when h is NULL (a
  * histogram that could not be allocated). */
 uint64_t hist_quantile(const struct hist *h, double q);
+
+/* Values at or below v, to a bucket: a bucket counts when its midpoint is
+ * (Prometheus buckets' "le", ~3% off at their edges).  0 for NULL. */
+uint64_t hist_count_le(const struct hist *h, uint64_t v);
 
 #endif

@@ -153,6 +153,12 @@ static void live(const void *st, struct analysis_live *out)
 	out->rfq += s->rtt.st.rfq;
 	out->round_trips += s->rtt.st.round_trips;
 	out->pings += s->rtt.st.by_class[RT_PING];
+	for (int c = 0; c < RT_NCLASS; c++)
+		out->by_class[c] += s->rtt.st.by_class[c];
+	for (int r = 0; r < PING_NROLE; r++)
+		out->ping_roles[r] += s->rtt.st.pings[r];
+	if (out->lat)
+		hist_merge(out->lat, &s->lat);
 }
 
 static int guess_side(const uint8_t *p, size_t n)

@@ -216,6 +216,7 @@ static void live(const void *st, struct analysis_live *out)
 {
 	const struct redis_state *s = st;
 	out->redis_round_trips += s->rtt.st.round_trips;
+	out->redis_commands += s->rtt.st.commands;
 }
 
 const struct proto_ops proto_redis = {
