@@ -24,14 +24,10 @@ import tempfile
 import xml.dom.minidom
 
 PGRTT, SRC, CASE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
-failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, failures  # noqa: E402
+from livelib import free_port  # noqa: E402
 
-
-def check(what, got, want):
-    global failed
-    ok = got == want
-    failed += not ok
-    print(f"{'ok  ' if ok else 'FAIL'} {CASE}: {what}: got {got!r}, want {want!r}")
 
 
 def checkout(tmp):
@@ -41,13 +37,6 @@ def checkout(tmp):
     for d in ("captures", "docs"):
         os.symlink(os.path.join(SRC, d), os.path.join(tmp, d))
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 tmp = tempfile.mkdtemp(prefix="pgrtt-cidocs-")
@@ -189,7 +178,7 @@ elif CASE == "actions":
         check(f"{pool}: JUnit written", os.path.exists(junit), True)
 else:
     print(f"unknown case {CASE}")
-    failed = 1
+    failures.append(f"unknown case {CASE}")
 
 shutil.rmtree(tmp, ignore_errors=True)
-sys.exit(1 if failed else 0)
+sys.exit(1 if failures else 0)

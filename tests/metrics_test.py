@@ -22,22 +22,11 @@ import urllib.request
 
 PGRTT, SRC = sys.argv[1:3]
 PORT = os.environ.get("PGRTT_PGPORT")
-failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, failures  # noqa: E402
+from livelib import free_port  # noqa: E402
 
 
-def check(what, got, want):
-    global failed
-    ok = got == want
-    failed += not ok
-    print(f"{'ok  ' if ok else 'FAIL'} metrics: {what}: got {got!r}, want {want!r}")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def scrape(url):
@@ -162,4 +151,4 @@ finally:
         cap.wait()
     app.terminate()
     app.wait()
-sys.exit(1 if failed else 0)
+sys.exit(1 if failures else 0)
