@@ -4,6 +4,7 @@
 #define _DEFAULT_SOURCE
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +33,7 @@ struct adata {
 	uint64_t acq, rel, idle, returned_in_tx;
 	bool http;                 /* HTTP ports were given: pages could be seen */
 	uint64_t pages_mixed_only; /* pages of routes that had only mixed pages */
+	int64_t run_id;            /* audited from the store: its run (0: capture files) */
 	struct evidence ev;
 };
 
@@ -44,6 +46,7 @@ struct policy {
 	char budget_route[MAX_BUDGETS][ROUTE_MAX];
 	double budget[MAX_BUDGETS];
 	const char *baseline;
+	const char *baseline_from; /* a stored run, by app and labels */
 	bool writes_baseline; /* --write-baseline names the baseline file itself */
 };
 
@@ -77,6 +80,8 @@ static void help(FILE *out)
 	      "                                 returned-in-transaction (repeatable)\n"
 	      "      --min-pages N              fail when fewer pages were seen\n"
 	      "      --baseline FILE            fail when a route grew past its baseline ...\n"
+	      "      --baseline-from SEL        the same against the last stored run that\n"
+	      "                                 matches SEL: app=NAME,KEY=VALUE,... (--db)\n"
 	      "      --max-increase N           ... by more than N round trips per page (0)\n"
 	      "      --policy FILE              rules from a JSON file (flags add to it)\n"
 	      "Evidence: every finding that makes the figures incomplete fails the gate\n"
@@ -302,6 +307,97 @@ static int parse_allow(const char *list, struct policy *p, const char *where)
 	return 0;
 }
 
+/* Each measured route against its figure in routes ({route: round trips
+ * per page}); a route new since has nothing to compare with.  from: where
+ * the baseline came from, for the message ("" a file). */
+static void compare_baseline(struct checks *cs, const struct adata *d, const struct policy *p,
+			     const cJSON *routes, const char *from)
+{
+	for (int i = 0; i < d->n; i++) {
+		const struct route_figures *r = &d->r[i];
+		cJSON *b = cJSON_GetObjectItemCaseSensitive(routes, r->route);
+		if (!cJSON_IsNumber(b))
+			continue; /* a new route: nothing to compare with */
+		double was = b->valuedouble, now = r->rt;
+		bool ok = now <= was + p->max_increase + 1e-9;
+		add_check(cs, r->route, "baseline", ok,
+			  "%.2f round trips per page, baseline %.2f%s (%+.2f, allowed +%g)%s", now, was,
+			  from, now - was, p->max_increase,
+			  ok ? "" : ": a new query, a lost statement cache or a pool setting; compare "
+				    "with pgrtt trace");
+	}
+}
+
+/* --baseline-from 'app=shop,branch=main[,last]': the baseline is the last
+ * stored run with that app and those labels (not the run being audited).
+ * 0, or -1 after a one-line error. */
+static int baseline_from(struct checks *cs, const struct adata *d, const struct policy *p,
+			 const char *dbpath, int64_t audited)
+{
+	char spec[1024], *apps[1], *labels[32];
+	int napps = 0, nlabels = 0;
+	snprintf(spec, sizeof spec, "%s", p->baseline_from);
+	for (char *save = NULL, *t = strtok_r(spec, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (strcmp(t, "last") == 0)
+			continue; /* the only choice so far, and the default */
+		if (!strchr(t, '=') || t[0] == '=') {
+			usage_error("--baseline-from: \"%s\" is not KEY=VALUE (app=NAME, a label, last)", t);
+			return -2;
+		}
+		if (strncmp(t, "app=", 4) == 0 && napps == 0)
+			apps[napps++] = t + 4;
+		else if (nlabels < 32)
+			labels[nlabels++] = t;
+	}
+	if (!dbpath) {
+		usage_error("--baseline-from picks a stored run: give --db FILE");
+		return -2;
+	}
+	struct store *s = open_db(dbpath, STORE_READ);
+	if (!s)
+		return -1;
+	struct route_query q = {apps, napps, labels, nlabels, NULL, 0, false};
+	struct run_figures *runs = NULL;
+	int n = 0, rc = -1;
+	char err[STORE_ERRBUF];
+	if (store_runs(s, &q, &runs, &n, err) != 0) {
+		warnx_("%s: %s", dbpath, err);
+		goto out;
+	}
+	int64_t id = 0;
+	for (int i = 0; i < n; i++)
+		if (runs[i].run != audited && runs[i].run > id && runs[i].routes > 0)
+			id = runs[i].run;
+	if (!id) {
+		warnx_("%s: no stored run with pages matches --baseline-from \"%s\"%s", dbpath,
+		       p->baseline_from, audited ? " (besides the run audited)" : "");
+		goto out;
+	}
+	long long want = id;
+	struct route_query rq = {NULL, 0, NULL, 0, &want, 1, false};
+	struct route_figures *rows = NULL;
+	int nrows = 0;
+	if (store_routes(s, &rq, &rows, &nrows, err) != 0) {
+		warnx_("%s: %s", dbpath, err);
+		goto out;
+	}
+	cJSON *routes = cJSON_CreateObject();
+	for (int i = 0; i < nrows && routes; i++)
+		cJSON_AddNumberToObject(routes, rows[i].route, rows[i].rt);
+	char from[64];
+	snprintf(from, sizeof from, " of run %" PRId64, id);
+	if (routes) {
+		compare_baseline(cs, d, p, routes, from);
+		rc = 0;
+	}
+	cJSON_Delete(routes);
+	free(rows);
+out:
+	free(runs);
+	store_close(s);
+	return rc;
+}
+
 static int baseline(struct checks *cs, const struct adata *d, const struct policy *p)
 {
 	if (!p->baseline)
@@ -328,19 +424,7 @@ static int baseline(struct checks *cs, const struct adata *d, const struct polic
 		cJSON_Delete(root);
 		return -1;
 	}
-	for (int i = 0; i < d->n; i++) {
-		const struct route_figures *r = &d->r[i];
-		cJSON *b = cJSON_GetObjectItemCaseSensitive(routes, r->route);
-		if (!cJSON_IsNumber(b))
-			continue; /* a new route: nothing to compare with */
-		double was = b->valuedouble, now = r->rt;
-		bool ok = now <= was + p->max_increase + 1e-9;
-		add_check(cs, r->route, "baseline", ok,
-			  "%.2f round trips per page, baseline %.2f (%+.2f, allowed +%g)%s", now, was,
-			  now - was, p->max_increase,
-			  ok ? "" : ": a new query, a lost statement cache or a pool setting; compare "
-				    "with pgrtt trace");
-	}
+	compare_baseline(cs, d, p, routes, "");
 	cJSON_Delete(root);
 	return 0;
 }
@@ -445,6 +529,15 @@ static int load_policy(const char *path, struct policy *p)
 				snprintf(path_buf, sizeof path_buf, "%s", it->valuestring);
 				p->baseline = path_buf;
 			}
+		} else if (strcmp(it->string, "baseline_from") == 0) {
+			if (!cJSON_IsString(it)) {
+				warnx_("%s: rule \"baseline_from\": expected \"app=NAME,KEY=VALUE\"", path);
+				rc = -1;
+			} else {
+				static char sel_buf[1024];
+				snprintf(sel_buf, sizeof sel_buf, "%s", it->valuestring);
+				p->baseline_from = sel_buf;
+			}
 		} else {
 			warnx_("%s: unknown rule \"%s\" (docs/ci.md lists them)", path, it->string);
 			rc = -1;
@@ -521,6 +614,7 @@ static int from_db(const char *path, const char *run, struct adata *d)
 	struct run_pings p = {0};
 	struct route_query q = {NULL, 0, NULL, 0, &want, 1, true};
 	want = id;
+	d->run_id = id;
 	struct route_figures *all = NULL;
 	int n = 0;
 	int rc = store_run_evidence(s, id, &d->ev, err) == 0 &&
@@ -658,7 +752,7 @@ static int write_baseline(const char *path, const struct adata *d)
 enum {
 	A_MAX_RT = 1, A_MAX_RFQ, A_MAX_PINGS, A_MAX_CONNS, A_MIN_PAGES, A_MAX_INCREASE, A_FORBID,
 	A_ROUTE, A_ALLOW, A_POLICY, A_BASELINE, A_RUN, A_JUNIT, A_WRITE_BASELINE, A_GITHUB,
-	A_MAX_REDIS_RT, A_MAX_REDIS_CMDS,
+	A_MAX_REDIS_RT, A_MAX_REDIS_CMDS, A_BASELINE_FROM,
 };
 
 struct audit_args {
@@ -746,6 +840,9 @@ static int audit_opt(void *ctx, int id, const char *arg)
 	case A_BASELINE:
 		p->baseline = arg;
 		return 0;
+	case A_BASELINE_FROM:
+		p->baseline_from = arg;
+		return 0;
 	case A_RUN:
 		x->run = arg;
 		return 0;
@@ -778,6 +875,7 @@ int cmd_audit(int argc, char **argv)
 		{"allow", 0, true, A_ALLOW},
 		{"policy", 0, true, A_POLICY},
 		{"baseline", 0, true, A_BASELINE},
+		{"baseline-from", 0, true, A_BASELINE_FROM},
 		{"run", 0, true, A_RUN},
 		{"junit", 0, true, A_JUNIT},
 		{"write-baseline", 0, true, A_WRITE_BASELINE},
@@ -814,9 +912,11 @@ int cmd_audit(int argc, char **argv)
 	struct adata d = {0};
 	static struct analysis a;
 	bool analysed = false;
-	if (dbpath) {
+	/* capture files with --db: the store is only --baseline-from's history */
+	if (dbpath && !(co.nrest && p.baseline_from)) {
 		if (co.nrest) {
-			usage_error("give capture files or --db, not both");
+			usage_error("give capture files or --db, not both (with --baseline-from, --db "
+				    "is the history it reads)");
 			return EXIT_USAGE;
 		}
 		int r = from_db(dbpath, run, &d);
@@ -860,6 +960,11 @@ int cmd_audit(int argc, char **argv)
 		forbids(&cs, &d, &p);
 		if (baseline(&cs, &d, &p) != 0) {
 			rc = AUDIT_INPUT;
+			goto done;
+		}
+		int bf = p.baseline_from ? baseline_from(&cs, &d, &p, dbpath, d.run_id) : 0;
+		if (bf != 0) {
+			rc = bf == -2 ? EXIT_USAGE : AUDIT_INPUT;
 			goto done;
 		}
 		if (cs.n == nevidence && !write_path) {

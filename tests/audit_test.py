@@ -151,5 +151,57 @@ rep = os.path.join(tmp, "audit.txt")
 p = audit(*WEB, "--forbid", "acquire-ping", "-o", rep, "--write-baseline", base, cap("web-ping-query.pcap"))
 check("-o and --write-baseline: rules checked", (p.returncode, p.stdout, "FAIL pings" in open(rep).read()),
       (1, "", True))
+# --write-baseline: missing directories made, reasons given, never a baseline of nothing
+deep = os.path.join(tmp, "ci", "out", "base.json")
+p = audit(*WEB, "--max-rt-per-page", "9", "--write-baseline", deep, cap("web-noping.pcap"))
+check("--write-baseline makes the directories", (p.returncode, os.path.exists(deep),
+                                                 os.path.exists(deep + ".tmp")), (0, True, False))
+os.chmod(os.path.dirname(deep), 0o555)
+p = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", PGRTT,
+                    "audit", *WEB, "--max-rt-per-page", "9", "--write-baseline",
+                    os.path.join(os.path.dirname(deep), "x", "b.json"), cap("web-noping.pcap")],
+                   capture_output=True, text=True)
+check("--write-baseline where it cannot: exit 2, and why",
+      (p.returncode, "Permission denied" in p.stderr), (2, True))
+os.chmod(os.path.dirname(deep), 0o755)
+p = audit("-p", "5432", "--http-port", "18080", "--no-progress", "--max-rt-per-page", "9",
+          "--write-baseline", os.path.join(tmp, "none.json"), cap("web-noping.pcap"))
+check("no baseline of nothing (the wrong port)",
+      (p.returncode, os.path.exists(os.path.join(tmp, "none.json")),
+       "no route was measured" in p.stderr), (2, False, True))
+first = os.path.join(tmp, "first.json")
+json.dump({"max_rt_per_page": 9, "baseline": first}, open(pol, "w"))
+p = audit(*WEB, "--policy", pol, "--write-baseline", first, cap("web-noping.pcap"))
+check("the policy's own baseline, missing on the first run: written, not an error",
+      (p.returncode, os.path.exists(first), "this run writes it" in p.stderr), (0, True, True))
+p = audit(*WEB, "--policy", pol, cap("web-ping-query.pcap"))
+check("... and the next run compared with it", (p.returncode, "baseline 3.00 (+3.00" in p.stdout),
+      (1, True))
+# --baseline-from: the last stored run of main is the baseline, not a committed file
+hist = os.path.join(tmp, "history.db")
+for label, c in (("main", "web-ping-query.pcap"), ("main", "web-ping-page.pcap"),
+                 ("feature", "web-ping-query.pcap"), ("other", "web-noping.pcap")):
+    subprocess.run([PGRTT, "analyze", *WEB, "--db", hist, "--app", "shop", "--label",
+                    f"branch={label}", cap(c)], capture_output=True, check=True)
+p = audit("--db", hist, "--run", "3", "--baseline-from", "app=shop,branch=main,last")
+check("--baseline-from: the feature run against main's last (run 2: 4 per detail page)",
+      (p.returncode, "6.00 round trips per page, baseline 4.00 of run 2 (+2.00" in p.stdout),
+      (1, True))
+p = audit("--db", hist, "--run", "2", "--baseline-from", "app=shop,branch=main")
+check("--baseline-from: never the audited run itself (main's run 2 against run 1)",
+      (p.returncode, "baseline 6.00 of run 1" in p.stdout), (0, True))
+p = audit(*WEB, "--db", hist, "--baseline-from", "app=shop,branch=main", cap("web-noping.pcap"))
+check("--baseline-from with capture files: --db is the history",
+      (p.returncode, "3.00 round trips per page, baseline 4.00 of run 2" in p.stdout), (0, True))
+json.dump({"baseline_from": "app=shop,branch=main"}, open(pol, "w"))
+p = audit("--db", hist, "--run", "3", "--policy", pol)
+check("baseline_from in a policy", (p.returncode, "of run 2" in p.stdout), (1, True))
+p = audit("--db", hist, "--baseline-from", "app=shop,branch=nope")
+check("--baseline-from that matches nothing: exit 2, said",
+      (p.returncode, "no stored run with pages matches" in p.stderr), (2, True))
+check("--baseline-from without --db: usage",
+      audit(*WEB, "--baseline-from", "app=shop", cap("web-noping.pcap")).returncode, 64)
+check("--baseline-from not KEY=VALUE: usage",
+      audit("--db", hist, "--baseline-from", "main").returncode, 64)
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(1 if failures else 0)
