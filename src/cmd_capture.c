@@ -61,6 +61,8 @@ static void help(FILE *out)
 	      "  -s, --snaplen BYTES    bytes kept per packet (default 262144: whole packets)\n"
 	      "  -B, --buffer-size KIB  kernel buffer in KiB (default 65536)\n"
 	      "  -Z, --user USER        drop privileges to USER once capturing\n"
+	      "      --rotate DURATION  with --db: store a run every DURATION (30s, 10m, 6h) and\n"
+	      "                         go on, the open connections picked up mid-stream\n"
 	      "      --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 	      "                         (e.g. 127.0.0.1:9187; only that address)\n"
 	      "  -F, --format FMT       text (default) or json\n"
@@ -183,11 +185,14 @@ static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 	*prev = now;
 }
 
-enum { C_IFACE = 1, C_LIST, C_DURATION, C_COUNT, C_WRITE, C_SNAPLEN, C_BUFFER, C_USER, C_METRICS };
+enum {
+	C_IFACE = 1, C_LIST, C_DURATION, C_COUNT, C_WRITE, C_SNAPLEN, C_BUFFER, C_USER, C_METRICS,
+	C_ROTATE
+};
 
 struct cap_opts {
 	const char *iface, *wpath, *user, *metrics;
-	double duration, count, snaplen, buffer_kib;
+	double duration, count, snaplen, buffer_kib, rotate;
 	bool list;
 };
 
@@ -214,6 +219,19 @@ static int capture_opt(void *ctx, int id, const char *arg)
 		return opt_number("--buffer-size", arg, 1, 4194304, "KiB, 1 to 4194304", &c->buffer_kib)
 			       ? 0
 			       : -1;
+	case C_ROTATE: { /* 90, 90s, 10m, 6h, 1d */
+		char *end;
+		double v = strtod(arg, &end);
+		double unit = !*end ? 1 : !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60
+			      : !strcmp(end, "h") ? 3600 : !strcmp(end, "d") ? 86400 : 0;
+		if (end == arg || unit == 0 || !(v * unit >= 1) || v * unit > 1e8) {
+			usage_error("bad --rotate \"%s\": a duration of 1 s or more (90, 30s, 10m, 6h, 1d)",
+				    arg);
+			return -1;
+		}
+		c->rotate = v * unit;
+		return 0;
+	}
 	case C_METRICS: { /* HOST:PORT, [V6]:PORT: the address is never implied */
 		const char *colon = strrchr(arg, ':');
 		double port;
@@ -232,6 +250,38 @@ static int capture_opt(void *ctx, int id, const char *arg)
 	}
 }
 
+/* --rotate: the period ends - its connections closed as at the end of a
+ * capture, its run stored (the drops since the last rotation), and a new
+ * analysis begins, picking the open connections up mid-stream.  0, or -1
+ * when the run could not be stored (said; the capture stops). */
+static int rotate_run(struct analysis *a, const struct analysis_opts *ao, struct store *st,
+		      const struct db_opts *dbo, const char *iface, struct source *src,
+		      struct capture_drops *drops, struct capture_drops *at_last)
+{
+	source_stats(src, drops);
+	struct capture_drops period = {drops->recv - at_last->recv, drops->drop - at_last->drop,
+				       drops->ifdrop - at_last->ifdrop};
+	*at_last = *drops;
+	analysis_finish(a);
+	char source[300], err[STORE_ERRBUF];
+	snprintf(source, sizeof source, "interface %s", iface);
+	struct store_run_info info = {dbo->app, source, dbo->labels, dbo->nlabels, false, &period};
+	int64_t id;
+	if (store_finish_run(st, a, &info, &id, err) != 0) {
+		warnx_("%s: %s", dbo->db, err);
+		return -1;
+	}
+	warnx_("stored run %lld in %s: %llu round trips, %llu pages (--rotate)", (long long)id,
+	       dbo->db, (unsigned long long)a->tot.st.round_trips,
+	       (unsigned long long)a->tot.http.responses);
+	analysis_free(a);
+	if ((dbo->round_trips && store_begin_run(st, err) != 0) || analysis_init(a, ao) != 0) {
+		warnx_("%s: %s", dbo->db, dbo->round_trips ? err : "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	static const char *const formats[] = {"text", "json", NULL};
@@ -240,7 +290,8 @@ int cmd_capture(int argc, char **argv)
 		{"duration", 'd', true, C_DURATION}, {"count", 'c', true, C_COUNT},
 		{"write", 'w', true, C_WRITE},       {"snaplen", 's', true, C_SNAPLEN},
 		{"buffer-size", 'B', true, C_BUFFER}, {"user", 'Z', true, C_USER},
-		{"metrics", 0, true, C_METRICS},     {NULL, 0, false, 0},
+		{"metrics", 0, true, C_METRICS},     {"rotate", 0, true, C_ROTATE},
+		{NULL, 0, false, 0},
 	};
 	struct cap_opts c = {.snaplen = 262144, .buffer_kib = 65536};
 	static struct cmd_opts co;
@@ -287,6 +338,10 @@ int cmd_capture(int argc, char **argv)
 	}
 	if (!iface) {
 		usage_error("-i IFACE is required (pgrtt capture --list shows them)");
+		return EXIT_USAGE;
+	}
+	if (c.rotate && !dbo.db) {
+		usage_error("--rotate stores a run every interval: give --db FILE");
 		return EXIT_USAGE;
 	}
 	if (ao.nports == 0) {
@@ -367,7 +422,8 @@ int cmd_capture(int argc, char **argv)
 		fprintf(stderr, "pgrtt: capture: listening on %s, filter \"%s\"\n", iface, filter);
 
 	struct cap_ctx ctx = {&a, (uint64_t)count, 0};
-	double t0 = now_s(), last = t0;
+	double t0 = now_s(), last = t0, period = t0;
+	struct capture_drops period_drops = {0}; /* pcap_stats at the last --rotate */
 	struct analysis_live prev = {0};
 	struct capture_drops drops = {0};
 	int rc = EXIT_OK;
@@ -394,6 +450,14 @@ int cmd_capture(int argc, char **argv)
 			       (unsigned long long)now.round_trips, (unsigned long long)now.pages,
 			       (unsigned long long)now.redis_round_trips);
 		}
+		if (c.rotate && t - period >= c.rotate) {
+			if (rotate_run(&a, &ao, st, &dbo, iface, &live, &drops, &period_drops) != 0) {
+				rc = EXIT_ERROR;
+				break;
+			}
+			period = t;
+			prev = (struct analysis_live){0};
+		}
 		if (ms.fd >= 0) {
 			struct scrape sc = {&a, dbo.app, t - t0, &live, &drops};
 			metrics_poll(&ms, t, scrape_body, &sc);
@@ -418,6 +482,11 @@ int cmd_capture(int argc, char **argv)
 	source_stats(&live, &drops);
 	source_close(&live); /* flushes -w */
 	analysis_finish(&a);
+	if (c.rotate) { /* the last period's drops, as each stored run has its own */
+		drops.recv -= period_drops.recv;
+		drops.drop -= period_drops.drop;
+		drops.ifdrop -= period_drops.ifdrop;
+	}
 	char *src[1] = {(char *)iface};
 	char source[300];
 	snprintf(source, sizeof source, "interface %s", iface);

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -274,6 +275,40 @@ def main():
             p = subprocess.run([pgrtt, "audit", "--db", db, "--forbid", "ping"], capture_output=True,
                                text=True)
             c.eq("TLS pool mid-stream: the gate does not pass", p.returncode, 2)
+            return 1 if c.failed else 0
+        if kind == "rotate":
+            # a run every 2 s while pgbench goes on: every ReadyForQuery in
+            # exactly one run, the runs back to back, the later ones picking
+            # pgbench's connections up mid-stream
+            cap = subprocess.Popen([pgrtt, "capture", "-i", "lo", "-p", PORT, "--rotate", "2s",
+                                    "--duration", "7", "--db", db, "-w", wfile, "--no-progress",
+                                    "-F", "json", "-o", out], stderr=subprocess.PIPE, text=True)
+            time.sleep(0.7)
+            pb = subprocess.run(["pgbench", "-n", "-S", "-c", "4", "-j", "2", "-R", "2000", "-T", "5"], env=ENV,
+                                capture_output=True, text=True)
+            _, err = cap.communicate(timeout=60)
+            c.eq("rotate: exit 0", cap.returncode, 0)
+            q = sqlite3.connect(db)
+            runs = q.execute("SELECT id, ready_for_query, unanswered, mid_stream, first_ts, last_ts"
+                             " FROM runs ORDER BY id").fetchall()
+            c.eq("rotate: a run stored every 2 s (7 s: 4 runs)", len(runs), 4)
+            c.eq("rotate: each said on stderr", err.count("(--rotate)"), 3)
+            whole = pgrtt_json(pgrtt, wfile)["totals"]["ready_for_query"]
+            c.eq("rotate: every ReadyForQuery in one run (the runs' sum = the -w file's)",
+                 sum(r[1] for r in runs), whole)
+            c.eq("rotate: the -w file holds pgbench's transactions (and its startups)",
+                 whole >= int(re.search(r"actually processed: (\d+)", pb.stdout).group(1)), True)
+            busy = [r for r in runs if r[1] > 0]
+            c.eq("rotate: the runs after the first pick pgbench's 4 connections up mid-stream",
+                 [r[3] for r in busy[1:]], [4] * (len(busy) - 1))
+            c.eq("rotate: back to back in time",
+                 all(runs[i][5] <= runs[i + 1][4] for i in range(len(runs) - 1) if runs[i + 1][4]),
+                 True)
+            unknown = sum(n for (n,) in q.execute(
+                "SELECT round_trips FROM run_classes WHERE class = 'unknown'"))
+            c.eq("rotate: a round trip cut by a rotation is unanswered in one run, unknown in the "
+                 "next: at most one per connection and rotation",
+                 unknown <= 4 * 3 and sum(r[2] for r in runs) <= 4 * 3, True)
             return 1 if c.failed else 0
         if kind == "errors":
             p = subprocess.run([pgrtt, "capture", "-i", "nosuch0", "-p", PORT, "--duration", "1"],
