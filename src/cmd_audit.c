@@ -361,7 +361,7 @@ static int baseline_from(struct checks *cs, const struct adata *d, const struct 
 	int n = 0, rc = -1;
 	char err[STORE_ERRBUF];
 	if (store_runs(s, &q, &runs, &n, err) != 0) {
-		warnx_("%s: %s", dbpath, err);
+		warnx_("%s: %s", store_shown(dbpath), err);
 		goto out;
 	}
 	int64_t id = 0;
@@ -369,7 +369,7 @@ static int baseline_from(struct checks *cs, const struct adata *d, const struct 
 		if (runs[i].run != audited && runs[i].run > id && runs[i].routes > 0)
 			id = runs[i].run;
 	if (!id) {
-		warnx_("%s: no stored run with pages matches --baseline-from \"%s\"%s", dbpath,
+		warnx_("%s: no stored run with pages matches --baseline-from \"%s\"%s", store_shown(dbpath),
 		       p->baseline_from, audited ? " (besides the run audited)" : "");
 		goto out;
 	}
@@ -378,7 +378,7 @@ static int baseline_from(struct checks *cs, const struct adata *d, const struct 
 	struct route_figures *rows = NULL;
 	int nrows = 0;
 	if (store_routes(s, &rq, &rows, &nrows, err) != 0) {
-		warnx_("%s: %s", dbpath, err);
+		warnx_("%s: %s", store_shown(dbpath), err);
 		goto out;
 	}
 	cJSON *routes = cJSON_CreateObject();
@@ -912,6 +912,10 @@ int cmd_audit(int argc, char **argv)
 	struct adata d = {0};
 	static struct analysis a;
 	bool analysed = false;
+	/* PGRTT_DB, the team's store, when --db is not given: the run to audit
+	 * without capture files, the history of --baseline-from with them */
+	if (!dbpath && getenv("PGRTT_DB") && (co.nrest == 0 || p.baseline_from))
+		dbpath = getenv("PGRTT_DB");
 	/* capture files with --db: the store is only --baseline-from's history */
 	if (dbpath && !(co.nrest && p.baseline_from)) {
 		if (co.nrest) {

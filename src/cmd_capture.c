@@ -268,15 +268,15 @@ static int rotate_run(struct analysis *a, const struct analysis_opts *ao, struct
 	struct store_run_info info = {dbo->app, source, dbo->labels, dbo->nlabels, false, &period};
 	int64_t id;
 	if (store_finish_run(st, a, &info, &id, err) != 0) {
-		warnx_("%s: %s", dbo->db, err);
+		warnx_("%s: %s", store_shown(dbo->db), err);
 		return -1;
 	}
 	warnx_("stored run %lld in %s: %llu round trips, %llu pages (--rotate)", (long long)id,
-	       dbo->db, (unsigned long long)a->tot.st.round_trips,
+	       store_shown(dbo->db), (unsigned long long)a->tot.st.round_trips,
 	       (unsigned long long)a->tot.http.responses);
 	analysis_free(a);
 	if ((dbo->round_trips && store_begin_run(st, err) != 0) || analysis_init(a, ao) != 0) {
-		warnx_("%s: %s", dbo->db, dbo->round_trips ? err : "out of memory");
+		warnx_("%s: %s", store_shown(dbo->db), dbo->round_trips ? err : "out of memory");
 		return -1;
 	}
 	return 0;

@@ -208,9 +208,11 @@ int cmd_report(int argc, char **argv)
 		usage_error("unexpected \"%s\"", co.rest[next]);
 		return EXIT_USAGE;
 	}
-	const char *dbpath = co.db.db, *format = co.format, *output = co.output;
+	/* PGRTT_DB: the store a team shares, when --db is not given */
+	const char *dbpath = co.db.db ? co.db.db : getenv("PGRTT_DB"), *format = co.format,
+		   *output = co.output;
 	if (!dbpath) {
-		usage_error("--db FILE is required");
+		usage_error("--db FILE or URI is required (or PGRTT_DB)");
 		return EXIT_USAGE;
 	}
 	if (ra.table != TABLE_BOTH && strcmp(format, "csv") != 0) {
@@ -241,7 +243,7 @@ int cmd_report(int argc, char **argv)
 	struct route_query q = {ra.apps, ra.napps, ra.labels, ra.nlabels, ra.runs, ra.nruns, false};
 	char err[STORE_ERRBUF];
 	if (store_runs(s, &q, &runs, &nruns, err) != 0 || store_routes(s, &q, &rows, &nrows, err) != 0) {
-		warnx_("%s: %s", dbpath, err);
+		warnx_("%s: %s", store_shown(dbpath), err);
 		rc = EXIT_ERROR;
 		goto done;
 	}
@@ -270,7 +272,7 @@ int cmd_report(int argc, char **argv)
 				rep.rb = &runs[i];
 		}
 		if (!rep.ra || !rep.rb) { /* runs_exist said they were there */
-			warnx_("%s: the runs to compare are gone", dbpath);
+			warnx_("%s: the runs to compare are gone", store_shown(dbpath));
 			rc = EXIT_ERROR;
 			goto done;
 		}
@@ -278,7 +280,7 @@ int cmd_report(int argc, char **argv)
 		rep.cmp = cmp;
 	}
 	if (nruns == 0)
-		warnx_("%s: no runs match", dbpath);
+		warnx_("%s: no runs match", store_shown(dbpath));
 	if (nleft && !ra.compare) {
 		char *text = NULL;
 		size_t len = 0;

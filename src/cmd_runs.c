@@ -161,12 +161,12 @@ int cmd_runs(int argc, char **argv)
 	}
 	if (pr < 0)
 		return EXIT_USAGE;
-	const char *dbpath = co.db.db;
+	const char *dbpath = co.db.db ? co.db.db : getenv("PGRTT_DB"); /* the team's store */
 	argv = co.rest;
 	argc = co.nrest;
 	int i = 0;
 	if (!dbpath) {
-		usage_error("--db FILE is required");
+		usage_error("--db FILE or URI is required (or PGRTT_DB)");
 		return EXIT_USAGE;
 	}
 	const char *verb = i < argc ? argv[i++] : "list";
@@ -193,25 +193,25 @@ int cmd_runs(int argc, char **argv)
 	int rc = EXIT_OK;
 	char err[STORE_ERRBUF];
 	if (needs_id && !store_has_run(s, id)) {
-		warnx_("%s: no run %lld (pgrtt runs --db %s lists them)", dbpath, (long long)id, dbpath);
+		warnx_("%s: no run %lld (pgrtt runs --db %s lists them)", store_shown(dbpath), (long long)id, store_shown(dbpath));
 		rc = EXIT_ERROR;
 	} else if (strcmp(verb, "show") == 0) {
 		if (show(s, id, err) != 0) {
-			warnx_("%s: %s", dbpath, err);
+			warnx_("%s: %s", store_shown(dbpath), err);
 			rc = EXIT_ERROR;
 		}
 	} else if (strcmp(verb, "delete") == 0) {
 		if (store_delete_run(s, id, err) == 0) {
 			printf("deleted run %lld\n", (long long)id);
 		} else {
-			warnx_("%s: %s", dbpath, err);
+			warnx_("%s: %s", store_shown(dbpath), err);
 			rc = EXIT_ERROR;
 		}
 	} else {
 		struct list l = {NULL, 0, 0, false};
 		int n = store_listing(s, STORE_LIST_RUNS, 0, list_row, &l, err);
 		if (n < 0) {
-			warnx_("%s: %s", dbpath, err);
+			warnx_("%s: %s", store_shown(dbpath), err);
 			rc = EXIT_ERROR;
 		} else if (l.failed) {
 			warnx_("out of memory");

@@ -8,6 +8,8 @@
 #include "evidence.h"
 #include "results.h"
 
+#include "db.h"
+
 
 /* Say on stderr what the figures cannot vouch for (evidence.h). */
 void warn_evidence(const struct analysis *a, const struct report_input *in)
@@ -30,12 +32,19 @@ static void store_rt(void *ctx, const struct conn_summary *c, const struct rt *r
 }
 
 
+const char *store_shown(const char *db)
+{
+	static char shown[4096]; /* one store per process */
+	db_redact(db, shown, sizeof shown);
+	return shown;
+}
+
 struct store *open_db(const char *path, enum store_mode mode)
 {
 	char err[STORE_ERRBUF];
 	struct store *s = store_open(path, mode, err);
 	if (!s)
-		warnx_("%s: %s", path, err);
+		warnx_("%s: %s", store_shown(path), err);
 	return s;
 }
 
@@ -50,7 +59,7 @@ int results_begin(const struct db_opts *dbo, struct store **st, struct analysis_
 		return -1;
 	if (dbo->round_trips) {
 		if (store_begin_run(*st, err) != 0) {
-			warnx_("%s: %s", dbo->db, err);
+			warnx_("%s: %s", store_shown(dbo->db), err);
 			store_close(*st);
 			*st = NULL;
 			return -1;
@@ -71,10 +80,10 @@ int results_finish(struct analysis *a, struct store *st, const struct db_opts *d
 					      in->drops};
 		int64_t id;
 		if (store_finish_run(st, a, &info, &id, err) != 0) {
-			warnx_("%s: %s", dbo->db, err);
+			warnx_("%s: %s", store_shown(dbo->db), err);
 			rc = EXIT_ERROR;
 		} else {
-			warnx_("stored run %lld in %s", (long long)id, dbo->db);
+			warnx_("stored run %lld in %s", (long long)id, store_shown(dbo->db));
 		}
 		store_close(st);
 	}

@@ -24,6 +24,10 @@ void json_add_codes(cJSON *o, const char *key, const char *codes);
 /* store_open for a command: NULL after printing "pgrtt: CMD: PATH: why". */
 struct store *open_db(const char *path, enum store_mode mode);
 
+/* A --db value as messages show it: a PostgreSQL URI's or key=value
+ * string's password as "***" (the password itself is never printed). */
+const char *store_shown(const char *db);
+
 /* Open the database (and start the run when round trips are stored as they
  * come; ao gets the callback).  Returns 0, or -1 after printing why. */
 int results_begin(const struct db_opts *dbo, struct store **st, struct analysis_opts *ao);

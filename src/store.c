@@ -11,17 +11,33 @@
 #include <unistd.h>
 
 #include "about.h"
+#include "db.h"
 #include "report.h"
 #include "store_impl.h"
 #include "store_schema.h"
 
 struct store {
-	sqlite3 *db;
+	struct db *db; /* SQLite or PostgreSQL (db.h) */
 	int64_t run_id;
 	bool in_run;
-	sqlite3_stmt *rt_insert;
+	struct db_stmt *rt_insert;
 	char failed[STORE_ERRBUF]; /* the first failed round-trip row: the run fails */
 };
+
+static struct store *pg_open(const char *uri, enum store_mode mode, char *err);
+
+/* The store around an open handle (closed when NULL comes back). */
+static struct store *store_of(struct db *db, char *err)
+{
+	struct store *s = db ? calloc(1, sizeof(*s)) : NULL;
+	if (!s) {
+		db_close(db);
+		snprintf(err, STORE_ERRBUF, "out of memory");
+		return NULL;
+	}
+	s->db = db;
+	return s;
+}
 
 static void set_err(char *err, const char *what, sqlite3 *db)
 {
@@ -170,6 +186,8 @@ static bool writable(const char *path, char *err)
 
 struct store *store_open(const char *path, enum store_mode mode, char *err)
 {
+	if (db_is_pg_uri(path))
+		return pg_open(path, mode, err);
 	if (mode != STORE_READ && !writable(path, err))
 		return NULL;
 	sqlite3 *db = open_handle(path, mode, false, err);
@@ -243,14 +261,10 @@ struct store *store_open(const char *path, enum store_mode mode, char *err)
 			return NULL;
 		}
 	}
-	struct store *s = calloc(1, sizeof(*s));
-	if (!s) {
+	struct db *w = db_wrap_sqlite(db);
+	if (!w)
 		sqlite3_close(db);
-		snprintf(err, STORE_ERRBUF, "out of memory");
-		return NULL;
-	}
-	s->db = db;
-	return s;
+	return store_of(w, err);
 }
 
 void store_close(struct store *s)
@@ -259,14 +273,125 @@ void store_close(struct store *s)
 		return;
 	if (s->in_run)
 		store_abort_run(s);
-	sqlite3_finalize(s->rt_insert);
-	sqlite3_close(s->db);
+	db_finalize(s->rt_insert);
+	db_close(s->db);
 	free(s);
 }
 
-sqlite3 *store_db(struct store *s)
+struct db *store_db(struct store *s)
 {
 	return s->db;
+}
+
+static void dberr(char *err, const char *what, struct db *db)
+{
+	snprintf(err, STORE_ERRBUF, "%s: %s", what, db ? db_errmsg(db) : "out of memory");
+}
+
+static int dbexec(struct db *db, const char *sql, char *err, const char *what)
+{
+	if (db_exec(db, sql) != DB_OK) {
+		dberr(err, what, db);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- PostgreSQL (--db postgresql://...): the same tables, through db.c ---- */
+
+/* The version the central store's schema is at: a table of its own, as a
+ * PostgreSQL database holds other things than pgrtt's.  -1: not readable. */
+static int pg_version(struct db *db)
+{
+	struct db_stmt *st;
+	int v = -1;
+	if (db_prepare(db, "SELECT coalesce(max(version), 0) FROM pgrtt_schema", &st) == DB_OK) {
+		if (db_step(st) == DB_ROW)
+			v = db_column_int(st, 0);
+		db_finalize(st);
+	}
+	return v;
+}
+
+/* The migrations past the store's version, in one transaction under an
+ * advisory lock: two hosts upgrading at once take turns, the second finds
+ * nothing left to do. */
+static int pg_migrate(struct db *db, char *err)
+{
+	if (dbexec(db, "BEGIN", err, "migrating the schema") != 0)
+		return -1;
+	if (dbexec(db, "SELECT pg_advisory_xact_lock(7270937823); "
+		       "CREATE TABLE IF NOT EXISTS pgrtt_schema (version INTEGER NOT NULL)",
+		   err, "migrating the schema") != 0)
+		goto fail;
+	int v = pg_version(db);
+	if (v < 0) {
+		dberr(err, "reading the schema version", db);
+		goto fail;
+	}
+	if (v > STORE_SCHEMA_VERSION) {
+		snprintf(err, STORE_ERRBUF,
+			 "schema version %d is newer than this pgrtt's (%d): upgrade pgrtt; nothing "
+			 "was changed",
+			 v, STORE_SCHEMA_VERSION);
+		goto fail;
+	}
+	for (int i = v; i < STORE_SCHEMA_VERSION; i++)
+		if (dbexec(db, store_migrations[i], err, "migrating the schema") != 0)
+			goto fail;
+	if (v < STORE_SCHEMA_VERSION) {
+		char sql[96];
+		snprintf(sql, sizeof sql, "DELETE FROM pgrtt_schema; INSERT INTO pgrtt_schema VALUES (%d)",
+			 STORE_SCHEMA_VERSION);
+		if (dbexec(db, sql, err, "setting the schema version") != 0)
+			goto fail;
+	}
+	return dbexec(db, "COMMIT", err, "migrating the schema");
+fail:
+	db_exec(db, "ROLLBACK");
+	return -1;
+}
+
+static struct store *pg_open(const char *uri, enum store_mode mode, char *err)
+{
+	char e[STORE_ERRBUF];
+	struct db *db = db_connect_pg(uri, e, sizeof e);
+	if (!db) {
+		snprintf(err, STORE_ERRBUF, "%s", e);
+		return NULL;
+	}
+	int v = pg_version(db);
+	if (mode == STORE_READ) {
+		if (v < 0) {
+			snprintf(err, STORE_ERRBUF,
+				 "no pgrtt store in this database (analyze --db creates one)");
+			db_close(db);
+			return NULL;
+		}
+		if (v != STORE_SCHEMA_VERSION) {
+			snprintf(err, STORE_ERRBUF,
+				 "schema version %d, this pgrtt's is %d: %s", v, STORE_SCHEMA_VERSION,
+				 v > STORE_SCHEMA_VERSION ? "upgrade pgrtt"
+							  : "run pgrtt analyze --db on it once to upgrade it");
+			db_close(db);
+			return NULL;
+		}
+	} else {
+		if (v != STORE_SCHEMA_VERSION && pg_migrate(db, err) != 0) {
+			db_close(db);
+			return NULL;
+		}
+		/* can this role write a run?  Find out now, not after the work */
+		if (dbexec(db, "BEGIN; LOCK TABLE runs IN ROW EXCLUSIVE MODE; ROLLBACK", e,
+			   "cannot write") != 0) {
+			snprintf(err, STORE_ERRBUF, "%.180s (a role that may insert into pgrtt's tables is needed)",
+				 e);
+			db_exec(db, "ROLLBACK");
+			db_close(db);
+			return NULL;
+		}
+	}
+	return store_of(db, err);
 }
 
 static void now_utc(char *buf, size_t cap)
@@ -279,40 +404,38 @@ static void now_utc(char *buf, size_t cap)
 
 int store_begin_run(struct store *s, char *err)
 {
-	if (exec(s->db, "BEGIN IMMEDIATE", err, "locking the database") != 0)
+	if (dbexec(s->db, "BEGIN IMMEDIATE", err, "locking the database") != 0)
 		return -1;
 	s->in_run = true;
 	char created[32];
 	now_utc(created, sizeof created);
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db,
+	struct db_stmt *st;
+	if (db_prepare(s->db,
 			       "INSERT INTO runs (created_at, source, pgrtt_version, ports, packets, "
 			       "postgresql_packets, connections, ready_for_query, round_trips, rows, "
 			       "errors, unanswered, gaps, gap_bytes, malformed, truncated_segments, "
-			       "mid_stream, tls) VALUES (?, '', ?, '', 0,0,0,0,0,0,0,0,0,0,0,0,0,0)",
-			       -1, &st, NULL) != SQLITE_OK) {
-		set_err(err, "starting a run", s->db);
+			       "mid_stream, tls) VALUES (?, '', ?, '', 0,0,0,0,0,0,0,0,0,0,0,0,0,0)", &st) != DB_OK) {
+		dberr(err, "starting a run", s->db);
 		store_abort_run(s);
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, created, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, pgrtt_version_string(), -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		set_err(err, "starting a run", s->db);
+	db_bind_text(st, 1, created);
+	db_bind_text(st, 2, pgrtt_version_string());
+	int rc = db_step(st);
+	db_finalize(st);
+	if (rc != DB_DONE) {
+		dberr(err, "starting a run", s->db);
 		store_abort_run(s);
 		return -1;
 	}
-	s->run_id = sqlite3_last_insert_rowid(s->db);
+	s->run_id = db_last_insert_id(s->db);
 	if (!s->rt_insert &&
-	    sqlite3_prepare_v2(s->db,
+	    db_prepare(s->db,
 			       "INSERT INTO round_trips (run_id, conn_id, idx, t_start, latency_us, "
 			       "class, ping_role, flight, ready_for_query, rows, errors, "
 			       "status_before, status_after, damaged) "
-			       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &s->rt_insert, NULL) != SQLITE_OK) {
-		set_err(err, "preparing round-trip rows", s->db);
+			       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s->rt_insert) != DB_OK) {
+		dberr(err, "preparing round-trip rows", s->db);
 		store_abort_run(s);
 		return -1;
 	}
@@ -322,61 +445,61 @@ int store_begin_run(struct store *s, char *err)
 void store_abort_run(struct store *s)
 {
 	if (s->in_run)
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		db_exec(s->db, "ROLLBACK");
 	s->in_run = false;
 }
 
 int store_round_trip(struct store *s, uint64_t conn, const struct rt *rt)
 {
-	sqlite3_stmt *st = s->rt_insert;
+	struct db_stmt *st = s->rt_insert;
 	if (s->failed[0])
 		return -1;
 	char ts[48], sb[2] = {(char)rt->status_before, 0}, sa[2] = {(char)rt->status_after, 0};
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, s->run_id);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)conn);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)rt->index);
+	db_reset(st);
+	db_bind_int64(st, 1, s->run_id);
+	db_bind_int64(st, 2, (int64_t)conn);
+	db_bind_int64(st, 3, (int64_t)rt->index);
 	if (rt->has_start) {
 		ts_format(ts, sizeof ts, rt->t_start);
-		sqlite3_bind_text(st, 4, ts, -1, SQLITE_TRANSIENT);
+		db_bind_text(st, 4, ts);
 	} else {
-		sqlite3_bind_null(st, 4);
+		db_bind_null(st, 4);
 	}
 	if (rt->has_start && rt->has_end && rt->t_end >= rt->t_start)
-		sqlite3_bind_double(st, 5, (double)(rt->t_end - rt->t_start) / 1e3);
+		db_bind_double(st, 5, (double)(rt->t_end - rt->t_start) / 1e3);
 	else
-		sqlite3_bind_null(st, 5);
-	sqlite3_bind_text(st, 6, rt_class_name(rt->cls), -1, SQLITE_STATIC);
+		db_bind_null(st, 5);
+	db_bind_text(st, 6, rt_class_name(rt->cls));
 	if (rt->cls == RT_PING)
-		sqlite3_bind_text(st, 7, rt_ping_role_name(rt->ping_role), -1, SQLITE_STATIC);
+		db_bind_text(st, 7, rt_ping_role_name(rt->ping_role));
 	else
-		sqlite3_bind_null(st, 7);
-	sqlite3_bind_text(st, 8, rt->flight, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 9, (int)rt->rfq);
-	sqlite3_bind_int(st, 10, (int)rt->rows);
-	sqlite3_bind_int(st, 11, (int)rt->errors);
-	sqlite3_bind_text(st, 12, sb, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 13, sa, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 14, rt->damaged);
-	if (sqlite3_step(st) == SQLITE_DONE && !sqlite3_get_autocommit(s->db))
+		db_bind_null(st, 7);
+	db_bind_text(st, 8, rt->flight);
+	db_bind_int(st, 9, (int)rt->rfq);
+	db_bind_int(st, 10, (int)rt->rows);
+	db_bind_int(st, 11, (int)rt->errors);
+	db_bind_text(st, 12, sb);
+	db_bind_text(st, 13, sa);
+	db_bind_int(st, 14, rt->damaged);
+	if (db_step(st) == DB_DONE && db_in_transaction(s->db))
 		return 0;
 	/* SQLITE_FULL and friends roll the transaction back on their own:
 	 * nothing more may be written, or it would land outside the run */
-	set_err(s->failed, "storing round trips", s->db);
+	dberr(s->failed, "storing round trips", s->db);
 	return -1;
 }
 
 /* ---------------------------------------------------------------------- */
 
-static void bind_ts(sqlite3_stmt *st, int i, uint64_t ts, bool have)
+static void bind_ts(struct db_stmt *st, int i, uint64_t ts, bool have)
 {
 	char b[48];
 	if (!have) {
-		sqlite3_bind_null(st, i);
+		db_bind_null(st, i);
 		return;
 	}
 	ts_format(b, sizeof b, ts);
-	sqlite3_bind_text(st, i, b, -1, SQLITE_TRANSIENT);
+	db_bind_text(st, i, b);
 }
 
 static void ports_text(char *buf, size_t cap, const uint16_t *ports, int n)
@@ -387,12 +510,12 @@ static void ports_text(char *buf, size_t cap, const uint16_t *ports, int n)
 		o += (size_t)snprintf(buf + o, cap - o, "%s%u", i ? "," : "", ports[i]);
 }
 
-static int step_done(sqlite3_stmt *st, sqlite3 *db, char *err, const char *what)
+static int step_done(struct db_stmt *st, struct db *db, char *err, const char *what)
 {
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		set_err(err, what, db);
+	int rc = db_step(st);
+	db_reset(st);
+	if (rc != DB_DONE) {
+		dberr(err, what, db);
 		return -1;
 	}
 	return 0;
@@ -402,7 +525,7 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 		      char *err)
 {
 	const struct analysis_totals *t = &a->tot;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	const char *sql =
 		"UPDATE runs SET app=?1, source=?2, ports=?3, http_ports=?4, first_ts=?5, last_ts=?6,"
 		" duration_s=?7, partial=?8, packets=?9, postgresql_packets=?10, connections=?11,"
@@ -411,9 +534,9 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 		" gap_bytes=?21, malformed=?22, truncated_segments=?23, mid_stream=?24, tls=?25,"
 		" http_requests=?26, http_responses=?27, http_malformed=?28, http_not_decodable=?29,"
 		" round_trips_outside_pages=?30, mixed_pages=?31, mixed_round_trips=?32, drops=?34,"
-		" returned_in_transaction=?35 WHERE id=?33";
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		set_err(err, "storing the run", s->db);
+		" returned_in_transaction=?35, host=?36 WHERE id=?33";
+	if (db_prepare(s->db, sql, &st) != DB_OK) {
+		dberr(err, "storing the run", s->db);
 		return -1;
 	}
 	char ports[256], hports[256];
@@ -421,81 +544,93 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 	ports_text(hports, sizeof hports, a->opts.http_ports, a->opts.nhttp_ports);
 	const struct rtt_stats *x = &t->st;
 	if (in->app)
-		sqlite3_bind_text(st, 1, in->app, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, in->source, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, ports, -1, SQLITE_TRANSIENT);
+		db_bind_text(st, 1, in->app);
+	db_bind_text(st, 2, in->source);
+	db_bind_text(st, 3, ports);
 	if (a->opts.nhttp_ports)
-		sqlite3_bind_text(st, 4, hports, -1, SQLITE_TRANSIENT);
+		db_bind_text(st, 4, hports);
 	bind_ts(st, 5, t->first_ts, t->packets > 0);
 	bind_ts(st, 6, t->last_ts, t->packets > 0);
-	sqlite3_bind_double(st, 7, t->last_ts > t->first_ts ? (double)(t->last_ts - t->first_ts) / 1e9 : 0);
-	sqlite3_bind_int(st, 8, in->partial);
-	sqlite3_bind_int64(st, 9, (sqlite3_int64)t->packets);
-	sqlite3_bind_int64(st, 10, (sqlite3_int64)t->pg_packets);
-	sqlite3_bind_int64(st, 11, (sqlite3_int64)t->connections);
-	sqlite3_bind_int64(st, 12, (sqlite3_int64)x->rfq);
-	sqlite3_bind_int64(st, 13, (sqlite3_int64)x->round_trips);
-	sqlite3_bind_int64(st, 14, (sqlite3_int64)x->rows);
-	sqlite3_bind_int64(st, 15, (sqlite3_int64)x->errors);
-	sqlite3_bind_int64(st, 16, (sqlite3_int64)x->unanswered);
+	db_bind_double(st, 7, t->last_ts > t->first_ts ? (double)(t->last_ts - t->first_ts) / 1e9 : 0);
+	db_bind_int(st, 8, in->partial);
+	db_bind_int64(st, 9, (int64_t)t->packets);
+	db_bind_int64(st, 10, (int64_t)t->pg_packets);
+	db_bind_int64(st, 11, (int64_t)t->connections);
+	db_bind_int64(st, 12, (int64_t)x->rfq);
+	db_bind_int64(st, 13, (int64_t)x->round_trips);
+	db_bind_int64(st, 14, (int64_t)x->rows);
+	db_bind_int64(st, 15, (int64_t)x->errors);
+	db_bind_int64(st, 16, (int64_t)x->unanswered);
 	if (a->lat.count) {
-		sqlite3_bind_double(st, 17, (double)hist_quantile(&a->lat, 0.5) / 1e3);
-		sqlite3_bind_double(st, 18, (double)hist_quantile(&a->lat, 0.99) / 1e3);
-		sqlite3_bind_double(st, 19, (double)a->lat.max / 1e3);
+		db_bind_double(st, 17, (double)hist_quantile(&a->lat, 0.5) / 1e3);
+		db_bind_double(st, 18, (double)hist_quantile(&a->lat, 0.99) / 1e3);
+		db_bind_double(st, 19, (double)a->lat.max / 1e3);
 	}
-	sqlite3_bind_int64(st, 20, (sqlite3_int64)t->gaps);
-	sqlite3_bind_int64(st, 21, (sqlite3_int64)t->gap_bytes);
-	sqlite3_bind_int64(st, 22, (sqlite3_int64)t->malformed);
-	sqlite3_bind_int64(st, 23, (sqlite3_int64)t->truncated_segs);
-	sqlite3_bind_int64(st, 24, (sqlite3_int64)t->mid_stream);
-	sqlite3_bind_int64(st, 25, (sqlite3_int64)t->tls);
+	db_bind_int64(st, 20, (int64_t)t->gaps);
+	db_bind_int64(st, 21, (int64_t)t->gap_bytes);
+	db_bind_int64(st, 22, (int64_t)t->malformed);
+	db_bind_int64(st, 23, (int64_t)t->truncated_segs);
+	db_bind_int64(st, 24, (int64_t)t->mid_stream);
+	db_bind_int64(st, 25, (int64_t)t->tls);
 	if (a->attributing) {
-		sqlite3_bind_int64(st, 26, (sqlite3_int64)t->http.requests);
-		sqlite3_bind_int64(st, 27, (sqlite3_int64)t->http.responses);
-		sqlite3_bind_int64(st, 28, (sqlite3_int64)t->http.malformed);
-		sqlite3_bind_int64(st, 29, (sqlite3_int64)t->http.not_decodable);
-		sqlite3_bind_int64(st, 30, (sqlite3_int64)a->attrib.rts_outside);
-		sqlite3_bind_int64(st, 31, (sqlite3_int64)a->attrib.mixed_pages);
-		sqlite3_bind_double(st, 32, a->attrib.mixed_rts);
+		db_bind_int64(st, 26, (int64_t)t->http.requests);
+		db_bind_int64(st, 27, (int64_t)t->http.responses);
+		db_bind_int64(st, 28, (int64_t)t->http.malformed);
+		db_bind_int64(st, 29, (int64_t)t->http.not_decodable);
+		db_bind_int64(st, 30, (int64_t)a->attrib.rts_outside);
+		db_bind_int64(st, 31, (int64_t)a->attrib.mixed_pages);
+		db_bind_double(st, 32, a->attrib.mixed_rts);
 	}
-	sqlite3_bind_int64(st, 33, s->run_id);
+	db_bind_int64(st, 33, s->run_id);
 	if (in->drops)
-		sqlite3_bind_int64(st, 34, (sqlite3_int64)(in->drops->drop + in->drops->ifdrop));
-	sqlite3_bind_int64(st, 35, (sqlite3_int64)x->returned_in_tx);
+		db_bind_int64(st, 34, (int64_t)(in->drops->drop + in->drops->ifdrop));
+	db_bind_int64(st, 35, (int64_t)x->returned_in_tx);
+	char host[256];
+	if (gethostname(host, sizeof host) == 0) {
+		host[sizeof host - 1] = '\0';
+		db_bind_text(st, 36, host);
+	} else {
+		db_bind_null(st, 36);
+	}
 	int rc = step_done(st, s->db, err, "storing the run");
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return rc;
 }
 
 static int put_labels(struct store *s, const struct store_run_info *in, char *err)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db,
-			       "INSERT OR REPLACE INTO run_labels (run_id, key, value) VALUES (?,?,?)",
-			       -1, &st,
-			       NULL) != SQLITE_OK) {
-		set_err(err, "storing labels", s->db);
+	struct db_stmt *st;
+	if (db_prepare(s->db, "INSERT INTO run_labels (run_id, key, value) VALUES (?,?,?)", &st) !=
+	    DB_OK) {
+		dberr(err, "storing labels", s->db);
 		return -1;
 	}
 	int rc = 0;
 	for (int i = 0; i < in->nlabels && rc == 0; i++) {
 		const char *eq = strchr(in->labels[i], '=');
-		sqlite3_bind_int64(st, 1, s->run_id);
-		sqlite3_bind_text(st, 2, in->labels[i], (int)(eq - in->labels[i]), SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, eq + 1, -1, SQLITE_STATIC);
+		size_t kn = (size_t)(eq - in->labels[i]);
+		bool later = false; /* a key given twice: the last --label wins */
+		for (int j = i + 1; j < in->nlabels && !later; j++)
+			later = strncmp(in->labels[j], in->labels[i], kn + 1) == 0;
+		if (later)
+			continue;
+		char key[256];
+		snprintf(key, sizeof key, "%.*s", (int)kn, in->labels[i]);
+		db_bind_int64(st, 1, s->run_id);
+		db_bind_text(st, 2, key);
+		db_bind_text(st, 3, eq + 1);
 		rc = step_done(st, s->db, err, "storing labels");
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return rc;
 }
 
 static int put_classes(struct store *s, const struct analysis *a, char *err)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO run_classes (run_id, class, round_trips, latency_p50_us,"
-			       " latency_p99_us) VALUES (?,?,?,?,?)", -1, &st, NULL) !=
-	    SQLITE_OK) {
-		set_err(err, "storing classes", s->db);
+	struct db_stmt *st;
+	if (db_prepare(s->db, "INSERT INTO run_classes (run_id, class, round_trips, latency_p50_us,"
+			       " latency_p99_us) VALUES (?,?,?,?,?)", &st) != DB_OK) {
+		dberr(err, "storing classes", s->db);
 		return -1;
 	}
 	int rc = 0;
@@ -508,44 +643,42 @@ static int put_classes(struct store *s, const struct analysis *a, char *err)
 		uint64_t n = c < RT_NCLASS	   ? x->by_class[c]
 			     : c < RT_NCLASS + 3 ? x->pings[c - RT_NCLASS + 1]
 						   : x->ping_sigs[c - RT_NCLASS - 3 + PSIG_LONE_SYNC];
-		sqlite3_bind_int64(st, 1, s->run_id);
-		sqlite3_bind_text(st, 2, c < RT_NCLASS ? rt_class_name(c) : extra[c - RT_NCLASS], -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)n);
+		db_bind_int64(st, 1, s->run_id);
+		db_bind_text(st, 2, c < RT_NCLASS ? rt_class_name(c) : extra[c - RT_NCLASS]);
+		db_bind_int64(st, 3, (int64_t)n);
 		if (c < RT_NCLASS && a->lat_class[c].count) {
-			sqlite3_bind_double(st, 4, (double)hist_quantile(&a->lat_class[c], 0.5) / 1e3);
-			sqlite3_bind_double(st, 5, (double)hist_quantile(&a->lat_class[c], 0.99) / 1e3);
+			db_bind_double(st, 4, (double)hist_quantile(&a->lat_class[c], 0.5) / 1e3);
+			db_bind_double(st, 5, (double)hist_quantile(&a->lat_class[c], 0.99) / 1e3);
 		} else {
-			sqlite3_bind_null(st, 4);
-			sqlite3_bind_null(st, 5);
+			db_bind_null(st, 4);
+			db_bind_null(st, 5);
 		}
 		rc = step_done(st, s->db, err, "storing classes");
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return rc;
 }
 
-static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+static void bind_text_or_null(struct db_stmt *st, int i, const char *v)
 {
 	if (v && v[0])
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+		db_bind_text(st, i, v);
 	else
-		sqlite3_bind_null(st, i);
+		db_bind_null(st, i);
 }
 
 static int put_connections(struct store *s, const struct analysis *a, char *err)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db,
+	struct db_stmt *st;
+	if (db_prepare(s->db,
 			       "INSERT INTO connections (run_id, conn_id, client, server, first_ts,"
 			       " last_ts, ready_for_query, round_trips, query, ping, ping_acquire,"
 			       " ping_release, ping_idle, reset, \"transaction\", prepare, \"close\","
 			       " copy, startup, function, other, unknown, latency_p50_us,"
 			       " latency_p99_us, gaps, malformed, mid_stream, tls, driver,"
 			       " application_name, user_name, database)"
-			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK) {
-		set_err(err, "storing connections", s->db);
+			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st) != DB_OK) {
+		dberr(err, "storing connections", s->db);
 		return -1;
 	}
 	int rc = 0;
@@ -555,33 +688,33 @@ static int put_connections(struct store *s, const struct analysis *a, char *err)
 			continue; /* PostgreSQL's table; Redis's figures are the run's (put_redis) */
 		const struct rtt_stats *x = &c->st;
 		int k = 1;
-		sqlite3_bind_int64(st, k++, s->run_id);
-		sqlite3_bind_int64(st, k++, (sqlite3_int64)c->id);
-		sqlite3_bind_text(st, k++, c->client, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, k++, c->server, -1, SQLITE_STATIC);
+		db_bind_int64(st, k++, s->run_id);
+		db_bind_int64(st, k++, (int64_t)c->id);
+		db_bind_text(st, k++, c->client);
+		db_bind_text(st, k++, c->server);
 		bind_ts(st, k++, c->first_ts, true);
 		bind_ts(st, k++, c->last_ts, true);
-		sqlite3_bind_int64(st, k++, (sqlite3_int64)x->rfq);
-		sqlite3_bind_int64(st, k++, (sqlite3_int64)x->round_trips);
+		db_bind_int64(st, k++, (int64_t)x->rfq);
+		db_bind_int64(st, k++, (int64_t)x->round_trips);
 		static const int cls[] = {RT_QUERY, RT_PING};
 		for (int j = 0; j < 2; j++)
-			sqlite3_bind_int64(st, k++, (sqlite3_int64)x->by_class[cls[j]]);
+			db_bind_int64(st, k++, (int64_t)x->by_class[cls[j]]);
 		for (int j = PING_ACQUIRE; j <= PING_IDLE; j++)
-			sqlite3_bind_int64(st, k++, (sqlite3_int64)x->pings[j]);
+			db_bind_int64(st, k++, (int64_t)x->pings[j]);
 		static const int rest[] = {RT_RESET, RT_TRANSACTION, RT_PREPARE, RT_CLOSE, RT_COPY,
 					   RT_STARTUP, RT_FUNCTION, RT_OTHER, RT_UNKNOWN};
 		for (size_t j = 0; j < sizeof rest / sizeof rest[0]; j++)
-			sqlite3_bind_int64(st, k++, (sqlite3_int64)x->by_class[rest[j]]);
+			db_bind_int64(st, k++, (int64_t)x->by_class[rest[j]]);
 		if (c->lat_count) {
-			sqlite3_bind_double(st, k++, (double)c->lat_p50 / 1e3);
-			sqlite3_bind_double(st, k++, (double)c->lat_p99 / 1e3);
+			db_bind_double(st, k++, (double)c->lat_p50 / 1e3);
+			db_bind_double(st, k++, (double)c->lat_p99 / 1e3);
 		} else {
-			sqlite3_bind_null(st, k++);
-			sqlite3_bind_null(st, k++);
+			db_bind_null(st, k++);
+			db_bind_null(st, k++);
 		}
-		sqlite3_bind_int64(st, k++, (sqlite3_int64)c->gaps);
-		sqlite3_bind_int64(st, k++, (sqlite3_int64)c->malformed);
-		sqlite3_bind_int(st, k++, c->mid_stream);
+		db_bind_int64(st, k++, (int64_t)c->gaps);
+		db_bind_int64(st, k++, (int64_t)c->malformed);
+		db_bind_int(st, k++, c->mid_stream);
 		bind_text_or_null(st, k++, tls_name(c->tls));
 		bind_text_or_null(st, k++, x->driver);
 		bind_text_or_null(st, k++, x->application_name);
@@ -589,7 +722,7 @@ static int put_connections(struct store *s, const struct analysis *a, char *err)
 		bind_text_or_null(st, k++, x->database);
 		rc = step_done(st, s->db, err, "storing connections");
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return rc;
 }
 
@@ -597,8 +730,8 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 {
 	if (!a->attributing)
 		return 0;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db,
+	struct db_stmt *st;
+	if (db_prepare(s->db,
 			       "INSERT INTO routes (run_id, route, pages, pages_exact, pages_mixed,"
 			       " attribution, round_trips_per_page, round_trips_min, round_trips_max,"
 			       " ready_for_query_per_page, query_per_page, ping_per_page,"
@@ -608,9 +741,8 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 			       " inferred_share, round_trips_low, round_trips_high,"
 			       " redis_round_trips_per_page, redis_flights_per_page,"
 			       " redis_commands_per_page)"
-			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK) {
-		set_err(err, "storing routes", s->db);
+			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st) != DB_OK) {
+		dberr(err, "storing routes", s->db);
 		return -1;
 	}
 	int rc = 0;
@@ -625,48 +757,48 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 		for (int c = 0; c < RT_NCLASS; c++)
 			other += rt_class_is_other(c) ? b[c] : 0;
 		int k = 1;
-		sqlite3_bind_int64(st, k++, s->run_id);
-		sqlite3_bind_text(st, k++, r->name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, k++, (sqlite3_int64)r->pages);
-		sqlite3_bind_int64(st, k++, (sqlite3_int64)r->pages_exact);
-		sqlite3_bind_int64(st, k++, (sqlite3_int64)r->pages_mixed);
-		sqlite3_bind_text(st, k++, route_attribution(r), -1, SQLITE_STATIC);
-		sqlite3_bind_double(st, k++, r->rt / n);
+		db_bind_int64(st, k++, s->run_id);
+		db_bind_text(st, k++, r->name);
+		db_bind_int64(st, k++, (int64_t)r->pages);
+		db_bind_int64(st, k++, (int64_t)r->pages_exact);
+		db_bind_int64(st, k++, (int64_t)r->pages_mixed);
+		db_bind_text(st, k++, route_attribution(r));
+		db_bind_double(st, k++, r->rt / n);
 		if (r->pages_exact) {
-			sqlite3_bind_int64(st, k++, r->rt_min);
-			sqlite3_bind_int64(st, k++, r->rt_max);
+			db_bind_int64(st, k++, r->rt_min);
+			db_bind_int64(st, k++, r->rt_max);
 		} else {
-			sqlite3_bind_null(st, k++);
-			sqlite3_bind_null(st, k++);
+			db_bind_null(st, k++);
+			db_bind_null(st, k++);
 		}
 		double per[] = {r->rfq, b[RT_QUERY], b[RT_PING], r->pings[PING_ACQUIRE],
 				r->pings[PING_RELEASE], b[RT_RESET], b[RT_TRANSACTION], b[RT_PREPARE],
 				other};
 		for (size_t j = 0; j < sizeof per / sizeof per[0]; j++)
-			sqlite3_bind_double(st, k++, per[j] / n);
-		sqlite3_bind_double(st, k++, (double)hist_quantile(r->http_ns, 0.5) / 1e6);
-		sqlite3_bind_double(st, k++, (double)hist_quantile(r->http_ns, 0.99) / 1e6);
-		sqlite3_bind_double(st, k++, r->pg_ns / n / 1e6);
+			db_bind_double(st, k++, per[j] / n);
+		db_bind_double(st, k++, (double)hist_quantile(r->http_ns, 0.5) / 1e6);
+		db_bind_double(st, k++, (double)hist_quantile(r->http_ns, 0.99) / 1e6);
+		db_bind_double(st, k++, r->pg_ns / n / 1e6);
 		double cpp = route_conns_per_page(r);
 		if (isnan(cpp))
-			sqlite3_bind_null(st, k++);
+			db_bind_null(st, k++);
 		else
-			sqlite3_bind_double(st, k++, cpp);
+			db_bind_double(st, k++, cpp);
 		double lo, hi;
 		route_interval(r, &lo, &hi);
-		sqlite3_bind_double(st, k++, route_inferred_share(r));
-		sqlite3_bind_double(st, k++, lo);
-		sqlite3_bind_double(st, k++, hi);
+		db_bind_double(st, k++, route_inferred_share(r));
+		db_bind_double(st, k++, lo);
+		db_bind_double(st, k++, hi);
 		double redis[] = {r->redis_rt, r->redis_flights, r->redis_cmds};
 		for (size_t j = 0; j < sizeof redis / sizeof redis[0]; j++) {
 			if (analysis_redis_measured(a))
-				sqlite3_bind_double(st, k++, redis[j] / n);
+				db_bind_double(st, k++, redis[j] / n);
 			else
-				sqlite3_bind_null(st, k++); /* not measured: not 0 */
+				db_bind_null(st, k++); /* not measured: not 0 */
 		}
 		rc = step_done(st, s->db, err, "storing routes");
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return rc;
 }
 
@@ -676,35 +808,33 @@ static int put_redis(struct store *s, const struct analysis *a, char *err)
 	if (!a->opts.nredis_ports)
 		return 0;
 	const struct analysis_redis *t = &a->tot.redis;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db,
+	struct db_stmt *st;
+	if (db_prepare(s->db,
 			       "UPDATE runs SET redis_ports=?1, redis_connections=?2, redis_commands=?3,"
 			       " redis_round_trips=?4, redis_pipelined_round_trips=?5,"
-			       " redis_latency_p50_us=?6, redis_latency_p99_us=?7 WHERE id=?8",
-			       -1, &st, NULL) != SQLITE_OK) {
-		set_err(err, "storing Redis figures", s->db);
+			       " redis_latency_p50_us=?6, redis_latency_p99_us=?7 WHERE id=?8", &st) != DB_OK) {
+		dberr(err, "storing Redis figures", s->db);
 		return -1;
 	}
 	char ports[256];
 	ports_text(ports, sizeof ports, a->opts.redis_ports, a->opts.nredis_ports);
-	sqlite3_bind_text(st, 1, ports, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)t->connections);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)t->st.commands);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)t->st.round_trips);
-	sqlite3_bind_int64(st, 5, (sqlite3_int64)t->st.pipelined);
+	db_bind_text(st, 1, ports);
+	db_bind_int64(st, 2, (int64_t)t->connections);
+	db_bind_int64(st, 3, (int64_t)t->st.commands);
+	db_bind_int64(st, 4, (int64_t)t->st.round_trips);
+	db_bind_int64(st, 5, (int64_t)t->st.pipelined);
 	if (a->redis_lat.count) {
-		sqlite3_bind_double(st, 6, (double)hist_quantile(&a->redis_lat, 0.5) / 1e3);
-		sqlite3_bind_double(st, 7, (double)hist_quantile(&a->redis_lat, 0.99) / 1e3);
+		db_bind_double(st, 6, (double)hist_quantile(&a->redis_lat, 0.5) / 1e3);
+		db_bind_double(st, 7, (double)hist_quantile(&a->redis_lat, 0.99) / 1e3);
 	}
-	sqlite3_bind_int64(st, 8, s->run_id);
+	db_bind_int64(st, 8, s->run_id);
 	int rc = step_done(st, s->db, err, "storing Redis figures");
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (rc)
 		return rc;
-	if (sqlite3_prepare_v2(s->db,
-			       "INSERT INTO run_redis_commands (run_id, command, calls) VALUES (?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK) {
-		set_err(err, "storing Redis commands", s->db);
+	if (db_prepare(s->db,
+			       "INSERT INTO run_redis_commands (run_id, command, calls) VALUES (?,?,?)", &st) != DB_OK) {
+		dberr(err, "storing Redis commands", s->db);
 		return -1;
 	}
 	const struct redis_name_count *names[REDIS_NAMES_MAX];
@@ -713,13 +843,13 @@ static int put_redis(struct store *s, const struct analysis *a, char *err)
 	for (uint32_t i = 0; i <= n && rc == 0; i++) {
 		if (i == n && !rest)
 			break;
-		sqlite3_bind_int64(st, 1, s->run_id);
+		db_bind_int64(st, 1, s->run_id);
 		/* names are printable (proto_redis.c); the rest has a name no command has */
-		sqlite3_bind_text(st, 2, i < n ? names[i]->name : "(other)", -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)(i < n ? names[i]->n : rest));
+		db_bind_text(st, 2, i < n ? names[i]->name : "(other)");
+		db_bind_int64(st, 3, (int64_t)(i < n ? names[i]->n : rest));
 		rc = step_done(st, s->db, err, "storing Redis commands");
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return rc;
 }
 
@@ -729,62 +859,59 @@ static int put_warnings(struct store *s, const struct analysis *a,
 	struct evidence ev;
 	struct report_input in = {NULL, 0, info->partial, info->drops};
 	evidence_of(a, &in, &ev);
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "UPDATE runs SET lower_bound = ? WHERE id = ?", -1, &st,
-			       NULL) != SQLITE_OK) {
-		set_err(err, "storing warnings", s->db);
+	struct db_stmt *st;
+	if (db_prepare(s->db, "UPDATE runs SET lower_bound = ? WHERE id = ?", &st) != DB_OK) {
+		dberr(err, "storing warnings", s->db);
 		return -1;
 	}
-	sqlite3_bind_int(st, 1, ev.lower_bound);
-	sqlite3_bind_int64(st, 2, s->run_id);
+	db_bind_int(st, 1, ev.lower_bound);
+	db_bind_int64(st, 2, s->run_id);
 	int rc = step_done(st, s->db, err, "storing warnings");
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (rc != 0)
 		return -1;
-	if (sqlite3_prepare_v2(s->db,
+	if (db_prepare(s->db,
 			       "INSERT INTO run_warnings (run_id, code, severity, count, lower_bound,"
-			       " message) VALUES (?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK) {
-		set_err(err, "storing warnings", s->db);
+			       " message) VALUES (?,?,?,?,?,?)", &st) != DB_OK) {
+		dberr(err, "storing warnings", s->db);
 		return -1;
 	}
 	for (int i = 0; i < ev.n && rc == 0; i++) {
 		const struct ev_finding *f = &ev.f[i];
-		sqlite3_bind_int64(st, 1, s->run_id);
-		sqlite3_bind_text(st, 2, ev_code_name(f->code), -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, ev_severity_name(f->severity), -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)f->count);
-		sqlite3_bind_int(st, 5, f->lower_bound);
-		sqlite3_bind_text(st, 6, f->message, -1, SQLITE_STATIC);
+		db_bind_int64(st, 1, s->run_id);
+		db_bind_text(st, 2, ev_code_name(f->code));
+		db_bind_text(st, 3, ev_severity_name(f->severity));
+		db_bind_int64(st, 4, (int64_t)f->count);
+		db_bind_int(st, 5, f->lower_bound);
+		db_bind_text(st, 6, f->message);
 		rc = step_done(st, s->db, err, "storing warnings");
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return rc;
 }
 
 int store_run_evidence(struct store *s, int64_t run_id, struct evidence *ev, char *err)
 {
 	memset(ev, 0, sizeof(*ev));
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db,
+	struct db_stmt *st;
+	if (db_prepare(s->db,
 			       "SELECT lower_bound, postgresql_packets, round_trips, tls, partial, "
 			       "coalesce(drops, 0), truncated_segments, gaps, gap_bytes, malformed, "
-			       "packets FROM runs WHERE id = ?",
-			       -1, &st, NULL) != SQLITE_OK) {
-		set_err(err, "reading the run", s->db);
+			       "packets FROM runs WHERE id = ?", &st) != DB_OK) {
+		dberr(err, "reading the run", s->db);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, run_id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	db_bind_int64(st, 1, run_id);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		snprintf(err, STORE_ERRBUF, "no run %lld", (long long)run_id);
 		return -1;
 	}
-	bool old = sqlite3_column_type(st, 0) == SQLITE_NULL;
+	bool old = db_column_type(st, 0) == DB_NULL;
 	if (old) { /* stored before findings were kept: what the columns tell */
 		uint64_t c[11];
 		for (int i = 1; i < 11; i++)
-			c[i] = (uint64_t)sqlite3_column_int64(st, i);
+			c[i] = (uint64_t)db_column_int64(st, i);
 		if (c[1] == 0)
 			evidence_add(ev, EV_NO_POSTGRESQL, c[10], false,
 				     "no PostgreSQL packets in the run (stored by an older pgrtt)");
@@ -812,26 +939,25 @@ int store_run_evidence(struct store *s, int64_t run_id, struct evidence *ev, cha
 			evidence_add(ev, EV_MALFORMED, c[9], true,
 				     "%llu malformed PostgreSQL messages", (unsigned long long)c[9]);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (old)
 		return 0;
-	if (sqlite3_prepare_v2(s->db,
+	if (db_prepare(s->db,
 			       "SELECT code, count, lower_bound, message FROM run_warnings "
-			       "WHERE run_id = ? ORDER BY rowid",
-			       -1, &st, NULL) != SQLITE_OK) {
-		set_err(err, "reading warnings", s->db);
+			       "WHERE run_id = ? ORDER BY rowid", &st) != DB_OK) {
+		dberr(err, "reading warnings", s->db);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, run_id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int code = ev_code_parse((const char *)sqlite3_column_text(st, 0));
+	db_bind_int64(st, 1, run_id);
+	while (db_step(st) == DB_ROW) {
+		int code = ev_code_parse(db_column_text(st, 0));
 		if (code < 0)
 			continue; /* unknown to this pgrtt: cannot be older than it */
-		evidence_add(ev, (enum ev_code)code, (uint64_t)sqlite3_column_int64(st, 1),
-			     sqlite3_column_int(st, 2) != 0, "%s",
-			     (const char *)sqlite3_column_text(st, 3));
+		evidence_add(ev, (enum ev_code)code, (uint64_t)db_column_int64(st, 1),
+			     db_column_int(st, 2) != 0, "%s",
+			     db_column_text(st, 3));
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
@@ -843,7 +969,7 @@ int store_finish_run(struct store *s, const struct analysis *a, const struct sto
 		store_abort_run(s);
 		return -1;
 	}
-	if (s->in_run && sqlite3_get_autocommit(s->db)) {
+	if (s->in_run && !db_in_transaction(s->db)) {
 		snprintf(err, STORE_ERRBUF, "the run's transaction was rolled back; nothing was stored");
 		s->in_run = false;
 		return -1;
@@ -854,7 +980,7 @@ int store_finish_run(struct store *s, const struct analysis *a, const struct sto
 	    put_classes(s, a, err) != 0 || put_connections(s, a, err) != 0 ||
 	    put_routes(s, a, err) != 0 || put_redis(s, a, err) != 0 ||
 	    put_warnings(s, a, info, err) != 0 ||
-	    exec(s->db, "COMMIT", err, "committing the run") != 0) {
+	    dbexec(s->db, "COMMIT", err, "committing the run") != 0) {
 		store_abort_run(s);
 		return -1;
 	}

@@ -99,7 +99,7 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 /* One run as stored: its totals, for the report's runs section. */
 struct run_figures {
 	int64_t run;
-	char created[32], app[64], labels[160], source[256];
+	char created[32], app[64], labels[160], source[256], host[256];
 	char driver[32]; /* its connections' driver (rtt.h), "" none, "several" */
 	int64_t connections, rfq, rt, pages, routes;
 	int64_t cls[RT_NCLASS];                 /* round trips by class */

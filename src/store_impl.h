@@ -3,10 +3,10 @@
 #ifndef PGRTT_STORE_IMPL_H
 #define PGRTT_STORE_IMPL_H
 
-#include <sqlite3.h>
+#include "db.h"
 
 #include "store.h"
 
-sqlite3 *store_db(struct store *s);
+struct db *store_db(struct store *s); /* SQLite or PostgreSQL: db.h */
 
 #endif

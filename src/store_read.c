@@ -2,7 +2,6 @@
  * Every SQL statement of the store is in store.c (writing, schema) and
  * here (reading); commands see records, never sqlite3. */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,50 +9,49 @@
 #include "store.h"
 #include "store_impl.h"
 
-static void set_err(char *err, const char *what, sqlite3 *db)
+static void set_err(char *err, const char *what, struct db *db)
 {
-	snprintf(err, STORE_ERRBUF, "%s: %s", what, sqlite3_errmsg(db));
+	snprintf(err, STORE_ERRBUF, "%s: %s", what, db_errmsg(db));
 }
 
-static void copy_col(char *dst, size_t cap, sqlite3_stmt *st, int i)
+static void copy_col(char *dst, size_t cap, struct db_stmt *st, int i)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
+	const char *t = db_column_text(st, i);
 	snprintf(dst, cap, "%s", t ? (const char *)t : "");
 }
 
 bool store_has_run(struct store *s, int64_t id)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_db(s), "SELECT 1 FROM runs WHERE id = ?", -1, &st, NULL) !=
-	    SQLITE_OK)
+	struct db_stmt *st;
+	if (db_prepare(store_db(s), "SELECT 1 FROM runs WHERE id = ?", &st) != DB_OK)
 		return false;
-	sqlite3_bind_int64(st, 1, id);
-	bool ok = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
+	db_bind_int64(st, 1, id);
+	bool ok = db_step(st) == DB_ROW;
+	db_finalize(st);
 	return ok;
 }
 
 int64_t store_latest_run(struct store *s)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t id = 0;
-	if (sqlite3_prepare_v2(store_db(s), "SELECT max(id) FROM runs", -1, &st, NULL) != SQLITE_OK)
+	if (db_prepare(store_db(s), "SELECT max(id) FROM runs", &st) != DB_OK)
 		return 0;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	if (db_step(st) == DB_ROW && db_column_type(st, 0) != DB_NULL)
+		id = db_column_int64(st, 0);
+	db_finalize(st);
 	return id;
 }
 
 int store_delete_run(struct store *s, int64_t id, char *err)
 {
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st;
+	struct db *db = store_db(s);
+	struct db_stmt *st;
 	int rc = -1;
-	if (sqlite3_prepare_v2(db, "DELETE FROM runs WHERE id = ?", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-		sqlite3_finalize(st);
+	if (db_prepare(db, "DELETE FROM runs WHERE id = ?", &st) == DB_OK) {
+		db_bind_int64(st, 1, id);
+		rc = db_step(st) == DB_DONE ? 0 : -1;
+		db_finalize(st);
 	}
 	if (rc != 0)
 		set_err(err, "deleting the run", db);
@@ -84,15 +82,15 @@ static size_t filter_sql(const struct route_query *q, char *sql, size_t cap, siz
 	return o; /* >= cap: it did not fit, and the caller says so */
 }
 
-static void bind_filter(const struct route_query *q, sqlite3_stmt *st)
+static void bind_filter(const struct route_query *q, struct db_stmt *st)
 {
 	int k = 1;
 	for (int i = 0; i < q->napps; i++)
-		sqlite3_bind_text(st, k++, q->apps[i], -1, SQLITE_STATIC);
+		db_bind_text(st, k++, q->apps[i]);
 	for (int i = 0; i < q->nlabels; i++)
-		sqlite3_bind_text(st, k++, q->labels[i], -1, SQLITE_STATIC);
+		db_bind_text(st, k++, q->labels[i]);
 	for (int i = 0; i < q->nruns; i++)
-		sqlite3_bind_int64(st, k++, q->runs[i]);
+		db_bind_int64(st, k++, q->runs[i]);
 }
 
 /* The round trips per page of routes, one record per (run, route), ordered
@@ -100,7 +98,7 @@ static void bind_filter(const struct route_query *q, sqlite3_stmt *st)
 int store_routes(struct store *s, const struct route_query *q, struct route_figures **out, int *n,
 		 char *err)
 {
-	sqlite3 *db = store_db(s);
+	struct db *db = store_db(s);
 	char sql[8192];
 	size_t o = (size_t)snprintf(
 		sql, sizeof sql,
@@ -117,23 +115,23 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 		" coalesce(r.round_trips_high, r.round_trips_per_page),"
 		" r.redis_round_trips_per_page, r.redis_commands_per_page"
 		" FROM routes r JOIN runs x ON x.id = r.run_id WHERE %s",
-		q->with_mixed_only ? "1" : "r.pages > 0");
+		q->with_mixed_only ? "1 = 1" : "r.pages > 0");
 	o = filter_sql(q, sql, sizeof sql, o);
 	if (o + 40 >= sizeof sql) {
 		snprintf(err, STORE_ERRBUF, "too many filters");
 		return -1;
 	}
 	snprintf(sql + o, sizeof sql - o, " ORDER BY r.route, x.app, x.id");
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+	struct db_stmt *st;
+	if (db_prepare(db, sql, &st) != DB_OK) {
 		set_err(err, "reading routes", db);
 		return -1;
 	}
 	bind_filter(q, st);
-	int cap = 0, rc = 0;
+	int cap = 0, rc = 0, step;
 	*out = NULL;
 	*n = 0;
-	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+	while (rc == 0 && (step = db_step(st)) == DB_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;
 			struct route_figures *r = realloc(*out, (size_t)cap * sizeof(*r));
@@ -146,45 +144,49 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 		}
 		struct route_figures *r = &(*out)[(*n)++];
 		memset(r, 0, sizeof(*r));
-		r->run = sqlite3_column_int64(st, 0);
+		r->run = db_column_int64(st, 0);
 		copy_col(r->app, sizeof r->app, st, 1);
 		copy_col(r->labels, sizeof r->labels, st, 2);
 		copy_col(r->route, sizeof r->route, st, 3);
-		r->pages = sqlite3_column_int64(st, 4);
-		r->pages_mixed = sqlite3_column_int64(st, 5);
+		r->pages = db_column_int64(st, 4);
+		r->pages_mixed = db_column_int64(st, 5);
 		double *v[] = {&r->rt,    &r->rfq, &r->query,   &r->ping,  &r->acq,   &r->rel,
 			       &r->reset, &r->tx,  &r->prepare, &r->other, &r->conns, &r->p50,
 			       &r->p99};
 		for (int i = 0; i < (int)(sizeof v / sizeof v[0]); i++)
-			*v[i] = sqlite3_column_double(st, 6 + i);
-		if (sqlite3_column_type(st, 16) == SQLITE_NULL)
+			*v[i] = db_column_double(st, 6 + i);
+		if (db_column_type(st, 16) == DB_NULL)
 			r->conns = NAN; /* every page estimated: not measured */
 		copy_col(r->attribution, sizeof r->attribution, st, 19);
-		r->lower_bound = sqlite3_column_int(st, 20) != 0;
+		r->lower_bound = db_column_int(st, 20) != 0;
 		copy_col(r->warnings, sizeof r->warnings, st, 21);
-		r->inferred = sqlite3_column_double(st, 22);
-		r->rt_lo = sqlite3_column_double(st, 23);
-		r->rt_hi = sqlite3_column_double(st, 24);
-		r->redis_rt = sqlite3_column_type(st, 25) == SQLITE_NULL ? NAN
-									 : sqlite3_column_double(st, 25);
-		r->redis_cmds = sqlite3_column_type(st, 26) == SQLITE_NULL ? NAN
-									   : sqlite3_column_double(st, 26);
+		r->inferred = db_column_double(st, 22);
+		r->rt_lo = db_column_double(st, 23);
+		r->rt_hi = db_column_double(st, 24);
+		r->redis_rt = db_column_type(st, 25) == DB_NULL ? NAN
+									 : db_column_double(st, 25);
+		r->redis_cmds = db_column_type(st, 26) == DB_NULL ? NAN
+									   : db_column_double(st, 26);
 	}
-	sqlite3_finalize(st);
+	if (rc == 0 && step == DB_ERROR) { /* not the end of the rows: a failure */
+		set_err(err, "reading routes", db);
+		rc = -1;
+	}
+	db_finalize(st);
 	return rc;
 }
 
 /* Run f's round trips by class, ping role and ping kind. */
-static void run_classes(sqlite3_stmt *st, struct run_figures *f)
+static void run_classes(struct db_stmt *st, struct run_figures *f)
 {
 	static const char *const extra[] = {"ping_acquire",   "ping_release",     "ping_idle",
 					    "ping_lone_sync", "ping_empty_query", "ping_select1"};
 	int64_t *to[] = {&f->acq, &f->rel, &f->idle, &f->lone_sync, &f->empty_query, &f->select1};
 	f->lone_sync = f->empty_query = f->select1 = -1; /* absent: stored before schema 7 */
-	sqlite3_bind_int64(st, 1, f->run);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *c = (const char *)sqlite3_column_text(st, 0);
-		int64_t n = sqlite3_column_int64(st, 1);
+	db_bind_int64(st, 1, f->run);
+	while (db_step(st) == DB_ROW) {
+		const char *c = db_column_text(st, 0);
+		int64_t n = db_column_int64(st, 1);
 		for (int k = 0; c && k < RT_NCLASS; k++)
 			if (strcmp(c, rt_class_name(k)) == 0)
 				f->cls[k] = n;
@@ -192,13 +194,13 @@ static void run_classes(sqlite3_stmt *st, struct run_figures *f)
 			if (strcmp(c, extra[k]) == 0)
 				*to[k] = n;
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 }
 
 int store_runs(struct store *s, const struct route_query *q, struct run_figures **out, int *n,
 	       char *err)
 {
-	sqlite3 *db = store_db(s);
+	struct db *db = store_db(s);
 	char sql[8192];
 	size_t o = (size_t)snprintf(
 		sql, sizeof sql,
@@ -212,30 +214,30 @@ int store_runs(struct store *s, const struct route_query *q, struct run_figures 
 		" (SELECT coalesce(sum(pages), 0) FROM routes r WHERE r.run_id = x.id),"
 		" (SELECT count(*) FROM routes r WHERE r.run_id = x.id AND r.pages > 0),"
 		" (SELECT CASE WHEN count(DISTINCT driver) > 1 THEN 'several' ELSE max(driver) END"
-		"  FROM connections c WHERE c.run_id = x.id AND driver != '')"
-		" FROM runs x WHERE 1");
+		"  FROM connections c WHERE c.run_id = x.id AND driver != ''),"
+		" coalesce(x.host, '')"
+		" FROM runs x WHERE 1 = 1");
 	o = filter_sql(q, sql, sizeof sql, o);
 	if (o + 40 >= sizeof sql) {
 		snprintf(err, STORE_ERRBUF, "too many filters");
 		return -1;
 	}
 	snprintf(sql + o, sizeof sql - o, " ORDER BY x.id");
-	sqlite3_stmt *st, *cls;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+	struct db_stmt *st, *cls;
+	if (db_prepare(db, sql, &st) != DB_OK) {
 		set_err(err, "reading runs", db);
 		return -1;
 	}
-	if (sqlite3_prepare_v2(db, "SELECT class, round_trips FROM run_classes WHERE run_id = ?", -1,
-			       &cls, NULL) != SQLITE_OK) {
+	if (db_prepare(db, "SELECT class, round_trips FROM run_classes WHERE run_id = ?", &cls) != DB_OK) {
 		set_err(err, "reading classes", db);
-		sqlite3_finalize(st);
+		db_finalize(st);
 		return -1;
 	}
 	bind_filter(q, st);
-	int cap = 0, rc = 0;
+	int cap = 0, rc = 0, step;
 	*out = NULL;
 	*n = 0;
-	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+	while (rc == 0 && (step = db_step(st)) == DB_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
 			struct run_figures *r = realloc(*out, (size_t)cap * sizeof(*r));
@@ -248,49 +250,53 @@ int store_runs(struct store *s, const struct route_query *q, struct run_figures 
 		}
 		struct run_figures *f = &(*out)[(*n)++];
 		memset(f, 0, sizeof(*f));
-		f->run = sqlite3_column_int64(st, 0);
+		f->run = db_column_int64(st, 0);
 		copy_col(f->created, sizeof f->created, st, 1);
 		copy_col(f->app, sizeof f->app, st, 2);
 		copy_col(f->labels, sizeof f->labels, st, 3);
 		copy_col(f->source, sizeof f->source, st, 4);
-		f->connections = sqlite3_column_int64(st, 5);
-		f->rfq = sqlite3_column_int64(st, 6);
-		f->rt = sqlite3_column_int64(st, 7);
-		f->p50 = sqlite3_column_type(st, 8) == SQLITE_NULL ? NAN
-								   : sqlite3_column_double(st, 8) / 1e3;
-		f->p99 = sqlite3_column_type(st, 9) == SQLITE_NULL ? NAN
-								   : sqlite3_column_double(st, 9) / 1e3;
-		f->duration = sqlite3_column_double(st, 10);
-		f->http = sqlite3_column_int(st, 11) != 0;
-		f->redis_rt = sqlite3_column_type(st, 12) == SQLITE_NULL
+		f->connections = db_column_int64(st, 5);
+		f->rfq = db_column_int64(st, 6);
+		f->rt = db_column_int64(st, 7);
+		f->p50 = db_column_type(st, 8) == DB_NULL ? NAN
+								   : db_column_double(st, 8) / 1e3;
+		f->p99 = db_column_type(st, 9) == DB_NULL ? NAN
+								   : db_column_double(st, 9) / 1e3;
+		f->duration = db_column_double(st, 10);
+		f->http = db_column_int(st, 11) != 0;
+		f->redis_rt = db_column_type(st, 12) == DB_NULL
 				      ? NAN
-				      : (double)sqlite3_column_int64(st, 12);
-		f->lower_bound = sqlite3_column_int(st, 13) != 0;
+				      : (double)db_column_int64(st, 12);
+		f->lower_bound = db_column_int(st, 13) != 0;
 		copy_col(f->warnings, sizeof f->warnings, st, 14);
-		f->pages = sqlite3_column_int64(st, 15);
-		f->routes = sqlite3_column_int64(st, 16);
+		f->pages = db_column_int64(st, 15);
+		f->routes = db_column_int64(st, 16);
 		copy_col(f->driver, sizeof f->driver, st, 17);
+		copy_col(f->host, sizeof f->host, st, 18);
 		run_classes(cls, f);
 	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(cls);
+	if (rc == 0 && step == DB_ERROR) {
+		set_err(err, "reading runs", db);
+		rc = -1;
+	}
+	db_finalize(st);
+	db_finalize(cls);
 	return rc;
 }
 
 int store_run_pings(struct store *s, int64_t id, struct run_pings *p, char *err)
 {
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st;
+	struct db *db = store_db(s);
+	struct db_stmt *st;
 	memset(p, 0, sizeof(*p));
-	if (sqlite3_prepare_v2(db, "SELECT class, round_trips FROM run_classes WHERE run_id = ?", -1,
-			       &st, NULL) != SQLITE_OK) {
+	if (db_prepare(db, "SELECT class, round_trips FROM run_classes WHERE run_id = ?", &st) != DB_OK) {
 		set_err(err, "reading classes", db);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *c = (const char *)sqlite3_column_text(st, 0);
-		uint64_t n = (uint64_t)sqlite3_column_int64(st, 1);
+	db_bind_int64(st, 1, id);
+	while (db_step(st) == DB_ROW) {
+		const char *c = db_column_text(st, 0);
+		uint64_t n = (uint64_t)db_column_int64(st, 1);
 		if (strcmp(c, "ping_acquire") == 0)
 			p->acq = n;
 		else if (strcmp(c, "ping_release") == 0)
@@ -298,18 +304,17 @@ int store_run_pings(struct store *s, int64_t id, struct run_pings *p, char *err)
 		else if (strcmp(c, "ping_idle") == 0)
 			p->idle = n;
 	}
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db, "SELECT returned_in_transaction, http_ports FROM runs WHERE id = ?",
-			       -1, &st, NULL) != SQLITE_OK) {
+	db_finalize(st);
+	if (db_prepare(db, "SELECT returned_in_transaction, http_ports FROM runs WHERE id = ?", &st) != DB_OK) {
 		set_err(err, "reading the run", db);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		p->returned_in_tx = (uint64_t)sqlite3_column_int64(st, 0);
-		p->http = sqlite3_column_type(st, 1) != SQLITE_NULL;
+	db_bind_int64(st, 1, id);
+	if (db_step(st) == DB_ROW) {
+		p->returned_in_tx = (uint64_t)db_column_int64(st, 0);
+		p->http = db_column_type(st, 1) != DB_NULL;
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
@@ -322,7 +327,7 @@ static const char *const listings[] = {
 	[STORE_LIST_TOTALS] = "SELECT * FROM runs WHERE id = ?1",
 	[STORE_LIST_LABELS] = "SELECT key, value FROM run_labels WHERE run_id = ?1 ORDER BY key",
 	[STORE_LIST_CLASSES] = "SELECT class, round_trips, latency_p50_us, latency_p99_us FROM "
-			       "run_classes WHERE run_id = ?1 AND round_trips > 0",
+			       "run_classes WHERE run_id = ?1 AND round_trips > 0 ORDER BY class",
 	[STORE_LIST_WARNINGS] = "SELECT code, severity, count, message FROM run_warnings WHERE "
 				"run_id = ?1 ORDER BY rowid",
 	[STORE_LIST_ROUTES] = "SELECT route, pages, round_trips_per_page, ready_for_query_per_page,"
@@ -333,24 +338,39 @@ static const char *const listings[] = {
 int store_listing(struct store *s, enum store_listing what, int64_t id, store_row_fn *fn,
 		  void *ctx, char *err)
 {
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, listings[what], -1, &st, NULL) != SQLITE_OK) {
+	struct db *db = store_db(s);
+	struct db_stmt *st;
+	if (db_prepare(db, listings[what], &st) != DB_OK) {
 		set_err(err, "reading the store", db);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	int nc = sqlite3_column_count(st), rows = 0;
+	db_bind_int64(st, 1, id);
+	int nc = 0, rows = 0, step;
 	const char *names[64], *values[64];
-	if (nc > 64)
-		nc = 64;
-	for (int i = 0; i < nc; i++)
-		names[i] = sqlite3_column_name(st, i);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int i = 0; i < nc; i++)
-			values[i] = (const char *)sqlite3_column_text(st, i);
+	while ((step = db_step(st)) == DB_ROW) {
+		if (rows == 0) { /* PostgreSQL's columns are known once it has answered */
+			nc = db_column_count(st) < 64 ? db_column_count(st) : 64;
+			for (int i = 0; i < nc; i++)
+				names[i] = db_column_name(st, i);
+		}
+		static char num[64][32];
+		for (int i = 0; i < nc; i++) {
+			values[i] = db_column_text(st, i);
+			/* a number as the same text from either store: SQLite writes
+			 * a REAL of 9436 as "9436.0", PostgreSQL as "9436" */
+			char *end;
+			double v = values[i] && strchr(values[i], '.') ? strtod(values[i], &end) : 0;
+			if (values[i] && strchr(values[i], '.') && end != values[i] && !*end) {
+				snprintf(num[i], sizeof num[i], "%.15g", v);
+				values[i] = num[i];
+			}
+		}
 		fn(ctx, rows++, nc, names, values);
 	}
-	sqlite3_finalize(st);
+	if (step == DB_ERROR) {
+		set_err(err, "reading the store", db);
+		rows = -1;
+	}
+	db_finalize(st);
 	return rows;
 }

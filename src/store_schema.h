@@ -123,6 +123,10 @@ static const char *const store_migrations[] = {
 	"ALTER TABLE routes ADD COLUMN redis_round_trips_per_page REAL;"
 	"ALTER TABLE routes ADD COLUMN redis_flights_per_page REAL;"
 	"ALTER TABLE routes ADD COLUMN redis_commands_per_page REAL;",
+
+	/* 7: where the run was captured (a central store holds many hosts' runs);
+	 * NULL for runs stored before */
+	"ALTER TABLE runs ADD COLUMN host TEXT;",
 };
 
 #define STORE_SCHEMA_VERSION ((int)(sizeof store_migrations / sizeof store_migrations[0]))

@@ -20,7 +20,7 @@ static void runs_csv(FILE *out, const struct stored_report *r)
 	fputs("run,created_at,app,labels,round_trips,ready_for_query,query,ping_acquire,ping_release,"
 	      "ping_idle,transaction,reset,prepare,other,pings_per_100_queries,"
 	      "round_trips_per_query,latency_p50_ms,latency_p99_ms,connections,"
-	      "startups_per_1000_round_trips,pattern,lower_bound,warnings,redis_round_trips\n",
+	      "startups_per_1000_round_trips,pattern,lower_bound,warnings,redis_round_trips,host\n",
 	      out);
 	for (int i = 0; i < r->nruns; i++) {
 		const struct run_figures *f = &r->runs[i];
@@ -54,6 +54,8 @@ static void runs_csv(FILE *out, const struct stored_report *r)
 		esc_csv(out, f->warnings);
 		fputc(',', out);
 		num(out, f->redis_rt);
+		fputc(',', out);
+		esc_csv(out, f->host);
 		fputc('\n', out);
 	}
 }

@@ -33,6 +33,10 @@ static cJSON *run_json(const struct run_figures *f)
 	esc_json_add(o, "app", f->app);
 	esc_json_add(o, "labels", f->labels);
 	esc_json_add(o, "source", f->source);
+	if (f->host[0])
+		esc_json_add(o, "host", f->host);
+	else
+		cJSON_AddNullToObject(o, "host"); /* stored before pgrtt kept it */
 	cJSON_AddNumberToObject(o, "connections", (double)f->connections);
 	cJSON_AddNumberToObject(o, "ready_for_query", (double)f->rfq);
 	cJSON_AddNumberToObject(o, "round_trips", (double)f->rt);

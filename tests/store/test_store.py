@@ -90,7 +90,7 @@ if CASE == "roundtrip":
     check("runs", sql(db, "SELECT id, app, round_trips FROM runs ORDER BY id"),
           [["1", "blog", str(t["round_trips"])], ["2", "sqlx", "31"]])
     check("runs list", pgrtt("runs", "--db", db).stdout.count("\n"), 3)
-    check("runs show", "round_trips_per_page=6.0" in pgrtt("runs", "--db", db, "show", "1").stdout,
+    check("runs show", "round_trips_per_page=6 " in pgrtt("runs", "--db", db, "show", "1").stdout,
           True)
     check("runs delete", pgrtt("runs", "--db", db, "delete", "1").returncode, 0)
     check("cascade", sql(db, "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM routes),"
@@ -108,7 +108,9 @@ elif CASE == "migration":
     p = pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, "--store-round-trips",
               os.path.join(CAP, "flush.pcap"))
     check("exit status", p.returncode, 0)
-    check("schema version", sql(db, "PRAGMA user_version"), [["6"]])
+    check("schema version", sql(db, "PRAGMA user_version"), [["7"]])
+    check("the host column, the old run without one",
+          sql(db, "SELECT id, host IS NULL FROM runs ORDER BY id"), [["1", "1"], ["2", "0"]])
     check("old run kept", sql(db, "SELECT id, app, round_trips FROM runs ORDER BY id"),
           [["1", "old", "9"], ["2", "", "11"]])
     check("new table filled", sql(db, "SELECT count(*) FROM round_trips"), [["11"]])
