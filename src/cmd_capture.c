@@ -13,6 +13,7 @@
 #include "source.h"
 #include "cli.h"
 #include "metrics.h"
+#include "spool.h"
 #include "metrics_http.h"
 #include "commands.h"
 #include "opts.h"
@@ -63,6 +64,8 @@ static void help(FILE *out)
 	      "  -Z, --user USER        drop privileges to USER once capturing\n"
 	      "      --rotate DURATION  with --db: store a run every DURATION (30s, 10m, 6h) and\n"
 	      "                         go on, the open connections picked up mid-stream\n"
+	      "      --spool FILE       a PostgreSQL --db's runs wait here while it is away\n"
+	      "                         (default ~/.local/state/pgrtt/spool.db)\n"
 	      "      --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 	      "                         (e.g. 127.0.0.1:9187; only that address)\n"
 	      "  -F, --format FMT       text (default) or json\n"
@@ -148,6 +151,8 @@ static const char *rate(char *buf, size_t cap, double v)
 	return buf;
 }
 
+static const struct spool *status_spool; /* runs waiting for the store, on the status line */
+
 static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 			const struct capture_drops *d, struct analysis_live *prev, double dt)
 {
@@ -181,17 +186,19 @@ static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 			fprintf(stderr, "  %s %s%.2f rt/page", best->name, best->pages_mixed ? "~" : "",
 				best->rt / (double)best->pages);
 	}
+	if (status_spool && status_spool->waiting)
+		fprintf(stderr, "  spool %d", status_spool->waiting);
 	fflush(stderr);
 	*prev = now;
 }
 
 enum {
 	C_IFACE = 1, C_LIST, C_DURATION, C_COUNT, C_WRITE, C_SNAPLEN, C_BUFFER, C_USER, C_METRICS,
-	C_ROTATE
+	C_ROTATE, C_SPOOL
 };
 
 struct cap_opts {
-	const char *iface, *wpath, *user, *metrics;
+	const char *iface, *wpath, *user, *metrics, *spool;
 	double duration, count, snaplen, buffer_kib, rotate;
 	bool list;
 };
@@ -219,6 +226,9 @@ static int capture_opt(void *ctx, int id, const char *arg)
 		return opt_number("--buffer-size", arg, 1, 4194304, "KiB, 1 to 4194304", &c->buffer_kib)
 			       ? 0
 			       : -1;
+	case C_SPOOL:
+		c->spool = arg;
+		return 0;
 	case C_ROTATE: { /* 90, 90s, 10m, 6h, 1d */
 		char *end;
 		double v = strtod(arg, &end);
@@ -250,13 +260,64 @@ static int capture_opt(void *ctx, int id, const char *arg)
 	}
 }
 
+/* The spooled runs to the store, if it answers (again): opened anew when
+ * it went away.  Quiet while it stays away. */
+static void redeliver(struct store **st, const struct db_opts *dbo, struct spool *sp)
+{
+	if (!sp->waiting)
+		return;
+	char err[STORE_ERRBUF];
+	if (!*st && !(*st = store_open(dbo->db, STORE_CREATE, err)))
+		return;
+	int n;
+	int rc = spool_deliver(sp, *st, &n, err);
+	if (n)
+		warnx_("%s: delivered %d spooled run%s from %s%s", store_shown(dbo->db), n,
+		       n == 1 ? "" : "s", sp->path, rc == 0 ? "" : " (the rest still wait)");
+	if (rc != 0) {
+		store_close(*st);
+		*st = NULL;
+	}
+}
+
+/* A period's run into the store - or, when a central store does not take
+ * it, into the spool (said), the store to be opened again next time.  0,
+ * or -1 when the run could be kept nowhere (said). */
+static int keep_run(struct store **st, const struct db_opts *dbo, struct spool *sp,
+		    const struct analysis *a, const struct store_run_info *info, const char *how)
+{
+	char err[STORE_ERRBUF];
+	int64_t id;
+	redeliver(st, dbo, sp); /* the older runs first */
+	if (*st && !sp->waiting && store_finish_run(*st, a, info, &id, err) == 0) {
+		warnx_("stored run %lld in %s%s", (long long)id, store_shown(dbo->db), how);
+		return 0;
+	}
+	if (!*st)
+		snprintf(err, sizeof err, "not reachable");
+	if (!sp->path[0]) {
+		warnx_("%s: %s", store_shown(dbo->db), err);
+		return -1;
+	}
+	store_close(*st);
+	*st = NULL;
+	char e2[STORE_ERRBUF];
+	if (spool_keep(sp, a, info, &id, e2) != 0) {
+		warnx_("%s: %s; and the spool %s: %s", store_shown(dbo->db), err, sp->path, e2);
+		return -1;
+	}
+	warnx_("warning: %s: %s: the run waits in the spool %s (%d run%s)%s", store_shown(dbo->db),
+	       err, sp->path, sp->waiting, sp->waiting == 1 ? "" : "s", how);
+	return 0;
+}
+
 /* --rotate: the period ends - its connections closed as at the end of a
  * capture, its run stored (the drops since the last rotation), and a new
  * analysis begins, picking the open connections up mid-stream.  0, or -1
- * when the run could not be stored (said; the capture stops). */
-static int rotate_run(struct analysis *a, const struct analysis_opts *ao, struct store *st,
-		      const struct db_opts *dbo, const char *iface, struct source *src,
-		      struct capture_drops *drops, struct capture_drops *at_last)
+ * when the run could be kept nowhere (said; the capture stops). */
+static int rotate_run(struct analysis *a, const struct analysis_opts *ao, struct store **st,
+		      const struct db_opts *dbo, struct spool *sp, const char *iface,
+		      struct source *src, struct capture_drops *drops, struct capture_drops *at_last)
 {
 	source_stats(src, drops);
 	struct capture_drops period = {drops->recv - at_last->recv, drops->drop - at_last->drop,
@@ -266,16 +327,10 @@ static int rotate_run(struct analysis *a, const struct analysis_opts *ao, struct
 	char source[300], err[STORE_ERRBUF];
 	snprintf(source, sizeof source, "interface %s", iface);
 	struct store_run_info info = {dbo->app, source, dbo->labels, dbo->nlabels, false, &period};
-	int64_t id;
-	if (store_finish_run(st, a, &info, &id, err) != 0) {
-		warnx_("%s: %s", store_shown(dbo->db), err);
+	if (keep_run(st, dbo, sp, a, &info, " (--rotate)") != 0)
 		return -1;
-	}
-	warnx_("stored run %lld in %s: %llu round trips, %llu pages (--rotate)", (long long)id,
-	       store_shown(dbo->db), (unsigned long long)a->tot.st.round_trips,
-	       (unsigned long long)a->tot.http.responses);
 	analysis_free(a);
-	if ((dbo->round_trips && store_begin_run(st, err) != 0) || analysis_init(a, ao) != 0) {
+	if ((dbo->round_trips && *st && store_begin_run(*st, err) != 0) || analysis_init(a, ao) != 0) {
 		warnx_("%s: %s", store_shown(dbo->db), dbo->round_trips ? err : "out of memory");
 		return -1;
 	}
@@ -291,6 +346,7 @@ int cmd_capture(int argc, char **argv)
 		{"write", 'w', true, C_WRITE},       {"snaplen", 's', true, C_SNAPLEN},
 		{"buffer-size", 'B', true, C_BUFFER}, {"user", 'Z', true, C_USER},
 		{"metrics", 0, true, C_METRICS},     {"rotate", 0, true, C_ROTATE},
+		{"spool", 0, true, C_SPOOL},
 		{NULL, 0, false, 0},
 	};
 	struct cap_opts c = {.snaplen = 262144, .buffer_kib = 65536};
@@ -367,6 +423,11 @@ int cmd_capture(int argc, char **argv)
 	struct store *st = NULL;
 	if (results_begin(&dbo, &st, &ao) != 0)
 		return EXIT_ERROR;
+	/* a central store without round-trip rows (those stream into the run's
+	 * transaction) spools the runs it cannot take */
+	static struct spool sp;
+	spool_init(&sp, dbo.round_trips ? NULL : dbo.db, c.spool);
+	status_spool = &sp;
 	FILE *out = output_open(output); /* before -Z: the report must get out */
 	if (!out) {
 		store_close(st);
@@ -451,7 +512,7 @@ int cmd_capture(int argc, char **argv)
 			       (unsigned long long)now.redis_round_trips);
 		}
 		if (c.rotate && t - period >= c.rotate) {
-			if (rotate_run(&a, &ao, st, &dbo, iface, &live, &drops, &period_drops) != 0) {
+			if (rotate_run(&a, &ao, &st, &dbo, &sp, iface, &live, &drops, &period_drops) != 0) {
 				rc = EXIT_ERROR;
 				break;
 			}
@@ -491,6 +552,17 @@ int cmd_capture(int argc, char **argv)
 	char source[300];
 	snprintf(source, sizeof source, "interface %s", iface);
 	struct report_input in = {src, 1, false, &drops};
+	if (sp.path[0]) { /* a central store: the last run too may have to wait */
+		struct store_run_info info = {dbo.app, source, dbo.labels, dbo.nlabels, false, &drops};
+		if (keep_run(&st, &dbo, &sp, &a, &info, "") != 0)
+			rc = EXIT_ERROR;
+		store_close(st);
+		st = NULL;
+		if (sp.waiting)
+			warnx_("warning: %d run%s wait in the spool %s: the next capture with --db %s "
+			       "delivers them",
+			       sp.waiting, sp.waiting == 1 ? "" : "s", sp.path, store_shown(dbo.db));
+	}
 	rc = results_finish(&a, st, &dbo, source, &in, format, output, out, rc);
 	analysis_free(&a);
 	return rc;

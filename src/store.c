@@ -988,3 +988,83 @@ int store_finish_run(struct store *s, const struct analysis *a, const struct sto
 	*run_id = s->run_id;
 	return 0;
 }
+
+/* ---- Copying a run between stores (capture's spool, store.h) ---- */
+
+/* Every row of table t for run id (its own row, for runs) into the target,
+ * the run's new id in place of the old.  Columns by name: the spool and the
+ * store may be of different versions of the same schema. */
+static int copy_rows(struct store *from, struct store *to, const char *t, int64_t id,
+		     int64_t *new_id, char *err)
+{
+	bool runs = strcmp(t, "runs") == 0;
+	char sql[256];
+	snprintf(sql, sizeof sql, "SELECT * FROM %s WHERE %s = ?", t, runs ? "id" : "run_id");
+	struct db_stmt *st, *ins = NULL;
+	if (db_prepare(from->db, sql, &st) != DB_OK) {
+		dberr(err, "reading the spool", from->db);
+		return -1;
+	}
+	db_bind_int64(st, 1, id);
+	int rc = 0, step;
+	while (rc == 0 && (step = db_step(st)) == DB_ROW) {
+		int nc = db_column_count(st);
+		if (!ins) { /* INSERT INTO t ("a", "b", ...) VALUES (?1, ?2, ...) */
+			char q[4096];
+			size_t o = (size_t)snprintf(q, sizeof q, "INSERT INTO %s (", t);
+			int k = 0;
+			for (int i = 0; i < nc && o < sizeof q; i++)
+				if (!(runs && strcmp(db_column_name(st, i), "id") == 0))
+					o += (size_t)snprintf(q + o, sizeof q - o, "%s\"%s\"", k++ ? ", " : "",
+							      db_column_name(st, i));
+			o += (size_t)snprintf(q + o, sizeof q - o, ") VALUES (");
+			for (int i = 0; i < k && o < sizeof q; i++)
+				o += (size_t)snprintf(q + o, sizeof q - o, "%s?%d", i ? ", " : "", i + 1);
+			snprintf(q + o, sizeof q - o, ")");
+			if (o >= sizeof q || db_prepare(to->db, q, &ins) != DB_OK) {
+				dberr(err, "delivering a spooled run", to->db);
+				rc = -1;
+				break;
+			}
+		}
+		int k = 0;
+		for (int i = 0; i < nc; i++) {
+			const char *name = db_column_name(st, i);
+			if (runs && strcmp(name, "id") == 0)
+				continue;
+			k++;
+			if (!runs && strcmp(name, "run_id") == 0)
+				db_bind_int64(ins, k, *new_id);
+			else if (db_column_type(st, i) == DB_NULL)
+				db_bind_null(ins, k);
+			else
+				db_bind_text(ins, k, db_column_text(st, i));
+		}
+		rc = step_done(ins, to->db, err, "delivering a spooled run");
+		if (rc == 0 && runs)
+			*new_id = db_last_insert_id(to->db);
+	}
+	if (rc == 0 && step == DB_ERROR) {
+		dberr(err, "reading the spool", from->db);
+		rc = -1;
+	}
+	db_finalize(ins);
+	db_finalize(st);
+	return rc;
+}
+
+int store_copy_run(struct store *from, int64_t id, struct store *to, int64_t *new_id, char *err)
+{
+	static const char *const tables[] = {"runs",         "run_labels",  "run_classes",
+					     "connections",  "routes",      "round_trips",
+					     "run_warnings", "run_redis_commands"};
+	if (dbexec(to->db, "BEGIN IMMEDIATE", err, "locking the store") != 0)
+		return -1;
+	*new_id = 0;
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+		if (copy_rows(from, to, tables[i], id, new_id, err) != 0) {
+			db_exec(to->db, "ROLLBACK");
+			return -1;
+		}
+	return dbexec(to->db, "COMMIT", err, "delivering a spooled run");
+}

@@ -56,6 +56,11 @@ int store_round_trip(struct store *s, uint64_t conn, const struct rt *rt);
 int store_finish_run(struct store *s, const struct analysis *a, const struct store_run_info *info,
 		     int64_t *run_id, char *err);
 
+/* Run id of from, with all its rows, into to as a new run (*new_id), in
+ * one transaction of to: capture's spool delivering what a store that was
+ * away missed.  Returns 0 or -1 (err filled, nothing stored in to). */
+int store_copy_run(struct store *from, int64_t id, struct store *to, int64_t *new_id, char *err);
+
 /* Give up the run being written. */
 void store_abort_run(struct store *s);
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# pg_cluster.sh start|stop DIR PORT - a throwaway PostgreSQL cluster on
+# pg_cluster.sh start|stop|resume DIR PORT - a throwaway PostgreSQL cluster on
 # 127.0.0.1 and ::1, owned by user postgres, living in DIR.  Trust
 # authentication for user postgres, SCRAM for user pgrtt_scram (password
 # "pgrtt"), SSL with a self-signed certificate.
@@ -7,6 +7,12 @@ set -eu
 cmd=$1 dir=$2 port=$3
 bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 as_pg() { su postgres -s /bin/sh -c "$*"; }
+
+run_server() {
+	as_pg "'$bindir/pg_ctl' -D '$dir/data' -l '$dir/pg.log' -w start -o \"-p $port -k '$dir' \
+		-c listen_addresses='127.0.0.1,::1' -c ssl=on -c max_connections=60 \
+		-c fsync=off -c shared_buffers=64MB\"" >/dev/null
+}
 
 case $cmd in
 start)
@@ -24,16 +30,17 @@ host all all 127.0.0.1/32 trust
 host all all ::1/128 trust
 local all all trust
 HBA
-	as_pg "'$bindir/pg_ctl' -D '$dir/data' -l '$dir/pg.log' -w start -o \"-p $port -k '$dir' \
-		-c listen_addresses='127.0.0.1,::1' -c ssl=on -c max_connections=60 \
-		-c fsync=off -c shared_buffers=64MB\"" >/dev/null
+	run_server
 	as_pg "psql -h '$dir' -p $port -U postgres -qAt -c \"CREATE ROLE pgrtt_scram LOGIN PASSWORD 's3cret-pw'\""
+	;;
+resume) # a cluster made by start and stopped since (a store that went away comes back)
+	run_server
 	;;
 stop)
 	as_pg "'$bindir/pg_ctl' -D '$dir/data' -m fast -w stop" >/dev/null || true
 	;;
 *)
-	echo "usage: $0 start|stop DIR PORT" >&2
+	echo "usage: $0 start|stop|resume DIR PORT" >&2
 	exit 64
 	;;
 esac

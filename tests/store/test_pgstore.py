@@ -180,6 +180,42 @@ try:
     dump = subprocess.run(["pg_dump", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "scram"],
                           capture_output=True, text=True, env=ENV).stdout
     check("... nor stored", (len(dump) > 1000, pw in dump), (True, False))
+    # the store goes away during a capture --rotate, and comes back: the
+    # runs of the outage wait in the spool and are delivered, none lost
+    traffic = os.environ.get("PGRTT_PGPORT")  # pgbench on the test cluster meanwhile
+    if not traffic:
+        check("the test cluster for the outage's traffic (PGRTT_PGPORT)",
+              os.environ.get("PGRTT_REQUIRE_LIVE") != "1", True)
+    else:
+        import time
+        psql("CREATE DATABASE outage")
+        spool, wfile = os.path.join(tmp, "spool", "runs.db"), os.path.join(tmp, "outage.pcap")
+        cap = subprocess.Popen([PGRTT, "capture", "-i", "lo", "-p", traffic, "--rotate", "2s",
+                                "--duration", "11", "--db", uri("outage"), "--spool", spool, "-w",
+                                wfile, "--no-progress", "-F", "json", "-o", os.devnull],
+                               stderr=subprocess.PIPE, text=True, env=ENV)
+        pgenv = dict(ENV, PGHOST="127.0.0.1", PGPORT=traffic, PGUSER="postgres",
+                     PGDATABASE="postgres", PGSSLMODE="disable")
+        pb = subprocess.Popen(["pgbench", "-n", "-S", "-c", "2", "-R", "200", "-T", "10"], env=pgenv,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(2.7)
+        subprocess.run(["sh", os.path.join(SRC, "tests", "pg_cluster.sh"), "stop", cluster, str(port)],
+                       capture_output=True)
+        time.sleep(4.5)  # two rotations while it is away
+        subprocess.run(["sh", os.path.join(SRC, "tests", "pg_cluster.sh"), "resume", cluster,
+                        str(port)], capture_output=True)
+        pb.wait(timeout=60)
+        _, err = cap.communicate(timeout=60)
+        check("outage: the capture went on and ended well", cap.returncode, 0)
+        check("outage: runs waited in the spool, said", "waits in the spool" in err, True)
+        check("outage: and were delivered when the store was back", "delivered" in err, True)
+        n, rfq = psql("SELECT count(*), sum(ready_for_query) FROM runs", "outage").split("|")
+        check("outage: every period's run in the store (11 s, a run every 2 s: 6)", n, "6")
+        whole = json.loads(run("analyze", "-p", traffic, "-F", "json", wfile).stdout)["totals"]
+        check("outage: no ReadyForQuery lost (the runs' sum = the -w file's)", int(rfq),
+              whole["ready_for_query"])
+        check("outage: the spool empty after", json.loads(run("report", "--db", spool, "-F",
+                                                              "json").stdout)["runs"], [])
 finally:
     subprocess.run(["sh", os.path.join(SRC, "tests", "pg_cluster.sh"), "stop", cluster, str(port)],
                    capture_output=True)
