@@ -63,7 +63,7 @@ struct checks {
 static void help(FILE *out)
 {
 	fprintf(out, "Usage: pgrtt audit [RULES] [--http-port PORT] [-p PORT] [--redis-port PORT] FILE...\n"
-	      "       pgrtt audit [RULES] --db FILE [--run N|latest]\n"
+	      "       pgrtt audit [RULES] --db FILE|URI [--run N|latest]   (or PGRTT_DB)\n"
 	      "\n"
 	      "Fail (exit 1) when pages cost more round trips than allowed or a pool pings;\n"
 	      "exit 0 when every rule holds, 2 on a usage or input error.\n"

@@ -188,7 +188,7 @@ static void help(FILE *out)
 	      "                         marks (one it did not make is left alone: exit 2)\n"
 	      "      --redis HOST:PORT  an existing Redis for the page cache instead of a\n"
 	      "                         throwaway redis-server (it is FLUSHALLed between apps)\n"
-	      "      --db FILE          the store (default OUT/bench.db)\n"
+	      "      --db FILE|URI      the store (default OUT/bench.db; postgresql://... too)\n"
 	      "      --out DIR          results.json, report.md, report.html, bench.db, logs/\n"
 	      "                         (default bench-out)\n"
 	      "      --build-dir DIR    where apps are built and kept between runs (default\n"

@@ -70,7 +70,7 @@ static void help(FILE *out)
 	      "                         (e.g. 127.0.0.1:9187; only that address)\n"
 	      "  -F, --format FMT       text (default) or json\n"
 	      "  -o, --output FILE      write the report to FILE\n"
-	      "      --db FILE, --app NAME, --label KEY=VALUE, --store-round-trips  as analyze\n"
+	      "      --db FILE|URI, --app NAME, --label KEY=VALUE, --store-round-trips  as analyze\n"
 	      "      --no-progress      no status line, even on a terminal (also --no-status)\n"
 	      "  -h, --help             show this help\n"
 	      "\n"

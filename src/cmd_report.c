@@ -20,7 +20,7 @@
 
 static void help(FILE *out)
 {
-	fputs("Usage: pgrtt report --db FILE [OPTIONS]\n"
+	fputs("Usage: pgrtt report [--db FILE|URI] [OPTIONS]   (PGRTT_DB without --db)\n"
 	      "\n"
 	      "Stored runs (pgrtt analyze --db, capture --db): each run's round trips by class,\n"
 	      "per query, its latency and pool pattern; then, for runs stored with --http-port,\n"

@@ -13,9 +13,9 @@
 
 static void help(FILE *out)
 {
-	fputs("Usage: pgrtt runs --db FILE [list]\n"
-	      "       pgrtt runs --db FILE show RUN\n"
-	      "       pgrtt runs --db FILE delete RUN\n"
+	fputs("Usage: pgrtt runs --db FILE|URI [list]   (PGRTT_DB without --db)\n"
+	      "       pgrtt runs --db FILE|URI show RUN\n"
+	      "       pgrtt runs --db FILE|URI delete RUN\n"
 	      "\n"
 	      "List the runs stored by 'pgrtt analyze --db', show one (totals, round trips\n"
 	      "by class, routes), or delete one with everything stored for it.\n"
