@@ -291,8 +291,9 @@ def main():
             q = sqlite3.connect(db)
             runs = q.execute("SELECT id, ready_for_query, unanswered, mid_stream, first_ts, last_ts"
                              " FROM runs ORDER BY id").fetchall()
-            c.eq("rotate: a run stored every 2 s (7 s: 4 runs)", len(runs), 4)
-            c.eq("rotate: each said on stderr", err.count("(--rotate)"), 3)
+            c.eq("rotate: a run stored every 2 s (7 s: 4 runs; 3 when a period stretches, as "
+                 "under the sanitizers)", 3 <= len(runs) <= 4, True)
+            c.eq("rotate: each rotation said on stderr", err.count("(--rotate)"), len(runs) - 1)
             whole = pgrtt_json(pgrtt, wfile)["totals"]["ready_for_query"]
             c.eq("rotate: every ReadyForQuery in one run (the runs' sum = the -w file's)",
                  sum(r[1] for r in runs), whole)
