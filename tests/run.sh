@@ -43,7 +43,8 @@ cmake --build build-clang -j"$jobs"
 PGRTT_PGPORT=${PGRTT_PGPORT:-55432}
 PGRTT_WEBPORT=${PGRTT_WEBPORT:-18081}
 for port in "$PGRTT_PGPORT" "$PGRTT_WEBPORT"; do
-	if ! python3 -c 'import socket, sys; socket.socket().bind(("127.0.0.1", int(sys.argv[1])))' "$port" 2>/dev/null; then
+	# SO_REUSEADDR, as servers bind: a port left in TIME_WAIT is free, a listener is not
+	if ! python3 -c 'import socket, sys; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen()' "$port" 2>/dev/null; then
 		echo "tests/run.sh: port $port is in use on 127.0.0.1: set PGRTT_PGPORT or PGRTT_WEBPORT to free ones" >&2
 		exit 2
 	fi
