@@ -41,6 +41,17 @@ def scrape(url):
     return out, ctype, body
 
 
+def scrape_until(url, pages, timeout=8):
+    """Scrapes until pgrtt_pages_total reaches pages (attribution settles
+    about a second after a page's response) or the time is up."""
+    end = time.time() + timeout
+    while True:
+        got = scrape(url)
+        if total(got[0], "pgrtt_pages_total") >= pages or time.time() > end:
+            return got
+        time.sleep(0.25)
+
+
 def total(m, name, **want):
     return sum(v for (n, labels), v in m.items() if n == name
                and all(dict(labels).get(k) == w for k, w in want.items()))
@@ -74,8 +85,7 @@ try:
     url = f"http://127.0.0.1:{mport}/metrics"
     load = ["/usr/bin/python3", os.path.join(SRC, "tests/clients/load.py"), str(http), "1"]
     subprocess.run(load + ["20", "/articles/1", "/"], check=True, capture_output=True)
-    time.sleep(1.5)  # settled: attribution runs once a second
-    first, ctype, body = scrape(url)
+    first, ctype, body = scrape_until(url, 20)
     check("content type of the text format", ctype, "text/plain; version=0.0.4; charset=utf-8")
     check("the app label escaped: the bad byte %-encoded, the character kept",
           '{app="shop \\"eu\\"\\\\\\n%E9\u00e9"' in body, True)
@@ -89,8 +99,8 @@ try:
         except urllib.error.HTTPError as e:  # the app's 404: a page all the same
             e.read()
     subprocess.run(load + ["20", "/articles/2", "/"], check=True, capture_output=True)
-    time.sleep(2.5)  # pings waiting for a role get it after a second; then settled
-    last, _, body = scrape(url)
+    time.sleep(1.2)  # pings waiting for a role get it after a second
+    last, _, body = scrape_until(url, 100)
     silent.close()
     grown = [k for k, v in first.items() if k[0].endswith("_total") and last.get(k, 0) < v]
     check("counters only grow between scrapes", grown, [])
