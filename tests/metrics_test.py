@@ -10,6 +10,7 @@ and the network stay valid; the endpoint answers /metrics only, survives
 a silent client and refuses oversized requests."""
 import json
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -161,4 +162,5 @@ finally:
         cap.wait()
     app.terminate()
     app.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(1 if failures else 0)
