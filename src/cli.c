@@ -1,4 +1,5 @@
 /* cli.c - diagnostics in one format: "pgrtt: <command>: <message>". */
+#define _DEFAULT_SOURCE /* mkdir */
 #include "cli.h"
 
 #include <errno.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "escape.h"
 #include "textring.h"
@@ -111,4 +113,21 @@ void print_statement(FILE *out, const struct textring *t, uint64_t text, uint32_
 	}
 	if (stmts > 1)
 		fprintf(out, " (+%u more)", stmts - 1);
+}
+
+int make_parents(const char *path, unsigned mode)
+{
+	char dir[4096];
+	if (strlen(path) >= sizeof dir)
+		return errno = ENAMETOOLONG, -1;
+	strcpy(dir, path);
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, (mode_t)mode) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
 }

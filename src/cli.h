@@ -40,6 +40,10 @@ struct textring;
  * several; nothing for a round trip without one. */
 void print_statement(FILE *out, const struct textring *t, uint64_t text, uint32_t stmts);
 
+/* The directories a file's path names, made as mkdir -p would (mode, less
+ * the umask, for those it makes).  0, or -1 with errno. */
+int make_parents(const char *path, unsigned mode);
+
 /* Flush and close what output_open gave; returns rc, or EXIT_ERROR after a
  * one-line error when the writes failed. */
 int output_close(FILE *out, const char *path, int rc);

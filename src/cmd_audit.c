@@ -696,25 +696,6 @@ static void github_annotations(FILE *f, const struct checks *cs)
 	}
 }
 
-/* The directories a file's path names, made as mkdir -p would: the first
- * run of a CI job writes its baseline into a tree that does not exist yet. */
-static int make_parents(const char *path)
-{
-	char dir[4096];
-	if (strlen(path) >= sizeof dir)
-		return errno = ENAMETOOLONG, -1;
-	strcpy(dir, path);
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return 0;
-}
-
 /* Written to PATH.tmp, then renamed: a failure leaves the old baseline
  * (or none), never half a file. */
 static int write_baseline(const char *path, const struct adata *d)
@@ -733,7 +714,7 @@ static int write_baseline(const char *path, const struct adata *d)
 		return -1;
 	}
 	FILE *f = NULL;
-	if (make_parents(path) != 0 || !(f = fopen(tmp, "w"))) {
+	if (make_parents(path, 0777) != 0 || !(f = fopen(tmp, "w"))) { /* a first run's tree */
 		warnx_("%s: cannot write the baseline: %s", path, strerror(errno));
 		free(t);
 		return -1;

@@ -31,6 +31,7 @@ struct db_stmt {
 	PGresult *res;
 	int row, nrows;
 	bool ran;
+	char num[DB_PARAMS][32]; /* db_column_text of REAL columns */
 };
 
 struct db *db_wrap_sqlite(sqlite3 *h)
@@ -74,16 +75,6 @@ void db_close(struct db *db)
 	if (db->pg)
 		PQfinish(db->pg);
 	free(db);
-}
-
-enum db_kind db_kind(const struct db *db)
-{
-	return db->kind;
-}
-
-sqlite3 *db_sqlite(struct db *db)
-{
-	return db->lite;
 }
 
 bool db_is_pg_uri(const char *s)
@@ -136,7 +127,8 @@ static bool word_at(const char *s, size_t i, const char *w)
 	       !(isalnum((unsigned char)s[i + n]) || s[i + n] == '_');
 }
 
-char *db_pg_sql(const char *sql, char *out, int cap)
+/* PostgreSQL's form of a statement in SQLite's dialect (db.h), into out. */
+static char *db_pg_sql(const char *sql, char *out, int cap)
 {
 	static const struct {
 		const char *from, *to;
@@ -447,9 +439,30 @@ double db_column_double(struct db_stmt *st, int i)
 	return v[0] == 't' || v[0] == 'f' ? v[0] == 't' : strtod(v, NULL);
 }
 
+/* A REAL as the same text from either store - SQLite writes 9436 as
+ * "9436.0", PostgreSQL as "9436" - and exactly: the shortest of %.15g and
+ * %.17g that reads back as the value. */
+static const char *real_text(struct db_stmt *st, int i, double v)
+{
+	if (i < 0 || i >= DB_PARAMS)
+		return NULL;
+	char *b = st->num[i];
+	snprintf(b, sizeof st->num[i], "%.15g", v);
+	if (strtod(b, NULL) != v)
+		snprintf(b, sizeof st->num[i], "%.17g", v);
+	return b;
+}
+
 const char *db_column_text(struct db_stmt *st, int i)
 {
-	if (st->lite)
+	if (st->lite) {
+		if (sqlite3_column_type(st->lite, i) == SQLITE_FLOAT)
+			return real_text(st, i, sqlite3_column_double(st->lite, i));
 		return (const char *)sqlite3_column_text(st->lite, i);
-	return pg_cell(st, i) ? PQgetvalue(st->res, st->row, i) : NULL;
+	}
+	if (!pg_cell(st, i))
+		return NULL;
+	const char *v = PQgetvalue(st->res, st->row, i);
+	Oid t = PQftype(st->res, i);
+	return t == 700 || t == 701 ? real_text(st, i, strtod(v, NULL)) : v; /* float4, float8 */
 }

@@ -29,8 +29,6 @@ struct db_stmt;
 struct db *db_wrap_sqlite(struct sqlite3 *h);
 struct db *db_connect_pg(const char *conninfo, char *err, int errcap);
 void db_close(struct db *db);
-enum db_kind db_kind(const struct db *db);
-struct sqlite3 *db_sqlite(struct db *db); /* NULL for PostgreSQL */
 
 /* Is this --db value PostgreSQL's (postgresql://, postgres://, key=value)? */
 bool db_is_pg_uri(const char *s);
@@ -57,10 +55,7 @@ int db_column_type(struct db_stmt *st, int i); /* DB_NULL, or anything else */
 int64_t db_column_int64(struct db_stmt *st, int i);
 int db_column_int(struct db_stmt *st, int i);
 double db_column_double(struct db_stmt *st, int i);
-const char *db_column_text(struct db_stmt *st, int i); /* NULL for NULL */
-
-/* PostgreSQL's form of a statement in SQLite's dialect (db.h above), into
- * out; for tests and for db.c.  Returns out. */
-char *db_pg_sql(const char *sql, char *out, int cap);
+/* NULL for NULL; a REAL column's value the same text on both stores */
+const char *db_column_text(struct db_stmt *st, int i);
 
 #endif

@@ -198,3 +198,24 @@ void esc_json_add(struct cJSON *o, const char *k, const char *s)
 	if (j)
 		cJSON_AddItemToObject(o, k, j);
 }
+
+void esc_prom_label(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t left = strlen(s); left > 0;) {
+		size_t len = *p < 0x80 ? 1 : utf8_seq(p, left);
+		if (*p == '\\' || *p == '"')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (len > 1)
+			fwrite(p, 1, len, f);
+		else if (is_control(*p) || *p >= 0x80 || *p == '%')
+			fprintf(f, "%%%02X", *p), len = 1;
+		else
+			fputc(*p, f);
+		len = len ? len : 1;
+		p += len;
+		left -= len;
+	}
+}

@@ -42,6 +42,12 @@ void esc_xml(FILE *f, const char *s);
  * (true): % CR LF, and in properties : and , too, %-encoded. */
 void esc_github(FILE *f, const char *s, bool property);
 
+/* A Prometheus label value (text exposition format): backslash, quote and
+ * newline escaped as the format says; other control bytes, bytes that
+ * begin no well-formed UTF-8 sequence, and '%' itself (so it reads back)
+ * as %HH - a value is always valid UTF-8. */
+void esc_prom_label(FILE *f, const char *s);
+
 /* JSON (RFC 8259 text is UTF-8; cJSON escapes quotes and control bytes but
  * writes other bytes as they are): s with every byte that does not begin a
  * well-formed UTF-8 sequence (RFC 3629: no overlong form, surrogate, or

@@ -5,45 +5,11 @@
 #define _DEFAULT_SOURCE
 #include "metrics.h"
 
+#include "escape.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The length of the UTF-8 character at p (2-4), or 0 when it is not one
- * (overlong forms and surrogates included). */
-static int utf8_len(const unsigned char *p)
-{
-	if (p[0] >= 0xc2 && p[0] <= 0xdf && (p[1] & 0xc0) == 0x80)
-		return 2;
-	if (p[0] >= 0xe0 && p[0] <= 0xef && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80 &&
-	    !(p[0] == 0xe0 && p[1] < 0xa0) && !(p[0] == 0xed && p[1] >= 0xa0))
-		return 3;
-	if (p[0] >= 0xf0 && p[0] <= 0xf4 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80 &&
-	    (p[3] & 0xc0) == 0x80 && !(p[0] == 0xf0 && p[1] < 0x90) && !(p[0] == 0xf4 && p[1] >= 0x90))
-		return 4;
-	return 0;
-}
-
-/* A label value: backslash, quote and newline escaped as the format says;
- * other control bytes and bytes that are not UTF-8 percent-encoded (and %
- * itself, so it reads back), so a value is always valid UTF-8 whatever the
- * network or the command line sent. */
-static void label(FILE *f, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		int n;
-		if (*p == '\\' || *p == '"')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p >= 0x80 && (n = utf8_len(p)) > 0)
-			fwrite(p, 1, (size_t)n, f), p += n - 1;
-		else if (*p < 0x20 || *p >= 0x7f || *p == '%')
-			fprintf(f, "%%%02X", *p);
-		else
-			fputc(*p, f);
-	}
-}
 
 static void head(FILE *f, const char *name, const char *type, const char *help)
 {
@@ -54,7 +20,7 @@ static void head(FILE *f, const char *name, const char *type, const char *help)
 static void series(FILE *f, const char *name, const char *app, const char *extra, double v)
 {
 	fprintf(f, "%s{app=\"", name);
-	label(f, app);
+	esc_prom_label(f, app);
 	fprintf(f, "\"%s%s} %.15g\n", extra[0] ? "," : "", extra, v);
 }
 
@@ -67,7 +33,7 @@ static void kv(char *buf, size_t cap, const char *k, const char *v)
 static void route_kv(FILE *f, const char *name)
 {
 	fputs("route=\"", f);
-	label(f, name);
+	esc_prom_label(f, name);
 	fputc('"', f);
 }
 

@@ -94,7 +94,7 @@ static void answer_text(struct metrics_client *c, int status, const char *reason
 }
 
 /* A complete request head in c->req: what to answer. */
-static void respond(struct metrics_server *m, struct metrics_client *c, metrics_body_fn *body,
+static void respond(struct metrics_client *c, metrics_body_fn *body,
 		    void *ctx)
 {
 	size_t len;
@@ -119,7 +119,6 @@ static void respond(struct metrics_server *m, struct metrics_client *c, metrics_
 		answer_text(c, 500, "Internal Server Error", "out of memory\n");
 		return;
 	}
-	m->scrapes++;
 	answer(c, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", b, len);
 }
 
@@ -158,7 +157,7 @@ void metrics_poll(struct metrics_server *m, double now, metrics_body_fn *body, v
 				c->nreq += (size_t)n;
 			c->req[c->nreq] = '\0';
 			if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n"))
-				respond(m, c, body, ctx);
+				respond(c, body, ctx);
 			else if (c->nreq == sizeof c->req - 1) {
 				answer_text(c, 431, "Request Header Fields Too Large", "request too large\n");
 			}

@@ -26,7 +26,6 @@ struct metrics_client {
 struct metrics_server {
 	int fd;
 	struct metrics_client c[METRICS_CLIENTS];
-	unsigned long scrapes;
 };
 
 /* Listen on "HOST:PORT" or "[V6]:PORT" (numeric or a name that resolves to

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "db.h"
 
 static int count(const char *path)
@@ -17,12 +18,10 @@ static int count(const char *path)
 	if (access(path, F_OK) != 0)
 		return 0;
 	struct store *s = store_open(path, STORE_READ, err);
-	if (!s)
-		return 0;
-	int n = (int)(store_latest_run(s) > 0);
 	struct route_query q = {0};
 	struct run_figures *runs = NULL;
-	if (n && store_runs(s, &q, &runs, &n, err) != 0)
+	int n = 0;
+	if (s && store_runs(s, &q, &runs, &n, err) != 0)
 		n = 0;
 	free(runs);
 	store_close(s);
@@ -48,22 +47,10 @@ void spool_init(struct spool *sp, const char *db, const char *path)
 	sp->waiting = count(sp->path);
 }
 
-static void make_parents(const char *path)
-{
-	char dir[4096];
-	snprintf(dir, sizeof dir, "%s", path);
-	for (char *p = dir + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(dir, 0700);
-			*p = '/';
-		}
-}
-
 int spool_keep(struct spool *sp, const struct analysis *a, const struct store_run_info *info,
 	       int64_t *id, char *err)
 {
-	make_parents(sp->path);
+	make_parents(sp->path, 0700); /* a state directory: the user's own */
 	struct store *s = store_open(sp->path, STORE_CREATE, err);
 	if (!s)
 		return -1;

@@ -26,6 +26,13 @@ struct store {
 
 static struct store *pg_open(const char *uri, enum store_mode mode, char *err);
 
+static void newer_schema(char *err, int v)
+{
+	snprintf(err, STORE_ERRBUF,
+		 "schema version %d is newer than this pgrtt's (%d): upgrade pgrtt; nothing was changed",
+		 v, STORE_SCHEMA_VERSION);
+}
+
 /* The store around an open handle (closed when NULL comes back). */
 static struct store *store_of(struct db *db, char *err)
 {
@@ -214,10 +221,7 @@ struct store *store_open(const char *path, enum store_mode mode, char *err)
 		return NULL;
 	}
 	if (v > STORE_SCHEMA_VERSION) {
-		snprintf(err, STORE_ERRBUF,
-			 "schema version %d is newer than this pgrtt's (%d): upgrade pgrtt; nothing "
-			 "was changed",
-			 v, STORE_SCHEMA_VERSION);
+		newer_schema(err, v);
 		sqlite3_close(db);
 		return NULL;
 	}
@@ -330,10 +334,7 @@ static int pg_migrate(struct db *db, char *err)
 		goto fail;
 	}
 	if (v > STORE_SCHEMA_VERSION) {
-		snprintf(err, STORE_ERRBUF,
-			 "schema version %d is newer than this pgrtt's (%d): upgrade pgrtt; nothing "
-			 "was changed",
-			 v, STORE_SCHEMA_VERSION);
+		newer_schema(err, v);
 		goto fail;
 	}
 	for (int i = v; i < STORE_SCHEMA_VERSION; i++)

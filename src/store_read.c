@@ -353,18 +353,8 @@ int store_listing(struct store *s, enum store_listing what, int64_t id, store_ro
 			for (int i = 0; i < nc; i++)
 				names[i] = db_column_name(st, i);
 		}
-		static char num[64][32];
-		for (int i = 0; i < nc; i++) {
+		for (int i = 0; i < nc; i++)
 			values[i] = db_column_text(st, i);
-			/* a number as the same text from either store: SQLite writes
-			 * a REAL of 9436 as "9436.0", PostgreSQL as "9436" */
-			char *end;
-			double v = values[i] && strchr(values[i], '.') ? strtod(values[i], &end) : 0;
-			if (values[i] && strchr(values[i], '.') && end != values[i] && !*end) {
-				snprintf(num[i], sizeof num[i], "%.15g", v);
-				values[i] = num[i];
-			}
-		}
 		fn(ctx, rows++, nc, names, values);
 	}
 	if (step == DB_ERROR) {

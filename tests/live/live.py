@@ -297,6 +297,8 @@ def main():
             whole = pgrtt_json(pgrtt, wfile)["totals"]["ready_for_query"]
             c.eq("rotate: every ReadyForQuery in one run (the runs' sum = the -w file's)",
                  sum(r[1] for r in runs), whole)
+            c.eq("rotate: ... and tshark's count of them in the -w file",
+                 sum(r[1] for r in runs), tshark_rfq(wfile))
             c.eq("rotate: the -w file holds pgbench's transactions (and its startups)",
                  whole >= int(re.search(r"actually processed: (\d+)", pb.stdout).group(1)), True)
             busy = [r for r in runs if r[1] > 0]

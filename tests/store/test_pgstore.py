@@ -220,6 +220,11 @@ try:
         whole = json.loads(run("analyze", "-p", traffic, "-F", "json", wfile).stdout)["totals"]
         check("outage: no ReadyForQuery lost (the runs' sum = the -w file's)", int(rfq),
               whole["ready_for_query"])
+        t = subprocess.run(["tshark", "-n", "-r", wfile, "-d", f"tcp.port=={traffic},pgsql", "-Y",
+                            "pgsql", "-T", "fields", "-e", "pgsql.type"], capture_output=True,
+                           text=True)
+        check("outage: ... and tshark's count of them in the -w file", int(rfq),
+              t.stdout.count("Ready for query"))
         check("outage: the spool empty after", json.loads(run("report", "--db", spool, "-F",
                                                               "json").stdout)["runs"], [])
 finally:
