@@ -183,6 +183,9 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		a->attrib.on_page = a->opts.on_page;
 		a->attrib.ctx = a->opts.ctx;
 		a->attributing = true;
+		/* a callback into the reader's side runs on the attribution's */
+		attrib_pipe_start(&a->pipe, &a->attrib,
+				  a->opts.attrib_thread && !a->opts.on_page && !a->opts.texts);
 	}
 	return 0;
 }
@@ -323,25 +326,25 @@ static void over_budget(struct analysis *a, uint64_t ts)
  * stay this far behind the newest packet. */
 #define REORDER_TOLERANCE_NS 1000000ull
 
-/* The earliest time at which anything still open - a round trip not yet
- * classified, a page not yet answered to its last byte - started.  Pings
- * waiting too long for their role are settled on the way.  Nothing holds it
- * back longer than the hold (a long poll, a stalled client, a query that
- * runs for minutes), nor once the buffers are full: memory follows the
- * traffic of the last hold, not the capture. */
-static uint64_t watermark(struct analysis *a)
+/* Attribution settled up to the watermark: the earliest time at which
+ * anything still open - a round trip not yet classified, a page not yet
+ * answered to its last byte - started.  Pings waiting too long for their
+ * role are settled on the way.  Nothing holds it back longer than the hold
+ * (a long poll, a stalled client, a query that runs for minutes), nor once
+ * the buffers are full - then it is `full`, as if nothing were open;
+ * whether they are, only the attribution's side knows.  So memory
+ * follows the traffic of the last hold, not the capture. */
+static void settle(struct analysis *a)
 {
 	uint64_t now = a->tot.last_ts > a->clock_ns ? a->tot.last_ts : a->clock_ns;
-	uint64_t w = now > REORDER_TOLERANCE_NS ? now - REORDER_TOLERANCE_NS : 0;
+	uint64_t full = now > REORDER_TOLERANCE_NS ? now - REORDER_TOLERANCE_NS : 0, w = full;
 	uint64_t oldest = now > a->attrib.hold_ns ? now - a->attrib.hold_ns : 0;
-	if (attrib_waiting(&a->attrib) > ATTRIB_HOLD_MAX)
-		oldest = w;
 	for (struct conn *c = a->lru_head; c; c = c->lru_next) {
 		uint64_t t;
 		if (c->proto->oldest_open(c->state, now, oldest, &t) && t < w)
 			w = t;
 	}
-	return w;
+	attrib_pipe_settle(&a->pipe, w, full);
 }
 
 /* The open connection a segment belongs to, looked up in the likelier
@@ -504,7 +507,7 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 		return;
 	flow_segment(a, c, &s, from_client ? 0 : 1, ts);
 	if (a->attributing && a->tot.packets >= a->next_settle) {
-		attrib_settle(&a->attrib, watermark(a));
+		settle(a);
 		a->next_settle = a->tot.packets + 4096;
 	}
 }
@@ -526,7 +529,7 @@ void analysis_settle(struct analysis *a, uint64_t clock_ns)
 	if (clock_ns > a->clock_ns)
 		a->clock_ns = clock_ns;
 	if (a->attributing)
-		attrib_settle(&a->attrib, watermark(a));
+		settle(a);
 }
 
 void analysis_finish(struct analysis *a)
@@ -554,7 +557,7 @@ void analysis_finish(struct analysis *a)
 	if (a->nlisted)
 		qsort(a->listed, a->nlisted, sizeof(*a->listed), by_id);
 	if (a->attributing)
-		attrib_finish(&a->attrib);
+		attrib_pipe_finish(&a->pipe);
 	/* lone Syncs between two queries, labelled by the policy the whole
 	 * capture showed (the one known when they were seen was thinner) */
 	a->ping_policy = ping_policy_of(&a->ping_ev);
@@ -568,8 +571,10 @@ void analysis_finish(struct analysis *a)
 void analysis_free(struct analysis *a)
 {
 	analysis_finish(a);
-	if (a->attributing)
+	if (a->attributing) {
+		attrib_pipe_free(&a->pipe);
 		attrib_free(&a->attrib);
+	}
 	free(a->buckets);
 	free(a->listed);
 	memset(a, 0, sizeof(*a));

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "attrib.h"
+#include "attrib_pipe.h"
 #include "hist.h"
 #include "http1.h"
 #include "netdecode.h"
@@ -78,6 +79,8 @@ struct analysis_opts {
 	analysis_redis_fn *on_redis;  /* every RESP value (pgrtt dump) */
 	analysis_redis_rt_fn *on_redis_rt; /* every Redis round trip */
 	struct textring *texts;       /* set: round trips carry their statement's text (dump, trace) */
+	bool attrib_thread;           /* attribution on a second thread (attrib_pipe.h): only
+					 nothing reads it before analysis_finish */
 	bool text_values;             /* ... as sent (--show-values), not normalised */
 	uint32_t max_open;            /* 0: ANALYSIS_MAX_OPEN */
 	uint64_t max_buffer;          /* --max-buffer: out-of-order bytes held over all
@@ -141,6 +144,7 @@ struct analysis {
 	struct hist redis_lat;          /* Redis round trips */
 	struct hist redis_lat_class[RT_NCLASS];
 	struct attrib attrib;           /* pages and routes, with HTTP ports */
+	struct attrib_pipe pipe;        /* the protocols' way to it (maybe a thread) */
 	struct ping_evidence ping_ev;   /* the pool's ping policy, learnt (rtt.h) */
 	enum ping_policy ping_policy;   /* what it said at the end (analysis_finish) */
 	bool attributing;

@@ -1,6 +1,7 @@
 /* cmd_read.c - feed the capture files named on the command line. */
 #define _DEFAULT_SOURCE /* pcap.h needs the BSD types */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "source.h"
@@ -73,6 +74,10 @@ int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct an
 	ao->grace_ns = ro->grace_ns;
 	ao->hold_ns = ro->hold_ns;
 	ao->max_buffer = ro->max_buffer;
+	/* files: nothing reads the attribution before the end (PGRTT_THREADS=1:
+	 * one thread, as a live capture) */
+	const char *threads = getenv("PGRTT_THREADS");
+	ao->attrib_thread = !(threads && strcmp(threads, "1") == 0);
 	*partial = false;
 	if (analysis_init(a, ao) != 0) {
 		warnx_("out of memory");

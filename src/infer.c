@@ -237,6 +237,7 @@ struct fit {
 	int model;    /* GAMMAS[model]: what the routes' pages expose */
 	bool doubtful; /* cells in doubt are held at 0 too */
 	const uint64_t *only; /* bits by feature: only these are fitted, the rest kept (NULL: all) */
+	double *b, *s; /* nroutes: one block's rates and posterior sums (em_step) */
 };
 
 static bool has_bit(const uint64_t *bits, uint32_t f)
@@ -297,75 +298,246 @@ static void publish_rates(const struct infer *in, struct fit *ft)
 		} else                                                                         \
 			for (const struct infer_rec *rec = &(pt)->recs[i_]; rec; rec = NULL)
 
-/* A part's records as the fit reads them, 51 times over: side by side,
- * each candidate with its (route, feature) cell's index. */
+/* A part's records as the fit reads them, hundreds of times over: by
+ * feature (a record's candidates are all of its feature), each feature's
+ * block over the routes among its records - local indices, in the order
+ * they first appear - and each record's weights side by side: dense, a
+ * weight for each of the block's routes (0 where it was no candidate),
+ * where the block has few routes, else as (local route, weight) pairs.
+ * So the E step reads a small array of rates and sums into another, with
+ * no index arithmetic per candidate (it was most of the fit's cost). */
+#define DENSE_MAX 8 /* routes in a dense block: its records cost 4 per route, a pair about 20 */
+
+struct pk_block {
+	uint16_t feat, nr;
+	bool dense;
+	uint32_t n;      /* records */
+	uint32_t route0; /* its routes: pk->route[route0 .. route0 + nr) */
+	uint32_t w0;     /* dense: record i's weights at pk->w[w0 + i * nr]; sparse: unused */
+	uint32_t off0;   /* sparse: record i's pairs at [pk->off[off0 + i], pk->off[off0 + i + 1]) */
+};
+
 struct packed {
-	uint32_t n;           /* records */
-	uint32_t *off;        /* n + 1: record i's candidates are c[off[i], off[i + 1]) */
-	struct packed_cand {
-		uint32_t cell; /* route * INFER_FEATURES + feature */
-		float w;
-	} *c;
+	uint32_t n, nblocks; /* records, blocks */
+	struct pk_block blocks[INFER_FEATURES];
+	int16_t block_of[INFER_FEATURES]; /* feature -> its block, or -1 */
+	uint16_t *route; /* the blocks' routes (global ids) */
+	double *w;       /* weights, dense blocks' and sparse pairs' */
+	uint16_t *loc;   /* sparse pairs: the local route of w[k] */
+	uint32_t *off;   /* sparse blocks: offsets into w and loc */
+	/* building: records by feature, and a route's local index (0: none) */
+	const struct infer_rec **by_feat;
+	uint16_t *local;
 	double nf[INFER_FEATURES]; /* records per feature */
 };
 
-static bool packed_alloc(struct packed *pk, uint32_t nrec)
+static bool packed_alloc(struct packed *pk, uint32_t nrec, uint32_t R)
 {
-	pk->off = malloc(((size_t)nrec + 1) * sizeof(*pk->off));
-	pk->c = malloc((size_t)nrec * INFER_CANDS * sizeof(*pk->c));
-	return pk->off && pk->c;
+	size_t cands = (size_t)nrec * INFER_CANDS;
+	pk->route = malloc(cands * sizeof(*pk->route));
+	pk->w = malloc(cands * sizeof(*pk->w));
+	pk->loc = malloc(cands * sizeof(*pk->loc));
+	pk->off = malloc(((size_t)nrec + INFER_FEATURES) * sizeof(*pk->off));
+	pk->by_feat = malloc(((size_t)nrec + 1) * sizeof(*pk->by_feat));
+	pk->local = calloc(R + 1, sizeof(*pk->local));
+	return pk->route && pk->w && pk->loc && pk->off && pk->by_feat && pk->local;
 }
 
 static void packed_free(struct packed *pk)
 {
+	free(pk->route);
+	free(pk->w);
+	free(pk->loc);
 	free(pk->off);
-	free(pk->c);
+	free(pk->by_feat);
+	free(pk->local);
 }
 
 static void pack(const struct part *pt, struct packed *pk)
 {
-	uint32_t m = 0;
-	pk->n = 0;
+	uint32_t start[INFER_FEATURES + 1] = {0}, at[INFER_FEATURES];
 	memset(pk->nf, 0, sizeof pk->nf);
+	pk->n = 0;
 	FOR_PART(pt, rec) {
 		double z = 0;
 		for (uint32_t k = 0; k < rec->n; k++)
 			z += rec->c[k].w;
 		if (z <= 0 || rec->feat >= INFER_FEATURES || (pt->only && !has_bit(pt->only, rec->feat)))
 			continue;
-		pk->off[pk->n++] = m;
-		pk->nf[rec->feat] += 1;
-		for (uint32_t k = 0; k < rec->n; k++) {
-			pk->c[m].cell = (uint32_t)rec->c[k].route * INFER_FEATURES + rec->feat;
-			pk->c[m++].w = rec->c[k].w;
-		}
+		start[rec->feat + 1]++;
+		pk->n++;
 	}
-	pk->off[pk->n] = m;
+	for (uint32_t f = 0; f < INFER_FEATURES; f++)
+		start[f + 1] += start[f];
+	memcpy(at, start, sizeof at);
+	FOR_PART(pt, rec) { /* the same records again, by feature, in their order */
+		double z = 0;
+		for (uint32_t k = 0; k < rec->n; k++)
+			z += rec->c[k].w;
+		if (z <= 0 || rec->feat >= INFER_FEATURES || (pt->only && !has_bit(pt->only, rec->feat)))
+			continue;
+		pk->by_feat[at[rec->feat]++] = rec;
+	}
+	uint32_t nroute = 0, nw = 0, noff = 0;
+	pk->nblocks = 0;
+	for (uint32_t f = 0; f < INFER_FEATURES; f++) {
+		pk->block_of[f] = -1;
+		uint32_t n = start[f + 1] - start[f], cands = 0;
+		if (n == 0)
+			continue;
+		pk->nf[f] = n;
+		struct pk_block *bk = &pk->blocks[pk->nblocks];
+		pk->block_of[f] = (int16_t)pk->nblocks++;
+		bk->feat = (uint16_t)f;
+		bk->n = n;
+		bk->route0 = nroute;
+		bk->nr = 0;
+		for (uint32_t i = start[f]; i < start[f + 1]; i++) {
+			const struct infer_rec *rec = pk->by_feat[i];
+			cands += rec->n;
+			for (uint32_t k = 0; k < rec->n; k++) {
+				uint32_t r = rec->c[k].route;
+				if (!pk->local[r]) {
+					pk->route[nroute++] = (uint16_t)r;
+					pk->local[r] = ++bk->nr;
+				}
+			}
+		}
+		/* dense only where it is no larger than the pairs would be */
+		bk->dense = bk->nr <= DENSE_MAX && (size_t)n * bk->nr <= 2 * (size_t)cands;
+		bk->w0 = nw;
+		bk->off0 = noff;
+		for (uint32_t i = start[f]; i < start[f + 1]; i++) {
+			const struct infer_rec *rec = pk->by_feat[i];
+			if (bk->dense) {
+				double *w = pk->w + nw;
+				memset(w, 0, bk->nr * sizeof(*w));
+				for (uint32_t k = 0; k < rec->n; k++)
+					w[pk->local[rec->c[k].route] - 1] = rec->c[k].w;
+				nw += bk->nr;
+				continue;
+			}
+			pk->off[noff++] = nw;
+			for (uint32_t k = 0; k < rec->n; k++) {
+				pk->loc[nw] = (uint16_t)(pk->local[rec->c[k].route] - 1);
+				pk->w[nw++] = rec->c[k].w;
+			}
+		}
+		if (!bk->dense)
+			pk->off[noff++] = nw;
+		for (uint32_t j = 0; j < bk->nr; j++)
+			pk->local[pk->route[bk->route0 + j]] = 0;
+	}
 }
 
-/* One EM step over the packed records:
- * posterior sums, then the rates they make. */
-static void em_step(struct infer *in, struct fit *ft, const struct packed *pk)
+/* The sum of logs of the records' z, as the log of their product with
+ * its exponent kept apart (frexp), so that it never under- or overflows:
+ * one log per step, not one per record (a third of the fit's cost). */
+struct log_sum {
+	double prod, ll;
+	long exp2;
+};
+
+static inline void log_add(struct log_sum *l, double z)
+{
+	if (z > 0x1p-300 && z < 0x1p300) {
+		l->prod *= z; /* within 2^-900 .. 2^900 after it: a normal double */
+		if (l->prod < 0x1p-600 || l->prod > 0x1p600) {
+			int e;
+			l->prod = frexp(l->prod, &e);
+			l->exp2 += e;
+		}
+	} else {
+		l->ll += log(z);
+	}
+}
+
+/* The E step of one dense block of NR routes: each record's posterior
+ * over the block's routes, summed into s (less the rates' factor, which
+ * block_e puts in once).  Rates and sums in locals: with NR a constant
+ * they stay in registers. */
+#define DENSE_E(NR)                                                                        \
+	{                                                                                  \
+		double bb[DENSE_MAX], ss[DENSE_MAX];                                       \
+		for (uint32_t j = 0; j < (NR); j++) {                                      \
+			bb[j] = b[j];                                                      \
+			ss[j] = 0;                                                         \
+		}                                                                          \
+		for (uint32_t i = 0; i < bk->n; i++, w += (NR)) {                          \
+			double z = 0;                                                      \
+			_Pragma("GCC unroll 4") for (uint32_t j = 0; j < (NR); j++)        \
+				z += bb[j] * w[j];                                         \
+			double iz = 1 / z; /* > 0: rates and densities are */              \
+			_Pragma("GCC unroll 4") for (uint32_t j = 0; j < (NR); j++)        \
+				ss[j] += w[j] * iz;                                        \
+			if (want_ll)                                                       \
+				log_add(&l, z);                                            \
+		}                                                                          \
+		for (uint32_t j = 0; j < (NR); j++)                                        \
+			s[j] = ss[j];                                                      \
+	}
+
+/* The E step over block bk at the block's rates b: the posterior sums of
+ * its routes into s.  Returns the sum of its records' log-likelihoods
+ * (with want_ll; else 0). */
+static double block_e(const struct packed *pk, const struct pk_block *bk, const double *b,
+		      double *s, bool want_ll)
+{
+	struct log_sum l = {1, 0, 0};
+	uint32_t nr = bk->nr;
+	for (uint32_t j = 0; j < nr; j++)
+		s[j] = 0;
+	if (bk->dense) {
+		const double *w = pk->w + bk->w0;
+		switch (nr) { /* the usual few routes unrolled */
+		case 1: DENSE_E(1) break;
+		case 2: DENSE_E(2) break;
+		case 3: DENSE_E(3) break;
+		case 4: DENSE_E(4) break;
+		default: DENSE_E(nr) break;
+		}
+	} else {
+		const uint32_t *off = pk->off + bk->off0;
+		for (uint32_t i = 0; i < bk->n; i++) {
+			double z = 0;
+			for (uint32_t k = off[i]; k < off[i + 1]; k++)
+				z += b[pk->loc[k]] * pk->w[k];
+			double iz = 1 / z;
+			for (uint32_t k = off[i]; k < off[i + 1]; k++)
+				s[pk->loc[k]] += pk->w[k] * iz;
+			if (want_ll)
+				log_add(&l, z);
+		}
+	}
+	for (uint32_t j = 0; j < nr; j++)
+		s[j] *= b[j];
+	return want_ll ? l.ll + log(l.prod) + (double)l.exp2 * 0.693147180559945309417 : 0;
+}
+
+/* One EM step over the packed records: posterior sums, then the rates
+ * they make - of every feature (all), or of those the records are of:
+ * the others' do not change from step to step (the first step of a fit
+ * sets them). */
+static void em_step(struct infer *in, struct fit *ft, const struct packed *pk, bool all)
 {
 	uint32_t R = ft->nroutes;
 	double *sum = ft->sum;
 	const double *beta = ft->beta;
 	memset(sum, 0, R * INFER_FEATURES * sizeof(double));
 	memcpy(ft->nf, pk->nf, sizeof ft->nf);
-	for (uint32_t i = 0; i < pk->n; i++) {
-		const struct packed_cand *c = pk->c + pk->off[i], *end = pk->c + pk->off[i + 1];
-		double w[INFER_CANDS], z = 0;
-		for (uint32_t k = 0; c + k < end; k++) {
-			w[k] = beta[c[k].cell] * c[k].w;
-			z += w[k];
-		}
-		double iz = 1 / z; /* > 0: rates and densities are */
-		for (uint32_t k = 0; c + k < end; k++)
-			sum[c[k].cell] += w[k] * iz;
+	for (uint32_t k = 0; k < pk->nblocks; k++) {
+		const struct pk_block *bk = &pk->blocks[k];
+		const uint16_t *route = pk->route + bk->route0;
+		for (uint32_t j = 0; j < bk->nr; j++)
+			ft->b[j] = beta[(size_t)route[j] * INFER_FEATURES + bk->feat];
+		block_e(pk, bk, ft->b, ft->s, false);
+		for (uint32_t j = 0; j < bk->nr; j++)
+			sum[(size_t)route[j] * INFER_FEATURES + bk->feat] = ft->s[j];
 	}
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
-		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
+		for (uint32_t k = 0, f; all ? k < INFER_FEATURES : k < pk->nblocks; k++) {
+			f = all ? k : pk->blocks[k].feat;
 			if (ft->only && !has_bit(ft->only, f))
 				continue;
 			double scale = ft->nf[f] > 0 ? in->feats[f].uncertain / ft->nf[f] : 0;
@@ -394,7 +566,7 @@ static void fit_to(struct infer *in, struct fit *ft, const struct packed *pk, ui
 		   double *tot)
 {
 	for (uint32_t it = 0; it < iters; it++) {
-		em_step(in, ft, pk);
+		em_step(in, ft, pk, it == 0);
 		double worst = 0;
 		for (uint32_t r = 0; r < ft->nroutes; r++) {
 			double t = route_total(&in->routes[r]);
@@ -422,13 +594,14 @@ static void start_from_lift(struct infer *in, struct fit *ft, const struct packe
 	double *mean = ft->sum; /* scratch: per route and feature, the mean share */
 	memset(mean, 0, R * INFER_FEATURES * sizeof(double));
 	memcpy(ft->nf, pk->nf, sizeof ft->nf);
-	for (uint32_t i = 0; i < pk->n; i++) {
-		const struct packed_cand *c = pk->c + pk->off[i], *end = pk->c + pk->off[i + 1];
-		double z = 0;
-		for (uint32_t k = 0; c + k < end; k++)
-			z += c[k].w;
-		for (uint32_t k = 0; c + k < end; k++)
-			mean[c[k].cell] += c[k].w / z;
+	for (uint32_t k = 0; k < pk->nblocks; k++) { /* each record's weights, as shares */
+		const struct pk_block *bk = &pk->blocks[k];
+		const uint16_t *route = pk->route + bk->route0;
+		for (uint32_t j = 0; j < bk->nr; j++)
+			ft->b[j] = 1;
+		block_e(pk, bk, ft->b, ft->s, false);
+		for (uint32_t j = 0; j < bk->nr; j++)
+			mean[(size_t)route[j] * INFER_FEATURES + bk->feat] = ft->s[j];
 	}
 	/* a route's share at any moment: each page weighs 1 over its window */
 	double pages = 0;
@@ -539,41 +712,31 @@ out:
 
 struct select {
 	const struct packed *pk;
-	uint32_t *rec;                      /* the sample's records, by feature */
-	uint32_t start[INFER_FEATURES + 1]; /* feature f's: rec[start[f], start[f + 1]) */
-	uint32_t *routes, nr;               /* the routes among feature f's records */
+	const struct pk_block *bk;          /* feature f's records */
+	uint32_t *routes, nr;               /* the routes among them (the block's) */
 	uint8_t *held;                      /* by route: its rate held at 0 */
 	double *post;                       /* by route: the E step's sums */
 	double *b1, *b2, *bp;               /* by route: feat_fit's steps */
+	double *lb, *ls;                    /* by the block's routes: rates, sums */
 };
 
 static bool select_alloc(struct select *sl, const struct packed *pk, uint32_t R)
 {
 	memset(sl, 0, sizeof(*sl));
 	sl->pk = pk;
-	sl->rec = malloc(((size_t)pk->n + 1) * sizeof(*sl->rec));
 	sl->routes = malloc(R * sizeof(*sl->routes));
 	sl->held = calloc(R, 1);
-	sl->post = calloc(4 * (size_t)R, sizeof(double));
+	sl->post = calloc(6 * (size_t)R, sizeof(double));
 	sl->b1 = sl->post + R;
 	sl->b2 = sl->post + 2 * R;
 	sl->bp = sl->post + 3 * R;
-	if (!sl->rec || !sl->routes || !sl->held || !sl->post)
-		return false;
-	for (uint32_t i = 0; i < pk->n; i++)
-		sl->start[pk->c[pk->off[i]].cell % INFER_FEATURES + 1]++;
-	for (uint32_t f = 0; f < INFER_FEATURES; f++)
-		sl->start[f + 1] += sl->start[f];
-	uint32_t at[INFER_FEATURES];
-	memcpy(at, sl->start, sizeof at);
-	for (uint32_t i = 0; i < pk->n; i++)
-		sl->rec[at[pk->c[pk->off[i]].cell % INFER_FEATURES]++] = i;
-	return true;
+	sl->lb = sl->post + 4 * R;
+	sl->ls = sl->post + 5 * R;
+	return sl->routes && sl->held && sl->post;
 }
 
 static void select_free(struct select *sl)
 {
-	free(sl->rec);
 	free(sl->routes);
 	free(sl->held);
 	free(sl->post);
@@ -581,25 +744,16 @@ static void select_free(struct select *sl)
 
 /* One EM step for feature f alone (sl->held's rates at 0): from rates b
  * (by route) into nb.  Returns the log-likelihood at b of f's round trips,
- * less what does not change with the rates of sl->routes. */
+ * less what does not change with the rates of sl->routes (with want_ll;
+ * else the same without the records' own part). */
 static double feat_step(const struct infer *in, struct select *sl, uint32_t f, const double *b,
-			double *nb, double scale)
+			double *nb, double scale, bool want_ll)
 {
-	const struct packed *pk = sl->pk;
-	double ll = 0;
 	for (uint32_t k = 0; k < sl->nr; k++)
-		sl->post[sl->routes[k]] = 0;
-	for (uint32_t j = sl->start[f]; j < sl->start[f + 1]; j++) {
-		uint32_t i = sl->rec[j];
-		const struct packed_cand *c = pk->c + pk->off[i], *end = pk->c + pk->off[i + 1];
-		double z = 0;
-		for (const struct packed_cand *d = c; d < end; d++)
-			z += b[d->cell / INFER_FEATURES] * d->w;
-		double iz = 1 / z;
-		for (const struct packed_cand *d = c; d < end; d++)
-			sl->post[d->cell / INFER_FEATURES] += b[d->cell / INFER_FEATURES] * d->w * iz;
-		ll += log(z);
-	}
+		sl->lb[k] = b[sl->routes[k]];
+	double ll = block_e(sl->pk, sl->bk, sl->lb, sl->ls, want_ll);
+	for (uint32_t k = 0; k < sl->nr; k++)
+		sl->post[sl->routes[k]] = sl->ls[k];
 	ll *= scale;
 	for (uint32_t k = 0; k < sl->nr; k++) {
 		uint32_t r = sl->routes[k];
@@ -621,9 +775,9 @@ static double feat_fit(const struct infer *in, struct select *sl, uint32_t f, do
 		       double scale)
 {
 	double *b1 = sl->b1, *b2 = sl->b2, *bp = sl->bp;
-	double ll = feat_step(in, sl, f, b, b1, scale);
+	double ll = feat_step(in, sl, f, b, b1, scale, true);
 	for (int it = 0; it < SELECT_STEPS; it++) {
-		feat_step(in, sl, f, b1, b2, scale);
+		feat_step(in, sl, f, b1, b2, scale, false);
 		double rr = 0, vv = 0;
 		for (uint32_t k = 0; k < sl->nr; k++) {
 			uint32_t r = sl->routes[k];
@@ -639,11 +793,11 @@ static double feat_fit(const struct infer *in, struct select *sl, uint32_t f, do
 				   alpha * alpha * (b2[r] - 2 * b1[r] + b[r]);
 			bp[r] = sl->held[r] || x < RATE_FLOOR ? RATE_FLOOR : x;
 		}
-		double llp = feat_step(in, sl, f, bp, b1, scale); /* b1: one step on */
+		double llp = feat_step(in, sl, f, bp, b1, scale, true); /* b1: one step on */
 		const double *next = bp;
 		if (!(llp >= ll)) { /* overshot: the two plain steps */
 			next = b2;
-			llp = feat_step(in, sl, f, b2, b1, scale);
+			llp = feat_step(in, sl, f, b2, b1, scale, true);
 		}
 		for (uint32_t k = 0; k < sl->nr; k++)
 			b[sl->routes[k]] = next[sl->routes[k]];
@@ -660,26 +814,16 @@ static double feat_fit(const struct infer *in, struct select *sl, uint32_t f, do
 static void select_feature(struct infer *in, struct select *sl, uint32_t f, double *b,
 			   double *b2, double *best)
 {
-	uint32_t n = sl->start[f + 1] - sl->start[f];
-	if (n == 0)
+	if (sl->pk->block_of[f] < 0)
 		return;
-	const struct packed *pk = sl->pk;
-	sl->nr = 0;
+	const struct pk_block *bk = &sl->pk->blocks[sl->pk->block_of[f]];
+	uint32_t n = bk->n;
+	sl->bk = bk;
+	sl->nr = bk->nr;
 	double nobs = in->feats[f].uncertain;
-	for (uint32_t j = sl->start[f]; j < sl->start[f + 1]; j++) {
-		uint32_t i = sl->rec[j];
-		for (const struct packed_cand *c = pk->c + pk->off[i]; c < pk->c + pk->off[i + 1]; c++) {
-			uint32_t r = c->cell / INFER_FEATURES;
-			if (!sl->held[r]) { /* not yet listed: held doubles as the mark */
-				sl->held[r] = 2;
-				sl->routes[sl->nr++] = r;
-			}
-		}
-	}
 	for (uint32_t k = 0; k < sl->nr; k++) {
-		uint32_t r = sl->routes[k];
-		sl->held[r] = 0;
-		nobs += in->routes[r].certain[f];
+		sl->routes[k] = sl->pk->route[bk->route0 + k];
+		nobs += in->routes[sl->routes[k]].certain[f];
 	}
 	double scale = in->feats[f].uncertain / n, price = log(nobs > 1 ? nobs : 1) / 2;
 	double ll = feat_fit(in, sl, f, b, scale);
@@ -813,14 +957,16 @@ void infer_solve(struct infer *in)
 	if (R == 0 || in->nsample == 0)
 		return;
 	struct fit ft = {R, calloc((size_t)R * INFER_FEATURES, sizeof(double)),
-			 calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}, 0, false, NULL};
+			 calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}, 0, false, NULL,
+			 malloc(2 * (size_t)R * sizeof(double)), NULL};
+	ft.s = ft.b ? ft.b + R : NULL;
 	double *tot = calloc(R, sizeof(double));
 	double *save = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));
 	double *jack = calloc((size_t)R * JACK_PARTS, sizeof(double));
 	double *t = malloc(R * sizeof(double));
 	struct packed pk;
-	bool packed = packed_alloc(&pk, in->nsample);
-	if (!ft.sum || !ft.beta || !tot || !save || !jack || !t || !packed)
+	bool packed = packed_alloc(&pk, in->nsample, R);
+	if (!ft.sum || !ft.beta || !ft.b || !tot || !save || !jack || !t || !packed)
 		goto out; /* the running guess stands */
 	for (uint32_t r = 0; r < R; r++)
 		tot[r] = route_total(&in->routes[r]);
@@ -926,6 +1072,7 @@ out:
 	packed_free(&pk);
 	free(ft.sum);
 	free(ft.beta);
+	free(ft.b);
 	free(tot);
 	free(save);
 	free(jack);

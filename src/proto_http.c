@@ -32,7 +32,7 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 		char route[ROUTE_MAX];
 		route_of(a->opts.routes, m->method, m->target, route, sizeof route);
 		struct page_req *pr = &s->page_req[m->seq % HTTP1_PENDING_MAX];
-		pr->route = attrib_route_id(&a->attrib, route);
+		pr->route = attrib_pipe_route_id(&a->pipe, route);
 		if (a->opts.on_page) { /* cut to ATTRIB_TARGET_MAX - 1 */
 			size_t n = strnlen(m->target, sizeof pr->target - 1);
 			memcpy(pr->target, m->target, n);
@@ -40,7 +40,7 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 		}
 	} else if (a->attributing && !m->interim && m->seq != UINT32_MAX) {
 		const struct page_req *pr = &s->page_req[m->seq % HTTP1_PENDING_MAX];
-		attrib_add_page(&a->attrib, pr->route, m->request_ts, m->ts_first, m->ts_last,
+		attrib_pipe_page(&a->pipe, pr->route, m->request_ts, m->ts_first, m->ts_last,
 				s->cx.sum->id, m->method, pr->target, m->status);
 	}
 	if (a->opts.on_http)

@@ -33,7 +33,7 @@ static void on_round_trip(void *ctx, const struct rt *rt)
 	struct pgsql_state *s = ctx;
 	struct analysis *a = s->cx.a;
 	if (a->attributing)
-		attrib_add_rt(&a->attrib, s->cx.sum->id, rt);
+		attrib_pipe_rt(&a->pipe, s->cx.sum->id, rt);
 	if (a->opts.on_rt)
 		a->opts.on_rt(a->opts.ctx, s->cx.sum, rt);
 }

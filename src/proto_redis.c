@@ -108,7 +108,7 @@ static void on_round_trip(void *ctx, const struct redis_rt *rt)
 	struct redis_state *s = ctx;
 	struct analysis *a = s->cx.a;
 	if (a->attributing)
-		attrib_add_redis_rt(&a->attrib, s->cx.sum->id, rt);
+		attrib_pipe_redis_rt(&a->pipe, s->cx.sum->id, rt);
 	if (a->opts.on_redis_rt)
 		a->opts.on_redis_rt(a->opts.ctx, s->cx.sum, rt);
 }
@@ -116,7 +116,7 @@ static void on_round_trip(void *ctx, const struct redis_rt *rt)
 static void on_command(void *ctx, const struct redis_rt *rt, const struct resp_msg *m)
 {
 	struct redis_state *s = ctx;
-	attrib_add_redis_cmd(&s->cx.a->attrib, s->cx.sum->id, rt->serial, m->ts_first, rt->commands,
+	attrib_pipe_redis_cmd(&s->cx.a->pipe, s->cx.sum->id, rt->serial, m->ts_first, rt->commands,
 			     m->name);
 }
 

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, failures  # noqa: E402
+from checklib import check, failures, same_on_one_thread  # noqa: E402
 from livelib import capture  # noqa: E402
 
 PGRTT, BLOGLOAD, APP, SRC = sys.argv[1:5]
@@ -41,8 +41,9 @@ def near(got, want, pct=0.05):
 
 
 def check_mixed(mode, pcap, want_rt, want_pings):
-    p = subprocess.run([PGRTT, "analyze", "-p", PORT, "--http-port", HTTP, "-F", "json",
-                        "--no-progress", pcap], capture_output=True, text=True)
+    argv = [PGRTT, "analyze", "-p", PORT, "--http-port", HTTP, "-F", "json", "--no-progress", pcap]
+    p = subprocess.run(argv, capture_output=True, text=True)
+    same_on_one_thread(argv, p.stdout)
     d = json.loads(p.stdout)
     r = {x["route"]: x for x in d["routes"]}
     check(f"{mode}, three routes at once: every page behind the figures",

@@ -2,6 +2,9 @@
 the failed ones again when the test ends, because a long log is read by its
 head and tail (CI shows those and elides the middle)."""
 import atexit
+import json
+import os
+import subprocess
 import sys
 
 failures = []
@@ -13,6 +16,17 @@ def check(what, got, want):
         failures.append(f"{what}: got {got!r}, want {want!r}")
     print(f"{'ok  ' if ok else 'FAIL'} {what}: got {got!r}, want {want!r}", flush=True)
     return ok
+
+
+def same_on_one_thread(argv, out):
+    """Attribution runs on a thread of its own when a file is read: argv's
+    JSON output (out) must be the same on one (PGRTT_THREADS=1)."""
+    p = subprocess.run(argv, capture_output=True, text=True,
+                       env=dict(os.environ, PGRTT_THREADS="1"))
+    a, b = json.loads(out), json.loads(p.stdout)
+    a.pop("pgrtt", None)
+    b.pop("pgrtt", None)
+    return check(f"{os.path.basename(argv[-1])}: the same on one thread", a == b, True)
 
 
 def _summary():

@@ -26,7 +26,7 @@ import tempfile
 import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, failures  # noqa: E402
+from checklib import check, failures, same_on_one_thread  # noqa: E402
 from livelib import capture, free_port  # noqa: E402
 
 PGRTT, BLOGLOAD, SRC = (os.path.abspath(a) for a in sys.argv[1:4])  # apps run in their dirs
@@ -55,8 +55,9 @@ def get(path):
 
 
 def analyze(pcap):
-    p = subprocess.run([PGRTT, "analyze", "-p", PORT, "--http-port", HTTP, "-F", "json",
-                        "--no-progress", pcap], capture_output=True, text=True)
+    argv = [PGRTT, "analyze", "-p", PORT, "--http-port", HTTP, "-F", "json", "--no-progress", pcap]
+    p = subprocess.run(argv, capture_output=True, text=True)
+    same_on_one_thread(argv, p.stdout)
     return json.loads(p.stdout)
 
 

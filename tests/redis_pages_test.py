@@ -23,7 +23,7 @@ import sys
 import tempfile
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, failures  # noqa: E402
+from checklib import check, failures, same_on_one_thread  # noqa: E402
 from livelib import capture, free_port  # noqa: E402
 
 PGRTT, BLOGLOAD, APP, SRC = (os.path.abspath(a) for a in sys.argv[1:5])
@@ -37,9 +37,10 @@ def get(path):
 
 
 def analyze(pcap):
-    p = subprocess.run([PGRTT, "analyze", "-p", PORT, "--redis-port", str(REDIS), "--http-port",
-                        str(HTTP), "-F", "json", "--no-progress", pcap], capture_output=True,
-                       text=True)
+    argv = [PGRTT, "analyze", "-p", PORT, "--redis-port", str(REDIS), "--http-port", str(HTTP),
+            "-F", "json", "--no-progress", pcap]
+    p = subprocess.run(argv, capture_output=True, text=True)
+    same_on_one_thread(argv, p.stdout)
     d = json.loads(p.stdout)
     return d, {r["route"]: r for r in d["routes"]}
 

@@ -62,11 +62,21 @@ def tshark_tls(pcap):
 
 
 def pgrtt_json(pgrtt, pcap, extra=()):
-    p = subprocess.run([pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress", *extra, pcap],
-                       capture_output=True, text=True)
+    argv = [pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress", *extra, pcap]
+    p = subprocess.run(argv, capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"FAIL pgrtt exited {p.returncode}: {p.stderr}")
-    return json.loads(p.stdout)
+    out = json.loads(p.stdout)
+    if "--http-port" in extra:
+        # attribution runs on a thread of its own when a file is read: on
+        # one thread (PGRTT_THREADS=1) the figures are the same
+        q = subprocess.run(argv, capture_output=True, text=True,
+                           env=dict(os.environ, PGRTT_THREADS="1"))
+        one = json.loads(q.stdout)
+        one.pop("pgrtt", None)
+        if one != {k: v for k, v in out.items() if k != "pgrtt"}:
+            raise SystemExit(f"FAIL {pcap}: analyze --http-port differs on one thread")
+    return out
 
 
 def tshark_rfq(pcap):

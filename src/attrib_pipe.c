@@ -1,0 +1,286 @@
+/* attrib_pipe.c - attribution's events, straight through or to a thread of
+ * its own (attrib_pipe.h). */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
+#include "attrib_pipe.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PIPE_EVENTS 256 /* per batch: about 32 KiB, a batch stays in the caches */
+#define PIPE_BATCHES 8  /* in the pool: the reader runs up to 7 batches ahead */
+
+enum { EV_ROUTE, EV_PAGE, EV_RT, EV_REDIS_CMD, EV_REDIS_RT, EV_SETTLE, EV_FINISH };
+
+struct pipe_ev {
+	uint8_t kind;
+	uint16_t status;
+	uint32_t u32; /* route: the reader's id; Redis command: nth */
+	uint64_t conn;
+	union {
+		struct rt rt;
+		struct redis_rt redis_rt;
+		struct {
+			uint64_t t0, t_answer, t1;
+		} page;
+		struct {
+			uint64_t flight, ts;
+			char name[RESP_NAME_MAX + 1];
+		} cmd;
+		struct {
+			uint64_t watermark, full;
+		} settle;
+	} u;
+};
+
+struct attrib_pipe_batch {
+	uint32_t n;
+	struct pipe_ev ev[PIPE_EVENTS];
+};
+
+struct attrib_pipe_shared {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t ready, room; /* a full batch is queued; an empty one is back */
+	struct attrib_pipe_batch *full[PIPE_BATCHES], *empty[PIPE_BATCHES];
+	uint32_t full_head, nfull, nempty;
+	struct attrib_pipe_batch *pool;
+	struct attrib *a;
+	const char (*names)[ROUTE_MAX];
+	uint32_t route_of[ATTRIB_ROUTES_MAX]; /* the reader's route id -> the attribution's */
+};
+
+static void settle(struct attrib *a, uint64_t watermark, uint64_t full)
+{
+	attrib_settle(a, attrib_waiting(a) > ATTRIB_HOLD_MAX ? full : watermark);
+}
+
+/* The worker's side: one batch applied.  Returns false after the last. */
+static bool apply(struct attrib_pipe_shared *sh, const struct attrib_pipe_batch *b)
+{
+	struct attrib *a = sh->a;
+	for (uint32_t i = 0; i < b->n; i++) {
+		const struct pipe_ev *e = &b->ev[i];
+		switch (e->kind) {
+		case EV_ROUTE:
+			sh->route_of[e->u32] = attrib_route_id(a, sh->names[e->u32]);
+			break;
+		case EV_PAGE:
+			attrib_add_page(a, sh->route_of[e->u32], e->u.page.t0, e->u.page.t_answer,
+					e->u.page.t1, e->conn, "", "", e->status);
+			break;
+		case EV_RT:
+			attrib_add_rt(a, e->conn, &e->u.rt);
+			break;
+		case EV_REDIS_CMD:
+			attrib_add_redis_cmd(a, e->conn, e->u.cmd.flight, e->u.cmd.ts, e->u32,
+					     e->u.cmd.name);
+			break;
+		case EV_REDIS_RT:
+			attrib_add_redis_rt(a, e->conn, &e->u.redis_rt);
+			break;
+		case EV_SETTLE:
+			settle(a, e->u.settle.watermark, e->u.settle.full);
+			break;
+		case EV_FINISH:
+			attrib_finish(a);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void *work(void *arg)
+{
+	struct attrib_pipe_shared *sh = arg;
+	for (bool more = true; more;) {
+		pthread_mutex_lock(&sh->mu);
+		while (sh->nfull == 0)
+			pthread_cond_wait(&sh->ready, &sh->mu);
+		struct attrib_pipe_batch *b = sh->full[sh->full_head];
+		sh->full_head = (sh->full_head + 1) % PIPE_BATCHES;
+		sh->nfull--;
+		pthread_mutex_unlock(&sh->mu);
+		more = apply(sh, b);
+		pthread_mutex_lock(&sh->mu);
+		sh->empty[sh->nempty++] = b;
+		pthread_cond_signal(&sh->room);
+		pthread_mutex_unlock(&sh->mu);
+	}
+	return NULL;
+}
+
+void attrib_pipe_start(struct attrib_pipe *p, struct attrib *a, bool threaded)
+{
+	memset(p, 0, sizeof(*p));
+	p->a = a;
+	if (!threaded)
+		return;
+	struct attrib_pipe_shared *sh = calloc(1, sizeof(*sh));
+	p->names = malloc(ATTRIB_ROUTES_MAX * sizeof(*p->names));
+	if (!sh || !p->names || !(sh->pool = malloc(PIPE_BATCHES * sizeof(*sh->pool))))
+		goto straight;
+	sh->a = a;
+	sh->names = (const char(*)[ROUTE_MAX])p->names;
+	if (pthread_mutex_init(&sh->mu, NULL) != 0)
+		goto straight;
+	if (pthread_cond_init(&sh->ready, NULL) != 0 || pthread_cond_init(&sh->room, NULL) != 0 ||
+	    pthread_create(&sh->thread, NULL, work, sh) != 0) {
+		pthread_mutex_destroy(&sh->mu); /* conds: nothing to free on Linux */
+		goto straight;
+	}
+	for (uint32_t i = 1; i < PIPE_BATCHES; i++)
+		sh->empty[sh->nempty++] = &sh->pool[i];
+	p->cur = &sh->pool[0];
+	p->cur->n = 0;
+	p->sh = sh;
+	return;
+straight: /* one thread, as with threaded false */
+	if (sh)
+		free(sh->pool);
+	free(sh);
+	free(p->names);
+	p->names = NULL;
+}
+
+/* The reader's side: the batch full, to the worker, and an empty one. */
+static void hand_over(struct attrib_pipe *p)
+{
+	struct attrib_pipe_shared *sh = p->sh;
+	pthread_mutex_lock(&sh->mu);
+	sh->full[(sh->full_head + sh->nfull) % PIPE_BATCHES] = p->cur;
+	sh->nfull++;
+	pthread_cond_signal(&sh->ready);
+	while (sh->nempty == 0)
+		pthread_cond_wait(&sh->room, &sh->mu);
+	p->cur = sh->empty[--sh->nempty];
+	pthread_mutex_unlock(&sh->mu);
+	p->cur->n = 0;
+}
+
+static struct pipe_ev *next_ev(struct attrib_pipe *p, uint8_t kind)
+{
+	if (p->cur->n == PIPE_EVENTS)
+		hand_over(p);
+	struct pipe_ev *e = &p->cur->ev[p->cur->n++];
+	e->kind = kind;
+	return e;
+}
+
+uint32_t attrib_pipe_route_id(struct attrib_pipe *p, const char *name)
+{
+	if (!p->sh)
+		return attrib_route_id(p->a, name);
+	/* the reader's ids, as attrib_route_id gives them: the worker maps */
+	for (uint32_t i = 0; i < p->nnames; i++)
+		if (strcmp(p->names[i], name) == 0)
+			return i;
+	if (p->nnames == ATTRIB_ROUTES_MAX)
+		return ATTRIB_ROUTES_MAX - 1;
+	if (p->nnames == ATTRIB_ROUTES_MAX - 1)
+		name = "(other routes)";
+	strncpy(p->names[p->nnames], name, ROUTE_MAX - 1);
+	p->names[p->nnames][ROUTE_MAX - 1] = '\0';
+	next_ev(p, EV_ROUTE)->u32 = p->nnames;
+	return p->nnames++;
+}
+
+void attrib_pipe_page(struct attrib_pipe *p, uint32_t route, uint64_t t0, uint64_t t_answer,
+		      uint64_t t1, uint64_t conn, const char *method, const char *target,
+		      uint16_t status)
+{
+	if (!p->sh) {
+		attrib_add_page(p->a, route, t0, t_answer, t1, conn, method, target, status);
+		return;
+	}
+	struct pipe_ev *e = next_ev(p, EV_PAGE); /* method, target: for on_page, never threaded */
+	e->u32 = route;
+	e->conn = conn;
+	e->status = status;
+	e->u.page.t0 = t0;
+	e->u.page.t_answer = t_answer;
+	e->u.page.t1 = t1;
+}
+
+void attrib_pipe_rt(struct attrib_pipe *p, uint64_t conn, const struct rt *rt)
+{
+	if (!p->sh) {
+		attrib_add_rt(p->a, conn, rt);
+		return;
+	}
+	struct pipe_ev *e = next_ev(p, EV_RT);
+	e->conn = conn;
+	e->u.rt = *rt;
+}
+
+void attrib_pipe_redis_cmd(struct attrib_pipe *p, uint64_t conn, uint64_t flight, uint64_t ts,
+			   uint32_t nth, const char *name)
+{
+	if (!p->sh) {
+		attrib_add_redis_cmd(p->a, conn, flight, ts, nth, name);
+		return;
+	}
+	struct pipe_ev *e = next_ev(p, EV_REDIS_CMD);
+	e->conn = conn;
+	e->u32 = nth;
+	e->u.cmd.flight = flight;
+	e->u.cmd.ts = ts;
+	size_t n = strnlen(name, RESP_NAME_MAX);
+	memcpy(e->u.cmd.name, name, n);
+	e->u.cmd.name[n] = '\0';
+}
+
+void attrib_pipe_redis_rt(struct attrib_pipe *p, uint64_t conn, const struct redis_rt *rt)
+{
+	if (!p->sh) {
+		attrib_add_redis_rt(p->a, conn, rt);
+		return;
+	}
+	struct pipe_ev *e = next_ev(p, EV_REDIS_RT);
+	e->conn = conn;
+	e->u.redis_rt = *rt;
+}
+
+void attrib_pipe_settle(struct attrib_pipe *p, uint64_t watermark, uint64_t full)
+{
+	if (!p->sh) {
+		settle(p->a, watermark, full);
+		return;
+	}
+	struct pipe_ev *e = next_ev(p, EV_SETTLE);
+	e->u.settle.watermark = watermark;
+	e->u.settle.full = full;
+}
+
+void attrib_pipe_finish(struct attrib_pipe *p)
+{
+	if (p->finished)
+		return;
+	p->finished = true;
+	struct attrib_pipe_shared *sh = p->sh;
+	if (!sh) {
+		attrib_finish(p->a);
+		return;
+	}
+	next_ev(p, EV_FINISH);
+	pthread_mutex_lock(&sh->mu);
+	sh->full[(sh->full_head + sh->nfull) % PIPE_BATCHES] = p->cur;
+	sh->nfull++;
+	pthread_cond_signal(&sh->ready);
+	pthread_mutex_unlock(&sh->mu);
+	pthread_join(sh->thread, NULL);
+	pthread_mutex_destroy(&sh->mu);
+	pthread_cond_destroy(&sh->ready);
+	pthread_cond_destroy(&sh->room);
+	free(sh->pool);
+	free(sh);
+	p->sh = NULL;
+	p->cur = NULL;
+}
+
+void attrib_pipe_free(struct attrib_pipe *p)
+{
+	attrib_pipe_finish(p);
+	free(p->names);
+	p->names = NULL;
+}
