@@ -183,9 +183,10 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		a->attrib.on_page = a->opts.on_page;
 		a->attrib.ctx = a->opts.ctx;
 		a->attributing = true;
-		/* a callback into the reader's side runs on the attribution's */
+		a->attrib.infer.threads = a->attrib.rinfer.threads = a->opts.threads > 1 ? 2 : 1;
+		/* a callback into the reader's side would run on the attribution's */
 		attrib_pipe_start(&a->pipe, &a->attrib,
-				  a->opts.attrib_thread && !a->opts.on_page && !a->opts.texts);
+				  a->opts.threads > 1 && !a->opts.on_page && !a->opts.texts);
 	}
 	return 0;
 }

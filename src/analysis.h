@@ -79,8 +79,9 @@ struct analysis_opts {
 	analysis_redis_fn *on_redis;  /* every RESP value (pgrtt dump) */
 	analysis_redis_rt_fn *on_redis_rt; /* every Redis round trip */
 	struct textring *texts;       /* set: round trips carry their statement's text (dump, trace) */
-	bool attrib_thread;           /* attribution on a second thread (attrib_pipe.h): only
-					 nothing reads it before analysis_finish */
+	uint32_t threads;             /* 2: attribution on a thread of its own (attrib_pipe.h;
+					 only when nothing reads it before analysis_finish)
+					 and its fit on two (infer.c); 0 or 1: one thread */
 	bool text_values;             /* ... as sent (--show-values), not normalised */
 	uint32_t max_open;            /* 0: ANALYSIS_MAX_OPEN */
 	uint64_t max_buffer;          /* --max-buffer: out-of-order bytes held over all

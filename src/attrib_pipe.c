@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PIPE_EVENTS 256 /* per batch: about 32 KiB, a batch stays in the caches */
+#define PIPE_EVENTS 1024 /* per batch: about 128 KiB, a handover per thousand events */
 #define PIPE_BATCHES 8  /* in the pool: the reader runs up to 7 batches ahead */
 
 enum { EV_ROUTE, EV_PAGE, EV_RT, EV_REDIS_CMD, EV_REDIS_RT, EV_SETTLE, EV_FINISH };

@@ -77,7 +77,7 @@ int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct an
 	/* files: nothing reads the attribution before the end (PGRTT_THREADS=1:
 	 * one thread, as a live capture) */
 	const char *threads = getenv("PGRTT_THREADS");
-	ao->attrib_thread = !(threads && strcmp(threads, "1") == 0);
+	ao->threads = threads && strcmp(threads, "1") == 0 ? 1 : 2;
 	*partial = false;
 	if (analysis_init(a, ao) != 0) {
 		warnx_("out of memory");

@@ -2,6 +2,8 @@
 #include "infer.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -313,7 +315,7 @@ struct pk_block {
 	bool dense;
 	uint32_t n;      /* records */
 	uint32_t route0; /* its routes: pk->route[route0 .. route0 + nr) */
-	uint32_t w0;     /* dense: record i's weights at pk->w[w0 + i * nr]; sparse: unused */
+	uint32_t w0;     /* dense: route j's weight in record i at pk->w[w0 + j * n + i] */
 	uint32_t off0;   /* sparse: record i's pairs at [pk->off[off0 + i], pk->off[off0 + i + 1]) */
 };
 
@@ -407,14 +409,16 @@ static void pack(const struct part *pt, struct packed *pk)
 		bk->dense = bk->nr <= DENSE_MAX && (size_t)n * bk->nr <= 2 * (size_t)cands;
 		bk->w0 = nw;
 		bk->off0 = noff;
+		if (bk->dense) {
+			memset(pk->w + nw, 0, (size_t)n * bk->nr * sizeof(*pk->w));
+			nw += n * bk->nr;
+		}
 		for (uint32_t i = start[f]; i < start[f + 1]; i++) {
 			const struct infer_rec *rec = pk->by_feat[i];
-			if (bk->dense) {
-				double *w = pk->w + nw;
-				memset(w, 0, bk->nr * sizeof(*w));
+			if (bk->dense) { /* by route, then record: records pair up in the E step */
+				double *w = pk->w + bk->w0 + (i - start[f]);
 				for (uint32_t k = 0; k < rec->n; k++)
-					w[pk->local[rec->c[k].route] - 1] = rec->c[k].w;
-				nw += bk->nr;
+					w[(size_t)(pk->local[rec->c[k].route] - 1) * n] = rec->c[k].w;
 				continue;
 			}
 			pk->off[noff++] = nw;
@@ -452,24 +456,46 @@ static inline void log_add(struct log_sum *l, double z)
 	}
 }
 
+/* Two records side by side, one per lane (SSE2's registers, NEON's). */
+typedef double rec_pair __attribute__((vector_size(2 * sizeof(double))));
+
 /* The E step of one dense block of NR routes: each record's posterior
  * over the block's routes, summed into s (less the rates' factor, which
- * block_e puts in once).  Rates and sums in locals: with NR a constant
- * they stay in registers. */
+ * block_e puts in once).  Records go two at a time, a lane each, the
+ * lanes' sums added at the end; rates and sums in locals, in registers
+ * with NR a constant. */
 #define DENSE_E(NR)                                                                        \
 	{                                                                                  \
-		double bb[DENSE_MAX], ss[DENSE_MAX];                                       \
+		rec_pair bb[DENSE_MAX], sv[DENSE_MAX];                                     \
+		double ss[DENSE_MAX];                                                      \
+		uint32_t n = bk->n, i = 0;                                                 \
 		for (uint32_t j = 0; j < (NR); j++) {                                      \
-			bb[j] = b[j];                                                      \
-			ss[j] = 0;                                                         \
+			bb[j] = (rec_pair){b[j], b[j]};                                    \
+			sv[j] = (rec_pair){0, 0};                                          \
 		}                                                                          \
-		for (uint32_t i = 0; i < bk->n; i++, w += (NR)) {                          \
+		for (; i + 2 <= n; i += 2) {                                               \
+			rec_pair wj[DENSE_MAX], z = {0, 0};                                \
+			_Pragma("GCC unroll 4") for (uint32_t j = 0; j < (NR); j++) {      \
+				memcpy(&wj[j], w + (size_t)j * n + i, sizeof(rec_pair));   \
+				z += bb[j] * wj[j];                                        \
+			}                                                                  \
+			rec_pair iz = (rec_pair){1, 1} / z; /* > 0: rates, densities are */ \
+			_Pragma("GCC unroll 4") for (uint32_t j = 0; j < (NR); j++)        \
+				sv[j] += wj[j] * iz;                                       \
+			if (want_ll) {                                                     \
+				log_add(&l, z[0]);                                         \
+				log_add(&l, z[1]);                                         \
+			}                                                                  \
+		}                                                                          \
+		for (uint32_t j = 0; j < (NR); j++)                                        \
+			ss[j] = sv[j][0] + sv[j][1];                                       \
+		for (; i < n; i++) { /* the odd one out */                                 \
 			double z = 0;                                                      \
-			_Pragma("GCC unroll 4") for (uint32_t j = 0; j < (NR); j++)        \
-				z += bb[j] * w[j];                                         \
-			double iz = 1 / z; /* > 0: rates and densities are */              \
-			_Pragma("GCC unroll 4") for (uint32_t j = 0; j < (NR); j++)        \
-				ss[j] += w[j] * iz;                                        \
+			for (uint32_t j = 0; j < (NR); j++)                                \
+				z += b[j] * w[(size_t)j * n + i];                          \
+			double iz = 1 / z;                                                 \
+			for (uint32_t j = 0; j < (NR); j++)                                \
+				ss[j] += w[(size_t)j * n + i] * iz;                        \
 			if (want_ll)                                                       \
 				log_add(&l, z);                                            \
 		}                                                                          \
@@ -631,52 +657,30 @@ static void start_from_lift(struct infer *in, struct fit *ft, const struct packe
 }
 
 /* How much the figures hang on the model's density: the estimate again
- * on records (every stride-th of the sample) under each other gamma, each
- * candidate's density put to that power (a route's pages among them taken
- * as alike), less the estimate under gamma 1 on the same records - their
- * noise mostly cancels in the difference.  Into each route's shift_lo and
- * shift_hi. */
-static void model_shifts(struct infer *in, struct fit *ft, struct packed *pk, uint32_t stride,
-			 double *t)
+ * on records (every stride-th of the sample, into recs) under gamma
+ * GAMMAS[m], each candidate's density put to that power (a route's pages
+ * among them taken as alike); into t, the routes' totals.  The shifts are
+ * each other model's less model 0's on the same records (their noise
+ * mostly cancels in the difference): infer_solve's. */
+static void model_fit(struct infer *in, struct fit *ft, struct packed *pk, struct infer_rec *recs,
+		      uint32_t stride, int m, double *t)
 {
-	uint32_t R = ft->nroutes, n = (in->nsample + stride - 1) / stride;
-	struct infer_rec *recs = malloc((size_t)n * sizeof(*recs));
-	double *base = malloc(R * sizeof(double));
-	if (!recs || !base)
-		goto out;
-	for (int m = 0; m < INFER_MODELS; m++) {
-		for (uint32_t i = 0; i < n; i++) {
-			const struct infer_rec *from = &in->sample[(size_t)i * stride];
-			recs[i] = *from;
-			for (uint32_t k = 0; m && k < from->n; k++) {
-				const struct infer_cand *c = &from->c[k];
-				double per = c->pages ? c->w / c->pages : c->w;
-				recs[i].c[k].w = (float)((c->pages ? c->pages : 1) * pow(per, GAMMAS[m]));
-			}
-		}
-		struct part pt = {-1, 1, recs, n, NULL};
-		pack(&pt, pk);
-		ft->model = m;
-		for (uint32_t r = 0; r < R; r++)
-			t[r] = route_total(&in->routes[r]);
-		start_from_lift(in, ft, pk);
-		fit_to(in, ft, pk, FIT_STEPS, t);
-		for (uint32_t r = 0; r < R; r++) {
-			struct infer_route *x = &in->routes[r];
-			if (m == 0) {
-				base[r] = t[r];
-				x->shift_lo = x->shift_hi = 0;
-				continue;
-			}
-			double d = t[r] - base[r];
-			x->shift_lo = d < x->shift_lo ? d : x->shift_lo;
-			x->shift_hi = d > x->shift_hi ? d : x->shift_hi;
+	uint32_t n = (in->nsample + stride - 1) / stride;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct infer_rec *from = &in->sample[(size_t)i * stride];
+		recs[i] = *from;
+		for (uint32_t k = 0; m && k < from->n; k++) {
+			const struct infer_cand *c = &from->c[k];
+			double per = c->pages ? c->w / c->pages : c->w;
+			recs[i].c[k].w = (float)((c->pages ? c->pages : 1) * pow(per, GAMMAS[m]));
 		}
 	}
-out:
+	struct part pt = {-1, 1, recs, n, NULL};
+	pack(&pt, pk);
+	ft->model = m;
+	start_from_lift(in, ft, pk);
+	fit_to(in, ft, pk, FIT_STEPS, t);
 	ft->model = 0;
-	free(recs);
-	free(base);
 }
 
 /* ----------------------------------------------------------------------
@@ -902,38 +906,173 @@ static void select_feature(struct infer *in, struct select *sl, uint32_t f, doub
 		sl->held[sl->routes[k]] = 0;
 }
 
-/* Into offs and doubts (bits by feature): the features a route was taken
- * out of, and those a route is in doubt for. */
-static void select_routes(struct infer *in, const struct packed *pk, uint64_t *offs,
-			  uint64_t *doubts)
-{
-	uint32_t R = in->nroutes;
-	struct select sl = {0};
-	double *b = malloc(3 * (size_t)R * sizeof(double));
-	if (b && select_alloc(&sl, pk, R)) {
-		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
-			if (in->feats[f].tied != INFER_NONE)
-				continue; /* follows its query: not in the sample */
-			for (uint32_t r = 0; r < R; r++)
-				b[r] = in->routes[r].beta[f];
-			select_feature(in, &sl, f, b, b + R, b + 2 * R);
-		}
-	}
-	select_free(&sl);
-	free(b);
-	for (uint32_t r = 0; r < R; r++)
-		for (uint32_t w = 0; w < INFER_FEATURES / 64; w++) {
-			offs[w] |= in->routes[r].off[w];
-			doubts[w] |= in->routes[r].doubt[w];
-		}
-}
-
 static bool any_bit(const uint64_t *bits)
 {
 	for (uint32_t w = 0; w < INFER_FEATURES / 64; w++)
 		if (bits[w])
 			return true;
 	return false;
+}
+
+/* ----------------------------------------------------------------------
+ * The fit on two cores
+ *
+ * After the estimate, the features' tests (select_feature) are apart from
+ * each other, and so are the jackknife's eight fits, the model's three and
+ * the fit with the doubtful: each is a task, and two threads take them in
+ * turn.  Each thread has its own copy of what a fit changes (the routes'
+ * final and beta, the off and doubt bits, its scratch).  A task starts
+ * from the estimate's state, whichever thread runs it and whatever ran
+ * before, and leaves its result in its own slot: the figures are the same
+ * on one thread and on two.
+ * ---------------------------------------------------------------------- */
+
+enum { TASK_JACK = 0, TASK_MODEL = JACK_PARTS, TASK_DOUBT = JACK_PARTS + INFER_MODELS, NTASKS };
+
+struct worker {
+	struct infer own;   /* the copy (worker 1): routes of its own */
+	struct infer *in;   /* the infer its tasks change: the caller's, or &own */
+	double *store;      /* the copy's routes' final and beta */
+	struct fit ft;
+	struct packed pk;
+	struct select sl;
+	double *b;          /* 3 x routes: select_feature's scratch */
+	struct infer_rec *recs; /* the model fits' records */
+	bool ok;
+};
+
+struct solve {
+	struct infer *in;
+	const struct packed *all; /* the whole sample, packed: the tests read it */
+	const double *save;       /* the estimate's final and beta, by route */
+	const double *tot;        /* its totals */
+	uint32_t stride;
+	const uint64_t *doubts;
+	uint16_t feats[INFER_FEATURES]; /* the features to test, largest first */
+	uint32_t nfeats;
+	double *out; /* NTASKS x routes: each fit task's totals */
+	void (*task)(struct solve *, struct worker *, uint32_t);
+	uint32_t ntasks;
+	atomic_uint next;
+	struct worker w[2];
+};
+
+static bool worker_init(struct worker *w, struct infer *in, bool copy)
+{
+	uint32_t R = in->nroutes;
+	memset(w, 0, sizeof(*w));
+	w->in = in;
+	if (copy) {
+		w->own = *in;
+		w->own.routes = malloc(R * sizeof(*w->own.routes));
+		w->store = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));
+		if (!w->own.routes || !w->store)
+			return false;
+		memcpy(w->own.routes, in->routes, R * sizeof(*w->own.routes));
+		for (uint32_t r = 0; r < R; r++) {
+			w->own.routes[r].final = w->store + (size_t)r * 2 * INFER_FEATURES;
+			w->own.routes[r].beta = w->own.routes[r].final + INFER_FEATURES;
+		}
+		w->in = &w->own;
+	}
+	w->ft = (struct fit){R, calloc((size_t)R * INFER_FEATURES, sizeof(double)),
+			     calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}, 0, true, NULL,
+			     malloc(2 * (size_t)R * sizeof(double)), NULL};
+	w->ft.s = w->ft.b ? w->ft.b + R : NULL;
+	w->b = malloc(3 * (size_t)R * sizeof(double));
+	w->recs = malloc((size_t)in->nsample * sizeof(*w->recs));
+	bool packed = packed_alloc(&w->pk, in->nsample, R);
+	w->ok = w->ft.sum && w->ft.beta && w->ft.b && w->b && w->recs && packed &&
+		select_alloc(&w->sl, &w->pk, R);
+	return w->ok;
+}
+
+static void worker_free(struct worker *w)
+{
+	packed_free(&w->pk);
+	select_free(&w->sl);
+	free(w->ft.sum);
+	free(w->ft.beta);
+	free(w->ft.b);
+	free(w->b);
+	free(w->recs);
+	free(w->store);
+	free(w->own.routes);
+}
+
+/* The routes' state back to the estimate's. */
+static void restore(struct infer *in, const double *save)
+{
+	for (uint32_t r = 0; r < in->nroutes; r++) {
+		const double *s = save + (size_t)r * (2 * INFER_FEATURES);
+		memcpy(in->routes[r].final, s, INFER_FEATURES * sizeof(double));
+		memcpy(in->routes[r].beta, s + INFER_FEATURES, INFER_FEATURES * sizeof(double));
+	}
+}
+
+/* A worker's loop: the next task not yet taken, until none is left. */
+static void run_tasks(struct solve *sv, struct worker *w)
+{
+	for (uint32_t i; (i = atomic_fetch_add(&sv->next, 1)) < sv->ntasks;)
+		sv->task(sv, w, i);
+}
+
+static void *helper(void *arg)
+{
+	struct solve *sv = arg;
+	run_tasks(sv, &sv->w[1]);
+	return NULL;
+}
+
+/* sv->task over tasks 0 .. n, on both workers when the second is ready. */
+static void run_parallel(struct solve *sv, void (*task)(struct solve *, struct worker *, uint32_t),
+			 uint32_t n, bool two)
+{
+	sv->task = task;
+	sv->ntasks = n;
+	atomic_store(&sv->next, 0);
+	pthread_t th;
+	bool started = two && sv->w[1].ok && pthread_create(&th, NULL, helper, sv) == 0;
+	run_tasks(sv, &sv->w[0]);
+	if (started)
+		pthread_join(th, NULL);
+}
+
+static void test_feature(struct solve *sv, struct worker *w, uint32_t i)
+{
+	struct infer *in = w->in;
+	uint32_t f = sv->feats[i], R = in->nroutes;
+	w->sl.pk = sv->all;
+	for (uint32_t r = 0; r < R; r++)
+		w->b[r] = sv->save[(size_t)r * (2 * INFER_FEATURES) + INFER_FEATURES + f];
+	select_feature(in, &w->sl, f, w->b, w->b + R, w->b + 2 * R);
+}
+
+static void fit_task(struct solve *sv, struct worker *w, uint32_t i)
+{
+	struct infer *in = w->in;
+	struct fit *ft = &w->ft;
+	uint32_t R = in->nroutes;
+	double *t = sv->out + (size_t)i * R;
+	restore(in, sv->save);
+	memcpy(t, sv->tot, R * sizeof(double));
+	if (i < TASK_MODEL) { /* the jackknife: the estimate without part i */
+		struct part pt = {(int)i, sv->stride, in->sample, in->nsample, NULL};
+		pack(&pt, &w->pk);
+		start_from_lift(in, ft, &w->pk);
+		fit_to(in, ft, &w->pk, FIT_STEPS, t);
+	} else if (i < TASK_DOUBT) {
+		model_fit(in, ft, &w->pk, w->recs, sv->stride, (int)(i - TASK_MODEL), t);
+	} else { /* the doubtful in: the interval's other end */
+		const struct part some = {-1, 1, in->sample, in->nsample, sv->doubts};
+		pack(&some, &w->pk);
+		ft->doubtful = false;
+		ft->only = sv->doubts;
+		start_from_lift(in, ft, &w->pk);
+		fit_to(in, ft, &w->pk, FIT_STEPS, t);
+		ft->doubtful = true;
+		ft->only = NULL;
+	}
 }
 
 void infer_solve(struct infer *in)
@@ -956,27 +1095,66 @@ void infer_solve(struct infer *in)
 	}
 	if (R == 0 || in->nsample == 0)
 		return;
-	struct fit ft = {R, calloc((size_t)R * INFER_FEATURES, sizeof(double)),
-			 calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}, 0, false, NULL,
-			 malloc(2 * (size_t)R * sizeof(double)), NULL};
-	ft.s = ft.b ? ft.b + R : NULL;
+	struct solve *sv = calloc(1, sizeof(*sv));
 	double *tot = calloc(R, sizeof(double));
 	double *save = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));
-	double *jack = calloc((size_t)R * JACK_PARTS, sizeof(double));
-	double *t = malloc(R * sizeof(double));
-	struct packed pk;
-	bool packed = packed_alloc(&pk, in->nsample, R);
-	if (!ft.sum || !ft.beta || !ft.b || !tot || !save || !jack || !t || !packed)
+	double *out = calloc((size_t)R * NTASKS, sizeof(double));
+	if (!sv || !tot || !save || !out || !worker_init(&sv->w[0], in, false))
 		goto out; /* the running guess stands */
+	bool two = in->threads > 1 && worker_init(&sv->w[1], in, true);
+	struct worker *w0 = &sv->w[0];
+	struct fit *ft = &w0->ft;
+	struct packed *pk = &w0->pk;
 	for (uint32_t r = 0; r < R; r++)
 		tot[r] = route_total(&in->routes[r]);
 	const struct part all = {-1, 1, in->sample, in->nsample, NULL};
-	pack(&all, &pk);
-	start_from_lift(in, &ft, &pk);
-	fit_to(in, &ft, &pk, FIT_STEPS, tot);
+	pack(&all, pk);
+	ft->doubtful = false;
+	start_from_lift(in, ft, pk);
+	fit_to(in, ft, pk, FIT_STEPS, tot);
+	for (uint32_t r = 0; r < R; r++) {
+		struct infer_route *x = &in->routes[r];
+		memcpy(save + (size_t)r * 2 * INFER_FEATURES, x->final, INFER_FEATURES * sizeof(double));
+		memcpy(save + (size_t)r * 2 * INFER_FEATURES + INFER_FEATURES, x->beta,
+		       INFER_FEATURES * sizeof(double));
+	}
+	sv->in = in;
+	sv->save = save;
+	sv->tot = tot;
+	sv->out = out;
 	uint64_t offs[INFER_FEATURES / 64] = {0}, doubts[INFER_FEATURES / 64] = {0};
-	if (in->nsample >= 4 * JACK_PARTS)
-		select_routes(in, &pk, offs, doubts);
+	if (in->nsample >= 4 * JACK_PARTS) {
+		/* which routes run each feature: the features with records, the
+		 * largest first (so that the two threads end together), on the
+		 * estimate's records */
+		const struct packed *whole = pk;
+		sv->all = whole;
+		for (uint32_t k = 0; k < whole->nblocks; k++)
+			if (in->feats[whole->blocks[k].feat].tied == INFER_NONE)
+				sv->feats[sv->nfeats++] = whole->blocks[k].feat;
+		for (uint32_t k = 1; k < sv->nfeats; k++) /* insertion sort: a few hundred at most */
+			for (uint32_t j = k; j > 0; j--) {
+				uint32_t a = sv->feats[j - 1], b = sv->feats[j];
+				uint32_t na = whole->blocks[whole->block_of[a]].n;
+				uint32_t nb = whole->blocks[whole->block_of[b]].n;
+				if (na > nb || (na == nb && a < b))
+					break;
+				sv->feats[j - 1] = (uint16_t)b;
+				sv->feats[j] = (uint16_t)a;
+			}
+		run_parallel(sv, test_feature, sv->nfeats, two);
+		for (uint32_t r = 0; r < R; r++)
+			for (uint32_t w = 0; w < INFER_FEATURES / 64; w++) {
+				struct infer_route *x = &in->routes[r];
+				if (two) {
+					x->off[w] |= sv->w[1].own.routes[r].off[w];
+					x->doubt[w] |= sv->w[1].own.routes[r].doubt[w];
+				}
+				offs[w] |= x->off[w];
+				doubts[w] |= x->doubt[w];
+			}
+		sv->all = NULL;
+	}
 	/* Those features again, without the routes taken out nor those in
 	 * doubt: a statement is one route's unless the capture says otherwise
 	 * plainly (the estimate with the doubtful is kept for the interval,
@@ -986,66 +1164,52 @@ void infer_solve(struct infer *in)
 	uint64_t refit[INFER_FEATURES / 64];
 	for (uint32_t w = 0; w < INFER_FEATURES / 64; w++)
 		refit[w] = offs[w] | doubts[w];
-	ft.doubtful = true;
+	ft->doubtful = true;
 	if (any_bit(refit)) {
 		const struct part some = {-1, 1, in->sample, in->nsample, refit};
-		pack(&some, &pk);
-		ft.only = refit;
-		start_from_lift(in, &ft, &pk);
-		fit_to(in, &ft, &pk, FIT_STEPS, tot);
-		ft.only = NULL;
+		pack(&some, pk);
+		ft->only = refit;
+		start_from_lift(in, ft, pk);
+		fit_to(in, ft, pk, FIT_STEPS, tot);
+		ft->only = NULL;
 	}
-	/* the jackknife: the whole estimate again without each eighth of the
-	 * sample (of a subsample of it, on a large one: the variance of an
-	 * estimate goes as 1 / its sample's size), then back to the full one */
-	uint32_t stride = in->nsample > JACK_SAMPLE ? in->nsample / JACK_SAMPLE : 1;
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
-		double *s = save + (size_t)r * (2 * INFER_FEATURES);
-		memcpy(s, x->final, INFER_FEATURES * sizeof(double));
-		memcpy(s + INFER_FEATURES, x->beta, INFER_FEATURES * sizeof(double));
+		memcpy(save + (size_t)r * 2 * INFER_FEATURES, x->final, INFER_FEATURES * sizeof(double));
+		memcpy(save + (size_t)r * 2 * INFER_FEATURES + INFER_FEATURES, x->beta,
+		       INFER_FEATURES * sizeof(double));
 	}
 	if (in->nsample >= 4 * JACK_PARTS) {
-		for (int k = 0; k < JACK_PARTS; k++) {
-			for (uint32_t r = 0; r < R; r++)
-				t[r] = tot[r];
-			struct part pt = {k, stride, in->sample, in->nsample, NULL};
-			pack(&pt, &pk);
-			start_from_lift(in, &ft, &pk);
-			fit_to(in, &ft, &pk, FIT_STEPS, t);
-			for (uint32_t r = 0; r < R; r++)
-				jack[r * JACK_PARTS + (uint32_t)k] = t[r];
-		}
+		/* the jackknife: the whole estimate again without each eighth of
+		 * the sample (of a subsample of it, on a large one: the variance
+		 * of an estimate goes as 1 / its sample's size); the models; the
+		 * fit with the doubtful, into the shifts */
+		sv->stride = in->nsample > JACK_SAMPLE ? in->nsample / JACK_SAMPLE : 1;
+		sv->doubts = doubts;
+		if (two) /* the off bits the copy's fits hold at 0 */
+			for (uint32_t r = 0; r < R; r++) {
+				memcpy(sv->w[1].own.routes[r].off, in->routes[r].off, sizeof in->routes[r].off);
+				memcpy(sv->w[1].own.routes[r].doubt, in->routes[r].doubt,
+				       sizeof in->routes[r].doubt);
+			}
+		run_parallel(sv, fit_task, any_bit(doubts) ? NTASKS : TASK_DOUBT, two);
 		for (uint32_t r = 0; r < R; r++) {
+			struct infer_route *x = &in->routes[r];
 			double mean = 0, v = 0;
-			for (int k = 0; k < JACK_PARTS; k++)
-				mean += jack[r * JACK_PARTS + (uint32_t)k] / JACK_PARTS;
-			for (int k = 0; k < JACK_PARTS; k++) {
-				double d = jack[r * JACK_PARTS + (uint32_t)k] - mean;
+			for (uint32_t k = 0; k < JACK_PARTS; k++)
+				mean += out[(TASK_JACK + k) * R + r] / JACK_PARTS;
+			for (uint32_t k = 0; k < JACK_PARTS; k++) {
+				double d = out[(TASK_JACK + k) * R + r] - mean;
 				v += d * d;
 			}
-			in->routes[r].var = v * (JACK_PARTS - 1) / JACK_PARTS / stride;
-		}
-		model_shifts(in, &ft, &pk, stride, t);
-		if (any_bit(doubts)) { /* the fit with the doubtful: into the shifts */
-			for (uint32_t r = 0; r < R; r++) { /* from the estimate's own */
-				struct infer_route *x = &in->routes[r];
-				const double *sv = save + (size_t)r * (2 * INFER_FEATURES);
-				memcpy(x->final, sv, INFER_FEATURES * sizeof(double));
-				memcpy(x->beta, sv + INFER_FEATURES, INFER_FEATURES * sizeof(double));
-				t[r] = tot[r];
+			x->var = v * (JACK_PARTS - 1) / JACK_PARTS / sv->stride;
+			for (uint32_t m = 1; m < INFER_MODELS; m++) {
+				double d = out[(TASK_MODEL + m) * R + r] - out[TASK_MODEL * R + r];
+				x->shift_lo = d < x->shift_lo ? d : x->shift_lo;
+				x->shift_hi = d > x->shift_hi ? d : x->shift_hi;
 			}
-			const struct part some = {-1, 1, in->sample, in->nsample, doubts};
-			pack(&some, &pk);
-			ft.doubtful = false; /* the doubtful in: the interval's other end */
-			ft.only = doubts;
-			start_from_lift(in, &ft, &pk);
-			fit_to(in, &ft, &pk, FIT_STEPS, t);
-			ft.doubtful = true;
-			ft.only = NULL;
-			for (uint32_t r = 0; r < R; r++) {
-				struct infer_route *x = &in->routes[r];
-				double d = t[r] - tot[r];
+			if (any_bit(doubts)) {
+				double d = out[TASK_DOUBT * R + r] - tot[r];
 				x->shift_lo = d < x->shift_lo ? d : x->shift_lo;
 				x->shift_hi = d > x->shift_hi ? d : x->shift_hi;
 			}
@@ -1062,19 +1226,14 @@ void infer_solve(struct infer *in)
 			x->shift_hi = sure + x->possible > total ? sure + x->possible - total : 0;
 		}
 	}
-	for (uint32_t r = 0; r < R; r++) {
-		struct infer_route *x = &in->routes[r];
-		double *s = save + (size_t)r * (2 * INFER_FEATURES);
-		memcpy(x->final, s, INFER_FEATURES * sizeof(double));
-		memcpy(x->beta, s + INFER_FEATURES, INFER_FEATURES * sizeof(double));
-	}
+	restore(in, save);
 out:
-	packed_free(&pk);
-	free(ft.sum);
-	free(ft.beta);
-	free(ft.b);
+	if (sv) {
+		worker_free(&sv->w[0]);
+		worker_free(&sv->w[1]);
+	}
+	free(sv);
 	free(tot);
 	free(save);
-	free(jack);
-	free(t);
+	free(out);
 }

@@ -87,6 +87,7 @@ struct infer {
 	uint64_t seen; /* uncertain round trips offered to the sample */
 	uint64_t rng;
 	bool solved;
+	uint32_t threads; /* the fit's (infer_solve): 2, or 1 */
 };
 
 void infer_init(struct infer *in);

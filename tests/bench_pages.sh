@@ -83,12 +83,14 @@ pages="$PGRTT analyze --no-progress -p $PG --http-port $HTTP $F"
 measure loop "libpcap's read loop" "$LOOP" "$F"
 measure plain "pgrtt analyze" "$plain"
 measure pages "pgrtt analyze --http-port" "$pages"
+measure one "  the same on one thread" env PGRTT_THREADS=1 $pages
 measure tcpdump "tcpdump -r -nn" tcpdump -r "$F" -nn
 if [ -z "${NO_TSHARK:-}" ]; then
 	measure tshark "tshark (pgsql and http)" tshark -n -r "$F" -d tcp.port==$PG,pgsql \
 		-d tcp.port==$HTTP,http -Y "'pgsql or http'" -T fields -e frame.number
 fi
-echo "--http-port costs $(echo "scale=2; $t_pages / $t_plain" | bc)x the plain analysis's wall time;" \
+echo "--http-port costs $(echo "scale=2; $t_pages / $t_plain" | bc)x the plain analysis's wall time" \
+	"($(echo "scale=2; $t_one / $t_plain" | bc)x on one thread);" \
 	"it takes $(echo "scale=1; $t_pages / $t_loop" | bc)x the time of libpcap's bare loop and is" \
 	"$(echo "scale=1; $t_tcpdump / $t_pages" | bc)x as fast as tcpdump -r" \
 	"${t_tshark:+and $(echo "scale=1; $t_tshark / $t_pages" | bc)x as fast as tshark}"
@@ -102,7 +104,7 @@ if command -v valgrind >/dev/null; then
 	}
 	i_plain=$(ir $plain)
 	i_pages=$(ir $pages)
-	echo "instructions: pgrtt analyze $i_plain, with --http-port $i_pages:" \
+	echo "instructions (both threads'): pgrtt analyze $i_plain, with --http-port $i_pages:" \
 		"$(echo "scale=2; $i_pages / $i_plain" | bc)x;" \
 		"$(echo "$i_plain / $packets" | bc) and $(echo "$i_pages / $packets" | bc) per packet"
 fi

@@ -152,8 +152,75 @@ static void test_certain_kept(void)
 	infer_free(&in);
 }
 
+/* Many routes and features, as a busy app's mixed capture gives them:
+ * twelve routes (more than a dense block holds, so some blocks are pairs),
+ * forty features, records with two to six candidates, some features tied.
+ * The same records built twice, solved on one thread and on two: the fit's
+ * tasks start from the same state whichever thread takes them, so every
+ * figure is the same to the bit. */
+static void busy(struct infer *x, uint32_t threads)
+{
+	infer_init(x);
+	x->threads = threads;
+	uint64_t rng = 42;
+	for (uint32_t r = 0; r < 12; r++)
+		for (int i = 0; i < 100 + 20 * (int)r; i++)
+			infer_page(x, r, (2 + r % 5) * MS);
+	for (uint32_t f = 40; f < 44; f++)
+		infer_tie(x, f, f - 40);
+	for (int i = 0; i < 6000; i++) {
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		uint32_t f = (uint32_t)(rng % 40), n = 2 + (uint32_t)(rng >> 8) % 5;
+		struct infer_cand c[6];
+		for (uint32_t k = 0; k < n; k++) {
+			/* feature f is route f % 12's, and one in three of f % 3 == 0
+			 * route (f + 5) % 12's; its page a little thicker */
+			uint32_t own = f % 3 == 0 && (rng >> 40) % 3 == 0 ? (f + 5) % 12 : f % 12;
+			uint32_t r = k == 0 ? own : (uint32_t)((rng >> (12 + 4 * k)) % 12);
+			for (uint32_t j = 0; j < k; j++)
+				r = c[j].route == r ? (r + 1) % 12 : r;
+			c[k] = (struct infer_cand){(uint16_t)r, 1,
+						   (float)((k == 0 ? 150 : 50) + (rng >> (20 + 3 * k)) % 300)};
+		}
+		double p[6];
+		infer_weigh(x, f, c, n, p);
+		if (i % 7 == 0)
+			infer_tied(x, f % 12, 40 + f % 4, 1, true);
+	}
+	infer_solve(x);
+}
+
+static void test_two_threads_same(void)
+{
+	static struct infer one, two;
+	busy(&one, 1);
+	busy(&two, 2);
+	CHECK(one.nroutes == 12 && two.nroutes == 12);
+	bool same = true, any_off = false;
+	for (uint32_t r = 0; r < one.nroutes; r++) {
+		const struct infer_route *a = &one.routes[r], *b = &two.routes[r];
+		same &= memcmp(a->final, b->final, INFER_FEATURES * sizeof(double)) == 0;
+		same &= memcmp(a->beta, b->beta, INFER_FEATURES * sizeof(double)) == 0;
+		same &= a->var == b->var && a->shift_lo == b->shift_lo && a->shift_hi == b->shift_hi;
+		same &= memcmp(a->off, b->off, sizeof a->off) == 0;
+		same &= memcmp(a->doubt, b->doubt, sizeof a->doubt) == 0;
+		for (uint32_t w = 0; w < INFER_FEATURES / 64; w++)
+			any_off |= (a->off[w] | a->doubt[w]) != 0;
+	}
+	printf("  two threads: %s; route 0 %.2f +- %.2f (%.2f %.2f), some share out or in doubt: %d\n",
+	       same ? "the same" : "DIFFERENT", one.routes[0].final[0], sqrt(one.routes[0].var),
+	       one.routes[0].shift_lo, one.routes[0].shift_hi, any_off);
+	CHECK(same);
+	CHECK(one.routes[0].var > 0); /* the jackknife ran */
+	CHECK(any_off);            /* and the tests took shares out */
+	CHECK(one.routes[0].final[0] > 0);
+	infer_free(&one);
+	infer_free(&two);
+}
+
 int main(void)
 {
+	RUN(test_two_threads_same);
 	RUN(test_weak_share_taken_out);
 	RUN(test_strong_share_kept);
 	RUN(test_doubtful_share_widens);
