@@ -11,10 +11,12 @@
 # the detail, index and tag routes, captured by tcpdump -s 0 -B 65536: every
 # page overlaps pages of other routes, so every route is estimated.
 #
-# Prints the best wall time of 3 runs and peak RSS for each reader, the
-# instructions each pgrtt run executes (callgrind, when valgrind is there:
-# instruction counts repeat on this noisy machine, times do not), and the
-# ratios.  KEEP=FILE keeps the capture made.  Run as root from the source tree after building build/.
+# Prints the best wall time of 5 runs and peak RSS for each reader (pgrtt
+# --http-port also on one thread, PGRTT_THREADS=1), --http-port's cost as
+# the ratio of the lowest of 30 runs interleaved with the plain analysis's,
+# and the instructions each pgrtt run executes over all its threads
+# (callgrind, when valgrind is there: instruction counts repeat on this
+# noisy machine, times do not).  NO_TSHARK=1 leaves tshark out.  KEEP=FILE keeps the capture made.  Run as root from the source tree after building build/.
 set -eu
 cd "$(dirname "$0")/.."
 . tests/bench_lib.sh
@@ -89,8 +91,14 @@ if [ -z "${NO_TSHARK:-}" ]; then
 	measure tshark "tshark (pgsql and http)" tshark -n -r "$F" -d tcp.port==$PG,pgsql \
 		-d tcp.port==$HTTP,http -Y "'pgsql or http'" -T fields -e frame.number
 fi
-echo "--http-port costs $(echo "scale=2; $t_pages / $t_plain" | bc)x the plain analysis's wall time" \
-	"($(echo "scale=2; $t_one / $t_plain" | bc)x on one thread);" \
+# the ratios from runs interleaved with the plain one's (a slow spell of a
+# noisy machine hits both alike), the lowest of 30 each
+pair_min 30 "$plain" "$pages"
+r_pages=$(echo "scale=2; $minb / $mina" | bc)
+pair_min 30 "$plain" "PGRTT_THREADS=1 $pages"
+r_one=$(echo "scale=2; $minb / $mina" | bc)
+echo "--http-port costs ${r_pages}x the plain analysis's wall time (${r_one}x on one thread;" \
+	"the lowest of 30 runs interleaved with the plain one's);" \
 	"it takes $(echo "scale=1; $t_pages / $t_loop" | bc)x the time of libpcap's bare loop and is" \
 	"$(echo "scale=1; $t_tcpdump / $t_pages" | bc)x as fast as tcpdump -r" \
 	"${t_tshark:+and $(echo "scale=1; $t_tshark / $t_pages" | bc)x as fast as tshark}"
