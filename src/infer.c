@@ -321,6 +321,7 @@ struct pk_block {
 
 struct packed {
 	uint32_t n, nblocks; /* records, blocks */
+	uint32_t nroutes;    /* a record naming a route past these is left out */
 	struct pk_block blocks[INFER_FEATURES];
 	int16_t block_of[INFER_FEATURES]; /* feature -> its block, or -1 */
 	uint16_t *route; /* the blocks' routes (global ids) */
@@ -342,6 +343,7 @@ static bool packed_alloc(struct packed *pk, uint32_t nrec, uint32_t R)
 	pk->off = malloc(((size_t)nrec + INFER_FEATURES) * sizeof(*pk->off));
 	pk->by_feat = malloc(((size_t)nrec + 1) * sizeof(*pk->by_feat));
 	pk->local = calloc(R + 1, sizeof(*pk->local));
+	pk->nroutes = R;
 	return pk->route && pk->w && pk->loc && pk->off && pk->by_feat && pk->local;
 }
 
@@ -355,16 +357,29 @@ static void packed_free(struct packed *pk)
 	free(pk->local);
 }
 
+/* a dense block's weights fit where its pairs would: n x nr <= n x INFER_CANDS */
+_Static_assert(DENSE_MAX <= INFER_CANDS, "dense blocks must fit the pairs' room");
+
+/* Record rec of part pt goes into the fit: it has weight, a feature, is
+ * of the features fitted, and names only routes the fit has. */
+static bool usable(const struct part *pt, const struct packed *pk, const struct infer_rec *rec)
+{
+	double z = 0;
+	for (uint32_t k = 0; k < rec->n; k++) {
+		if (rec->c[k].route >= pk->nroutes)
+			return false;
+		z += rec->c[k].w;
+	}
+	return z > 0 && rec->feat < INFER_FEATURES && !(pt->only && !has_bit(pt->only, rec->feat));
+}
+
 static void pack(const struct part *pt, struct packed *pk)
 {
 	uint32_t start[INFER_FEATURES + 1] = {0}, at[INFER_FEATURES];
 	memset(pk->nf, 0, sizeof pk->nf);
 	pk->n = 0;
 	FOR_PART(pt, rec) {
-		double z = 0;
-		for (uint32_t k = 0; k < rec->n; k++)
-			z += rec->c[k].w;
-		if (z <= 0 || rec->feat >= INFER_FEATURES || (pt->only && !has_bit(pt->only, rec->feat)))
+		if (!usable(pt, pk, rec))
 			continue;
 		start[rec->feat + 1]++;
 		pk->n++;
@@ -373,10 +388,7 @@ static void pack(const struct part *pt, struct packed *pk)
 		start[f + 1] += start[f];
 	memcpy(at, start, sizeof at);
 	FOR_PART(pt, rec) { /* the same records again, by feature, in their order */
-		double z = 0;
-		for (uint32_t k = 0; k < rec->n; k++)
-			z += rec->c[k].w;
-		if (z <= 0 || rec->feat >= INFER_FEATURES || (pt->only && !has_bit(pt->only, rec->feat)))
+		if (!usable(pt, pk, rec))
 			continue;
 		pk->by_feat[at[rec->feat]++] = rec;
 	}
