@@ -143,14 +143,21 @@ straight: /* one thread, as with threaded false */
 	p->names = NULL;
 }
 
-/* The reader's side: the batch full, to the worker, and an empty one. */
+/* The reader's side: its batch to the worker (the mutex held). */
+static void queue_batch(struct attrib_pipe *p)
+{
+	struct attrib_pipe_shared *sh = p->sh;
+	sh->full[(sh->full_head + sh->nfull) % PIPE_BATCHES] = p->cur;
+	sh->nfull++;
+	pthread_cond_signal(&sh->ready);
+}
+
+/* The batch full, to the worker, and an empty one. */
 static void hand_over(struct attrib_pipe *p)
 {
 	struct attrib_pipe_shared *sh = p->sh;
 	pthread_mutex_lock(&sh->mu);
-	sh->full[(sh->full_head + sh->nfull) % PIPE_BATCHES] = p->cur;
-	sh->nfull++;
-	pthread_cond_signal(&sh->ready);
+	queue_batch(p);
 	while (sh->nempty == 0)
 		pthread_cond_wait(&sh->room, &sh->mu);
 	p->cur = sh->empty[--sh->nempty];
@@ -264,9 +271,7 @@ void attrib_pipe_finish(struct attrib_pipe *p)
 	}
 	next_ev(p, EV_FINISH);
 	pthread_mutex_lock(&sh->mu);
-	sh->full[(sh->full_head + sh->nfull) % PIPE_BATCHES] = p->cur;
-	sh->nfull++;
-	pthread_cond_signal(&sh->ready);
+	queue_batch(p);
 	pthread_mutex_unlock(&sh->mu);
 	pthread_join(sh->thread, NULL);
 	pthread_mutex_destroy(&sh->mu);

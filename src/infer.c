@@ -954,7 +954,6 @@ struct worker {
 };
 
 struct solve {
-	struct infer *in;
 	const struct packed *all; /* the whole sample, packed: the tests read it */
 	const double *save;       /* the estimate's final and beta, by route */
 	const double *tot;        /* its totals */
@@ -1012,7 +1011,16 @@ static void worker_free(struct worker *w)
 	free(w->own.routes);
 }
 
-/* The routes' state back to the estimate's. */
+/* The routes' state (final, beta) into save, and back. */
+static void keep(const struct infer *in, double *save)
+{
+	for (uint32_t r = 0; r < in->nroutes; r++) {
+		double *s = save + (size_t)r * (2 * INFER_FEATURES);
+		memcpy(s, in->routes[r].final, INFER_FEATURES * sizeof(double));
+		memcpy(s + INFER_FEATURES, in->routes[r].beta, INFER_FEATURES * sizeof(double));
+	}
+}
+
 static void restore(struct infer *in, const double *save)
 {
 	for (uint32_t r = 0; r < in->nroutes; r++) {
@@ -1124,13 +1132,7 @@ void infer_solve(struct infer *in)
 	ft->doubtful = false;
 	start_from_lift(in, ft, pk);
 	fit_to(in, ft, pk, FIT_STEPS, tot);
-	for (uint32_t r = 0; r < R; r++) {
-		struct infer_route *x = &in->routes[r];
-		memcpy(save + (size_t)r * 2 * INFER_FEATURES, x->final, INFER_FEATURES * sizeof(double));
-		memcpy(save + (size_t)r * 2 * INFER_FEATURES + INFER_FEATURES, x->beta,
-		       INFER_FEATURES * sizeof(double));
-	}
-	sv->in = in;
+	keep(in, save);
 	sv->save = save;
 	sv->tot = tot;
 	sv->out = out;
@@ -1139,16 +1141,15 @@ void infer_solve(struct infer *in)
 		/* which routes run each feature: the features with records, the
 		 * largest first (so that the two threads end together), on the
 		 * estimate's records */
-		const struct packed *whole = pk;
-		sv->all = whole;
-		for (uint32_t k = 0; k < whole->nblocks; k++)
-			if (in->feats[whole->blocks[k].feat].tied == INFER_NONE)
-				sv->feats[sv->nfeats++] = whole->blocks[k].feat;
+		sv->all = pk;
+		for (uint32_t k = 0; k < pk->nblocks; k++)
+			if (in->feats[pk->blocks[k].feat].tied == INFER_NONE)
+				sv->feats[sv->nfeats++] = pk->blocks[k].feat;
 		for (uint32_t k = 1; k < sv->nfeats; k++) /* insertion sort: a few hundred at most */
 			for (uint32_t j = k; j > 0; j--) {
 				uint32_t a = sv->feats[j - 1], b = sv->feats[j];
-				uint32_t na = whole->blocks[whole->block_of[a]].n;
-				uint32_t nb = whole->blocks[whole->block_of[b]].n;
+				uint32_t na = pk->blocks[pk->block_of[a]].n;
+				uint32_t nb = pk->blocks[pk->block_of[b]].n;
 				if (na > nb || (na == nb && a < b))
 					break;
 				sv->feats[j - 1] = (uint16_t)b;
@@ -1185,12 +1186,7 @@ void infer_solve(struct infer *in)
 		fit_to(in, ft, pk, FIT_STEPS, tot);
 		ft->only = NULL;
 	}
-	for (uint32_t r = 0; r < R; r++) {
-		struct infer_route *x = &in->routes[r];
-		memcpy(save + (size_t)r * 2 * INFER_FEATURES, x->final, INFER_FEATURES * sizeof(double));
-		memcpy(save + (size_t)r * 2 * INFER_FEATURES + INFER_FEATURES, x->beta,
-		       INFER_FEATURES * sizeof(double));
-	}
+	keep(in, save);
 	if (in->nsample >= 4 * JACK_PARTS) {
 		/* the jackknife: the whole estimate again without each eighth of
 		 * the sample (of a subsample of it, on a large one: the variance
