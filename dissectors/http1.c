@@ -92,10 +92,25 @@ struct span {
 	size_t n;
 };
 
+/* RFC 9110 5.6.2 tchar, by byte: a table, as a header name's every byte
+ * is looked up (a test per byte is a branch mispredicted per name). */
+#define T_(c) [c] = 1
+static const uint8_t TCHAR[256] = {
+	T_('!'), T_('#'), T_('$'), T_('%'), T_('&'), T_('\''), T_('*'), T_('+'), T_('-'),
+	T_('.'), T_('^'), T_('_'), T_('`'), T_('|'), T_('~'),
+	T_('0'), T_('1'), T_('2'), T_('3'), T_('4'), T_('5'), T_('6'), T_('7'), T_('8'), T_('9'),
+	T_('A'), T_('B'), T_('C'), T_('D'), T_('E'), T_('F'), T_('G'), T_('H'), T_('I'), T_('J'),
+	T_('K'), T_('L'), T_('M'), T_('N'), T_('O'), T_('P'), T_('Q'), T_('R'), T_('S'), T_('T'),
+	T_('U'), T_('V'), T_('W'), T_('X'), T_('Y'), T_('Z'),
+	T_('a'), T_('b'), T_('c'), T_('d'), T_('e'), T_('f'), T_('g'), T_('h'), T_('i'), T_('j'),
+	T_('k'), T_('l'), T_('m'), T_('n'), T_('o'), T_('p'), T_('q'), T_('r'), T_('s'), T_('t'),
+	T_('u'), T_('v'), T_('w'), T_('x'), T_('y'), T_('z'),
+};
+#undef T_
+
 static bool tchar(char ch)
 {
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-	       (ch && strchr("!#$%&'*+-.^_`|~", ch));
+	return TCHAR[(unsigned char)ch];
 }
 
 static char lower(char ch)
@@ -103,9 +118,10 @@ static char lower(char ch)
 	return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
 }
 
-static bool span_ieq(struct span s, const char *lit)
+/* lit: lower case, n its length (a literal's sizeof - 1: most names
+ * differ in length, and fail at once) */
+static bool span_ieq(struct span s, const char *lit, size_t n)
 {
-	size_t n = strlen(lit);
 	if (s.n != n)
 		return false;
 	for (size_t i = 0; i < n; i++)
@@ -118,9 +134,9 @@ static bool span_ieq(struct span s, const char *lit)
 static struct span next_line(const struct http1_dir *d, size_t *pos)
 {
 	const char *b = (const char *)d->hdr;
-	size_t start = *pos, i = start;
-	while (i < d->hdr_len && b[i] != '\n')
-		i++;
+	size_t start = *pos;
+	const char *nl = start < d->hdr_len ? memchr(b + start, '\n', d->hdr_len - start) : NULL;
+	size_t i = nl ? (size_t)(nl - b) : d->hdr_len;
 	struct span s = {b + start, i - start};
 	if (s.n && s.p[s.n - 1] == '\r')
 		s.n--;
@@ -156,9 +172,12 @@ static enum http1_error request_line(struct http1_msg *m, struct span l)
 	/* kept as a client should have sent it: bytes past ASCII %XX, so that
 	 * the target is printable ASCII in every output */
 	static const char hex[] = "0123456789ABCDEF";
-	size_t tn = 0;
+	size_t tn = 0, k = t;
 	m->target_truncated = false;
-	for (size_t k = t; k < i; k++) {
+	/* the usual target, ASCII: as it is, up to the first byte that is not */
+	while (k < i && (unsigned char)l.p[k] < 0x80 && tn < HTTP1_TARGET_MAX)
+		m->target[tn++] = l.p[k++];
+	for (; k < i; k++) {
 		unsigned char c = (unsigned char)l.p[k];
 		if (tn + (c >= 0x80 ? 3 : 1) > HTTP1_TARGET_MAX) {
 			m->target_truncated = true;
@@ -255,7 +274,7 @@ static void codings(struct span v, struct fields *f)
 			t.n--;
 		f->te = true;
 		if (t.n)
-			f->chunked = span_ieq(t, "chunked");
+			f->chunked = span_ieq(t, "chunked", 7);
 		i++;
 	}
 }
@@ -280,10 +299,10 @@ static enum http1_error field_lines(const struct http1_dir *d, size_t pos, struc
 		}
 		while (v.n && (v.p[v.n - 1] == ' ' || v.p[v.n - 1] == '\t'))
 			v.n--;
-		if (span_ieq(name, "content-length")) {
+		if (span_ieq(name, "content-length", 14)) {
 			if (!content_length(v, f))
 				return HTTP1_E_LENGTH;
-		} else if (span_ieq(name, "transfer-encoding")) {
+		} else if (span_ieq(name, "transfer-encoding", 17)) {
 			codings(v, f);
 		}
 	}

@@ -9,8 +9,20 @@
 
 #define PIPE_EVENTS 1024 /* per batch: about 128 KiB, a handover per thousand events */
 #define PIPE_BATCHES 8  /* in the pool: the reader runs up to 7 batches ahead */
+#define NAME_SLOTS (2 * ATTRIB_ROUTES_MAX) /* open addressing, at most half full */
 
-enum { EV_ROUTE, EV_PAGE, EV_RT, EV_REDIS_CMD, EV_REDIS_RT, EV_SETTLE, EV_FINISH };
+enum { EV_ROUTE, EV_PAGE, EV_RT, EV_REDIS_CMD, EV_SETTLE, EV_FINISH };
+
+/* Of a round trip, what attribution reads when nothing lists the pages
+ * (no trace: its flight letters and text are not needed), so that an
+ * event is a cache line: the batches pass from one core to the other, and
+ * at twice the size, moving them cost the reader more than queueing. */
+struct pipe_rt {
+	uint64_t t_start, t_end, sig;
+	uint32_t rfq, rows;
+	uint8_t cls, ping_role, role_how, timing_role, status_before, status_after;
+	bool has_end, tail_ping;
+};
 
 struct pipe_ev {
 	uint8_t kind;
@@ -18,8 +30,7 @@ struct pipe_ev {
 	uint32_t u32; /* route: the reader's id; Redis command: nth */
 	uint64_t conn;
 	union {
-		struct rt rt;
-		struct redis_rt redis_rt;
+		struct pipe_rt rt;
 		struct {
 			uint64_t t0, t_answer, t1;
 		} page;
@@ -32,6 +43,8 @@ struct pipe_ev {
 		} settle;
 	} u;
 };
+
+_Static_assert(sizeof(struct pipe_ev) <= 64, "an event in a cache line");
 
 struct attrib_pipe_batch {
 	uint32_t n;
@@ -69,15 +82,22 @@ static bool apply(struct attrib_pipe_shared *sh, const struct attrib_pipe_batch 
 			attrib_add_page(a, sh->route_of[e->u32], e->u.page.t0, e->u.page.t_answer,
 					e->u.page.t1, e->conn, "", "", e->status);
 			break;
-		case EV_RT:
-			attrib_add_rt(a, e->conn, &e->u.rt);
+		case EV_RT: {
+			const struct pipe_rt *p = &e->u.rt;
+			struct rt rt = {
+				.t_start = p->t_start, .t_end = p->t_end, .sig = p->sig,
+				.rfq = p->rfq, .rows = p->rows, .cls = p->cls,
+				.ping_role = p->ping_role, .role_how = p->role_how,
+				.timing_role = p->timing_role, .status_before = p->status_before,
+				.status_after = p->status_after, .has_start = true,
+				.has_end = p->has_end, .tail_ping = p->tail_ping,
+			};
+			attrib_add_rt(a, e->conn, &rt);
 			break;
+		}
 		case EV_REDIS_CMD:
 			attrib_add_redis_cmd(a, e->conn, e->u.cmd.flight, e->u.cmd.ts, e->u32,
 					     e->u.cmd.name);
-			break;
-		case EV_REDIS_RT:
-			attrib_add_redis_rt(a, e->conn, &e->u.redis_rt);
 			break;
 		case EV_SETTLE:
 			settle(a, e->u.settle.watermark, e->u.settle.full);
@@ -118,7 +138,8 @@ void attrib_pipe_start(struct attrib_pipe *p, struct attrib *a, bool threaded)
 		return;
 	struct attrib_pipe_shared *sh = calloc(1, sizeof(*sh));
 	p->names = malloc(ATTRIB_ROUTES_MAX * sizeof(*p->names));
-	if (!sh || !p->names || !(sh->pool = malloc(PIPE_BATCHES * sizeof(*sh->pool))))
+	p->slots = calloc(NAME_SLOTS, sizeof(*p->slots));
+	if (!sh || !p->names || !p->slots || !(sh->pool = malloc(PIPE_BATCHES * sizeof(*sh->pool))))
 		goto straight;
 	sh->a = a;
 	sh->names = (const char(*)[ROUTE_MAX])p->names;
@@ -140,7 +161,9 @@ straight: /* one thread, as with threaded false */
 		free(sh->pool);
 	free(sh);
 	free(p->names);
+	free(p->slots);
 	p->names = NULL;
+	p->slots = NULL;
 }
 
 /* The reader's side: its batch to the worker (the mutex held). */
@@ -179,13 +202,19 @@ uint32_t attrib_pipe_route_id(struct attrib_pipe *p, const char *name)
 	if (!p->sh)
 		return attrib_route_id(p->a, name);
 	/* the reader's ids, as attrib_route_id gives them: the worker maps */
-	for (uint32_t i = 0; i < p->nnames; i++)
-		if (strcmp(p->names[i], name) == 0)
-			return i;
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (const char *c = name; *c; c++)
+		h = (h ^ (uint8_t)*c) * 16777619u;
+	uint32_t at = h % NAME_SLOTS;
+	for (; p->slots[at]; at = (at + 1) % NAME_SLOTS)
+		if (strcmp(p->names[p->slots[at] - 1], name) == 0)
+			return p->slots[at] - 1u;
 	if (p->nnames == ATTRIB_ROUTES_MAX)
-		return ATTRIB_ROUTES_MAX - 1;
+		return ATTRIB_ROUTES_MAX - 1; /* "(other routes)", the last, is not slotted */
 	if (p->nnames == ATTRIB_ROUTES_MAX - 1)
 		name = "(other routes)";
+	else
+		p->slots[at] = (uint16_t)(p->nnames + 1);
 	strncpy(p->names[p->nnames], name, ROUTE_MAX - 1);
 	p->names[p->nnames][ROUTE_MAX - 1] = '\0';
 	next_ev(p, EV_ROUTE)->u32 = p->nnames;
@@ -215,9 +244,15 @@ void attrib_pipe_rt(struct attrib_pipe *p, uint64_t conn, const struct rt *rt)
 		attrib_add_rt(p->a, conn, rt);
 		return;
 	}
+	if (!rt->has_start)
+		return; /* attrib_add_rt's first test: no time to place it by */
 	struct pipe_ev *e = next_ev(p, EV_RT);
 	e->conn = conn;
-	e->u.rt = *rt;
+	e->u.rt = (struct pipe_rt){
+		rt->t_start, rt->t_end, rt->sig, rt->rfq, rt->rows, rt->cls, rt->ping_role,
+		rt->role_how, rt->timing_role, rt->status_before, rt->status_after,
+		rt->has_end, rt->tail_ping,
+	};
 }
 
 void attrib_pipe_redis_cmd(struct attrib_pipe *p, uint64_t conn, uint64_t flight, uint64_t ts,
@@ -243,9 +278,9 @@ void attrib_pipe_redis_rt(struct attrib_pipe *p, uint64_t conn, const struct red
 		attrib_add_redis_rt(p->a, conn, rt);
 		return;
 	}
-	struct pipe_ev *e = next_ev(p, EV_REDIS_RT);
-	e->conn = conn;
-	e->u.redis_rt = *rt;
+	/* threaded, nothing lists the pages: attrib_add_redis_rt keeps a flight
+	 * only for that (on_page) */
+	(void)conn;
 }
 
 void attrib_pipe_settle(struct attrib_pipe *p, uint64_t watermark, uint64_t full)
@@ -287,5 +322,7 @@ void attrib_pipe_free(struct attrib_pipe *p)
 {
 	attrib_pipe_finish(p);
 	free(p->names);
+	free(p->slots);
 	p->names = NULL;
+	p->slots = NULL;
 }

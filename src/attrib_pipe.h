@@ -34,6 +34,7 @@ struct attrib_pipe {
 	struct attrib_pipe_batch *cur; /* the reader's batch being filled */
 	char (*names)[ROUTE_MAX];      /* the reader's route ids' names */
 	uint32_t nnames;
+	uint16_t *slots;               /* names by hash: id + 1, 0 empty (every page looks) */
 	bool finished;
 };
 

@@ -131,6 +131,25 @@ static bool match_path(const char *pat, const char *path, size_t n)
 	return i == plen && j == n;
 }
 
+/* s[0..n) at out + o, cut to cap (the NUL's room kept): the new o.  Not
+ * snprintf: this runs for every page, and formatting was most of it. */
+static size_t put(char *out, size_t cap, size_t o, const char *s, size_t n)
+{
+	size_t room = o + 1 < cap ? cap - 1 - o : 0;
+	n = n < room ? n : room;
+	memcpy(out + o, s, n);
+	return o + n;
+}
+
+/* "METHOD rest" into out */
+static void method_and(char *out, size_t cap, const char *method, const char *rest)
+{
+	size_t o = put(out, cap, 0, method, strlen(method));
+	o = put(out, cap, o, " ", 1);
+	o = put(out, cap, o, rest, strlen(rest));
+	out[o] = '\0';
+}
+
 void route_of(const struct route_set *rs, const char *method, const char *target, char *out,
 	      size_t cap)
 {
@@ -139,7 +158,7 @@ void route_of(const struct route_set *rs, const char *method, const char *target
 	if (cap == 0)
 		return;
 	if (target[0] != '/' && !strstr(target, "://")) { /* "*", authority-form */
-		snprintf(out, cap, "%s %s", method, target);
+		method_and(out, cap, method, target);
 		return;
 	}
 	path_of(target, &p, &n);
@@ -148,12 +167,12 @@ void route_of(const struct route_set *rs, const char *method, const char *target
 		if (pt->method[0] && strcmp(pt->method, method) != 0)
 			continue;
 		if (match_path(pt->path, p, n)) {
-			snprintf(out, cap, "%s %s", method, pt->path);
+			method_and(out, cap, method, pt->path);
 			return;
 		}
 	}
-	int w = snprintf(out, cap, "%s ", method);
-	size_t o = w > 0 && (size_t)w < cap ? (size_t)w : cap - 1;
+	size_t o = put(out, cap, 0, method, strlen(method));
+	o = put(out, cap, o, " ", 1);
 	if (n == 0 && o + 1 < cap)
 		out[o++] = '/';
 	for (size_t i = 0; i < n && o + 1 < cap;) {

@@ -8,7 +8,7 @@
 #include "tinytest.h"
 
 struct ev {
-	bool request, interim, close_delimited;
+	bool request, interim, close_delimited, truncated;
 	uint16_t status;
 	uint32_t seq;
 	char method[16];
@@ -32,6 +32,7 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 	e->request = m->request;
 	e->interim = m->interim;
 	e->close_delimited = m->close_delimited;
+	e->truncated = m->target_truncated;
 	e->status = m->status;
 	e->seq = m->seq;
 	snprintf(e->method, sizeof e->method, "%s", m->method);
@@ -126,6 +127,25 @@ static void test_raw_bytes_in_target(void)
 	CHECK_EQ_U(whole.n, 2);
 	CHECK(strcmp(whole.ev[0].target, "/caf%C3%A9/%FF") == 0);
 	CHECK_EQ_U(conn.error, HTTP1_OK);
+	/* cut at HTTP1_TARGET_MAX: ASCII to the byte; a byte past ASCII whose
+	 * %XX would not fit is left out whole */
+	for (int raw = 0; raw < 2; raw++) {
+		static char req[1024];
+		char path[HTTP1_TARGET_MAX + 40];
+		memset(path, 'a', sizeof path);
+		path[0] = '/';
+		size_t keep = raw ? HTTP1_TARGET_MAX - 2 : sizeof path - 1;
+		if (raw)
+			path[keep] = (char)0xe9;
+		path[sizeof path - 1] = '\0';
+		snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: a\r\n\r\n", path);
+		feed_whole(req, srv, false);
+		CHECK_EQ_U(whole.n, 2);
+		size_t want = raw ? HTTP1_TARGET_MAX - 2 : HTTP1_TARGET_MAX;
+		CHECK_EQ_U(strlen(whole.ev[0].target), want);
+		CHECK(strncmp(whole.ev[0].target, path, want) == 0);
+		CHECK(whole.ev[0].truncated);
+	}
 }
 
 static void test_chunked_with_trailers(void)

@@ -50,9 +50,36 @@ static void test_patterns(void)
 	CHECK(strcmp(r(&rs, "GET", "/articles/1/x"), "GET /articles/{id}/x") == 0);
 }
 
+/* a route cut to the room given, always terminated, by every path */
+static void test_cut(void)
+{
+	static struct route_set rs;
+	char err[128], out[16];
+	CHECK(route_add_pattern(&rs, "/static/**", err, sizeof err));
+	static const struct {
+		const char *method, *target, *whole;
+	} cases[] = {
+		{"GET", "/articles/42/comments", "GET /articles/{id}/comments"},
+		{"GET", "/static/css/app.css", "GET /static/**"},
+		{"OPTIONS", "*", "OPTIONS *"},
+		{"CONNECT", "db.example:5432", "CONNECT db.example:5432"},
+		{"PROPPATCH", "/", "PROPPATCH /"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		for (size_t cap = 1; cap <= sizeof out; cap++) {
+			memset(out, 'x', sizeof out);
+			route_of(&rs, cases[i].method, cases[i].target, out, cap);
+			size_t n = strlen(cases[i].whole) < cap - 1 ? strlen(cases[i].whole) : cap - 1;
+			CHECK(memchr(out, '\0', cap) == out + n);
+			CHECK(strncmp(out, cases[i].whole, n) == 0);
+			CHECK(cap == sizeof out || out[cap] == 'x'); /* nothing past the room */
+		}
+}
+
 int main(void)
 {
 	RUN(test_collapse);
 	RUN(test_patterns);
+	RUN(test_cut);
 	return TT_EXIT();
 }
