@@ -2,8 +2,9 @@
 """resource_test.py PGRTT SRCDIR [--full] - memory and time stay bounded on
 traffic built to break them (tests/resource/synth.py, piped to pgrtt
 analyze -): one request that never completes in front of a million pages,
-100k pipelined queries, 10 M tiny messages, a 1 GiB declared message, and
-1,200 connections each holding a hole that never fills.
+100k pipelined queries, 10 M tiny messages, a 1 GiB declared message,
+20,000 pages of 120 routes at once, and 1,200 connections each holding a
+hole that never fills.
 
 Each case checks the counts the traffic was built with, and ceilings on
 peak RSS and on wall time that are ~10x what this machine needs: they catch
@@ -81,6 +82,21 @@ check("long poll: its route has no figure, not 0",
       (r["GET /events"]["pages"], r["GET /events"]["pages_long"],
        r["GET /events"]["round_trips_per_page"], r["GET /events"]["attribution"]),
       (0, 1, None, "none"))
+# 120 routes, 32 pages at once, 240 statements: the fit near its caps
+# (features, candidates per round trip) - each route's figure against what
+# its pages ran (route k: k % 4 + 1 queries)
+d, _ = run("many-routes", 20_000, rss_mib=96, seconds=30)
+check("many routes: every route", len(d["routes"]), 120)
+check("many routes: every page", sum(x["pages"] for x in d["routes"]), 20_000)
+near = held = 0
+for x in d["routes"]:
+    truth = int(x["route"].split("/")[1][1:]) % 4 + 1
+    rt = x["round_trips_per_page"]
+    near += abs(rt["mean"] - truth) <= 0.05 * truth
+    held += rt["interval95"][0] <= truth <= rt["interval95"][1]
+    check(f"many routes: {x['route']} estimated", x["attribution"], "estimated")
+check("many routes: >= 90% of the routes within 5%", near >= 108, True)
+check("many routes: every interval holds its route's figure", held, 120)
 # 1,200 connections, each with a hole that never fills: the budget holds
 n = 1200 if full else 400
 d, err = run("ooo-holes", n, extra=["--max-buffer", "32"], rss_mib=96, seconds=120)

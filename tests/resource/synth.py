@@ -13,8 +13,13 @@ Scenarios (N scales each):
                    the connection closes
   ooo-holes N      N PostgreSQL connections, each missing one segment and then
                    sending 700 KB that can never be delivered in order
+  many-routes N    N pages of 120 routes, 32 at once, each on its own
+                   PostgreSQL connection: route k runs k % 4 + 1 queries
+                   of two statements of its own (240 statements: the fit's
+                   features near their cap, 24 candidates a round trip)
 
 Ethernet/IPv4/TCP with real sequence numbers; checksums are left zero."""
+import random
 import struct
 import sys
 
@@ -92,6 +97,37 @@ ANSWER = (msg(b"T", struct.pack("!H", 1) + b"x\0" + struct.pack("!IHIhih", 0, 0,
           + msg(b"D", struct.pack("!HI", 1, 1) + b"1") + msg(b"C", b"SELECT 1\0") + RFQ)
 
 
+def many_routes(n, routes=120, lanes=32):
+    """Pages interleaved step by step over lanes, each an HTTP connection
+    with its PostgreSQL connection; a fixed seed, so the capture is the
+    same every time."""
+    rnd = random.Random(12)
+    lane = []
+    for k in range(lanes):
+        web, pg = Conn(30000 + k, 8080), Conn(31000 + k, 5432)
+        startup(pg)
+        lane.append([web, pg, []])
+    resp = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+    started = 0
+    while started < n or any(x[2] for x in lane):
+        web, pg, todo = x = lane[rnd.randrange(lanes)]
+        if not todo:
+            if started == n:
+                continue
+            started += 1
+            r = rnd.randrange(routes)
+            web.c(b"GET /r%d/%d HTTP/1.1\r\nHost: x\r\n\r\n" % (r, rnd.randrange(10**6)))
+            x[2] = [b"SELECT c%d FROM t%d WHERE id = $1\0" % (q % 2, r)
+                    for q in range(r % 4 + 1)] + [None]
+            continue
+        q = todo.pop(0)
+        if q is None:
+            web.s(resp)
+        else:
+            pg.c(msg(b"Q", q))
+            pg.s(ANSWER)
+
+
 def main():
     scenario, n = sys.argv[1], int(sys.argv[2])
     out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 262144, 1))
@@ -144,6 +180,8 @@ def main():
             pg.sseq += 1400  # the segment the capture lost, never retransmitted
             for _ in range(500):  # 700 KB behind the hole, never acknowledged
                 pg.s(seg, ACK)
+    elif scenario == "many-routes":
+        many_routes(n)
     else:
         sys.exit(f"unknown scenario {scenario}")
     flush()
