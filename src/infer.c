@@ -340,6 +340,11 @@ struct packed {
 	double *w;       /* weights, dense blocks' and sparse pairs' */
 	uint16_t *loc;   /* sparse pairs: the local route of w[k] */
 	uint32_t *off;   /* sparse blocks: offsets into w and loc */
+	/* by route, the features of the blocks it is in, ascending: route r's
+	 * at feats[feats_at[r] .. feats_at[r + 1]) - the cells an EM step
+	 * moves, in the order the routes' arrays lie */
+	uint16_t *feats;
+	uint32_t *feats_at;
 	/* building: records by feature, and a route's local index (0: none) */
 	const struct infer_rec **by_feat;
 	uint16_t *local;
@@ -355,8 +360,11 @@ static bool packed_alloc(struct packed *pk, uint32_t nrec, uint32_t R)
 	pk->off = malloc(((size_t)nrec + INFER_FEATURES) * sizeof(*pk->off));
 	pk->by_feat = malloc(((size_t)nrec + 1) * sizeof(*pk->by_feat));
 	pk->local = calloc(R + 1, sizeof(*pk->local));
+	pk->feats = malloc(cands * sizeof(*pk->feats)); /* a block's routes: at most its pairs */
+	pk->feats_at = malloc(((size_t)R + 1) * sizeof(*pk->feats_at));
 	pk->nroutes = R;
-	return pk->route && pk->w && pk->loc && pk->off && pk->by_feat && pk->local;
+	return pk->route && pk->w && pk->loc && pk->off && pk->by_feat && pk->local && pk->feats &&
+	       pk->feats_at;
 }
 
 static void packed_free(struct packed *pk)
@@ -367,6 +375,8 @@ static void packed_free(struct packed *pk)
 	free(pk->off);
 	free(pk->by_feat);
 	free(pk->local);
+	free(pk->feats);
+	free(pk->feats_at);
 }
 
 /* a dense block's weights fit where its pairs would: n x nr <= n x INFER_CANDS */
@@ -456,6 +466,23 @@ static void pack(const struct part *pt, struct packed *pk)
 		for (uint32_t j = 0; j < bk->nr; j++)
 			pk->local[pk->route[bk->route0 + j]] = 0;
 	}
+	/* the blocks' routes turned around: each route's features, in block
+	 * (so feature) order */
+	uint32_t R = pk->nroutes;
+	memset(pk->feats_at, 0, ((size_t)R + 1) * sizeof(*pk->feats_at));
+	for (uint32_t i = 0; i < nroute; i++)
+		pk->feats_at[pk->route[i] + 1]++;
+	for (uint32_t r = 0; r < R; r++)
+		pk->feats_at[r + 1] += pk->feats_at[r];
+	for (uint32_t k = 0; k < pk->nblocks; k++) {
+		const struct pk_block *bk = &pk->blocks[k];
+		for (uint32_t j = 0; j < bk->nr; j++) { /* local[] is 0 again: a cursor */
+			uint32_t r = pk->route[bk->route0 + j];
+			pk->feats[pk->feats_at[r] + pk->local[r]++] = bk->feat;
+		}
+	}
+	for (uint32_t i = 0; i < nroute; i++)
+		pk->local[pk->route[i]] = 0;
 }
 
 /* The sum of logs of the records' z, as the log of their product with
@@ -564,16 +591,34 @@ static double block_e(const struct packed *pk, const struct pk_block *bk, const 
 	return want_ll ? l.ll + log(l.prod) + (double)l.exp2 * 0.693147180559945309417 : 0;
 }
 
+/* Route x's final and rate for feature f, of posterior sum `sum`. */
+static inline void m_cell(const struct infer *in, const struct fit *ft, struct infer_route *x,
+			  uint32_t f, double sum)
+{
+	if (ft->only && !has_bit(ft->only, f))
+		return;
+	double scale = ft->nf[f] > 0 ? in->feats[f].uncertain / ft->nf[f] : 0;
+	double s = sum * scale;
+	if (ft->nf[f] == 0 && in->feats[f].uncertain > 0)
+		s = x->given[f]; /* none of it in the sample: the running guess */
+	if (held_off(ft, x, f))
+		s = 0;
+	x->final[f] = x->certain[f] + s;
+	x->beta[f] = rate_of(ft, x, x->final[f]);
+}
+
 /* One EM step over the packed records: posterior sums, then the rates
- * they make - of every feature (all), or of those the records are of:
- * the others' do not change from step to step (the first step of a fit
- * sets them). */
+ * they make.  The first step of a fit (all) sets every route's every
+ * feature.  After it only the cells the records can move change: each
+ * route's features among its blocks (pk->feats; a route among none of a
+ * feature's records keeps what it surely had) and only their rates are
+ * published for the E step.  Every route's every feature, each step, was
+ * most of a fit's cost with hundreds of routes. */
 static void em_step(struct infer *in, struct fit *ft, const struct packed *pk, bool all)
 {
 	uint32_t R = ft->nroutes;
 	double *sum = ft->sum;
 	const double *beta = ft->beta;
-	memset(sum, 0, R * INFER_FEATURES * sizeof(double));
 	memcpy(ft->nf, pk->nf, sizeof ft->nf);
 	for (uint32_t k = 0; k < pk->nblocks; k++) {
 		const struct pk_block *bk = &pk->blocks[k];
@@ -584,24 +629,37 @@ static void em_step(struct infer *in, struct fit *ft, const struct packed *pk, b
 		for (uint32_t j = 0; j < bk->nr; j++)
 			sum[(size_t)route[j] * INFER_FEATURES + bk->feat] = ft->s[j];
 	}
+	for (uint32_t k = 0; !all && k < pk->nblocks; k++) {
+		/* a block's feature tied to another: settle_tied set it on every
+		 * route, and each step starts it again from its records (the
+		 * block's routes, below, over this) */
+		uint32_t f = pk->blocks[k].feat;
+		for (uint32_t r = 0; in->feats[f].tied != INFER_NONE && r < R; r++)
+			m_cell(in, ft, &in->routes[r], f, 0);
+	}
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
-		for (uint32_t k = 0, f; all ? k < INFER_FEATURES : k < pk->nblocks; k++) {
-			f = all ? k : pk->blocks[k].feat;
-			if (ft->only && !has_bit(ft->only, f))
-				continue;
-			double scale = ft->nf[f] > 0 ? in->feats[f].uncertain / ft->nf[f] : 0;
-			double s = sum[r * INFER_FEATURES + f] * scale;
-			if (ft->nf[f] == 0 && in->feats[f].uncertain > 0)
-				s = x->given[f]; /* none of it in the sample: the running guess */
-			if (held_off(ft, x, f))
-				s = 0;
-			x->final[f] = x->certain[f] + s;
-			x->beta[f] = rate_of(ft, x, x->final[f]);
+		const double *rs = sum + (size_t)r * INFER_FEATURES;
+		const uint16_t *fs = pk->feats + pk->feats_at[r], *fe = pk->feats + pk->feats_at[r + 1];
+		if (all) { /* what no record moves has a sum of 0 */
+			for (uint32_t f = 0; f < INFER_FEATURES; f++)
+				m_cell(in, ft, x, f, fs < fe && *fs == f ? rs[*fs++] : 0);
+			continue;
 		}
+		for (; fs < fe; fs++)
+			m_cell(in, ft, x, *fs, rs[*fs]);
 	}
 	settle_tied(in, ft, R);
-	publish_rates(in, ft);
+	if (all) {
+		publish_rates(in, ft);
+		return;
+	}
+	for (uint32_t r = 0; r < R; r++) {
+		const double *xb = in->routes[r].beta;
+		double *fb = ft->beta + (size_t)r * INFER_FEATURES;
+		for (uint32_t i = pk->feats_at[r]; i < pk->feats_at[r + 1]; i++)
+			fb[pk->feats[i]] = xb[pk->feats[i]];
+	}
 }
 
 static double route_total(const struct infer_route *x)
