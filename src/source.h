@@ -57,6 +57,7 @@ struct source {
 	void *progress_ctx;
 	double last_progress;
 	bool progress_shown;
+	char *iobuf; /* its stream's buffer (NULL: standard input's, static) */
 	/* a live interface */
 	pcap_dumper_t *dump; /* -w */
 	int fd;

@@ -4,6 +4,7 @@
 #include "source.h"
 
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -169,7 +170,9 @@ void source_close(struct source *l)
 	if (l->have_filter)
 		pcap_freecode(&l->prog);
 	if (l->p)
-		pcap_close(l->p);
+		pcap_close(l->p); /* and its stream, before its buffer */
+	free(l->iobuf);
+	l->iobuf = NULL;
 	l->dump = NULL;
 	l->p = NULL;
 	l->have_filter = false;
