@@ -227,6 +227,32 @@ static void redis_findings(const struct analysis *a, struct evidence *ev)
 			     r->gaps, r->gap_bytes, r->malformed, r->tls);
 }
 
+void evidence_live(const struct analysis *a, const struct analysis_live *now, struct evidence *ev)
+{
+	const struct analysis_totals *t = &a->tot;
+	char ports[256];
+	memset(ev, 0, sizeof(*ev));
+	port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
+	if (t->pg_packets == 0 && !(a->opts.nredis_ports && t->redis.packets))
+		evidence_add(ev, EV_NO_POSTGRESQL, t->packets, false,
+			     "no packets on PostgreSQL port%s %s yet", a->opts.nports > 1 ? "s" : "",
+			     ports);
+	else if (t->pg_packets && now->round_trips == 0)
+		evidence_add(ev, EV_NO_ROUND_TRIPS, t->pg_packets, false,
+			     "%" PRIu64 " packets on PostgreSQL ports, no round trip yet",
+			     t->pg_packets);
+	if (a->attributing && t->http.packets == 0) {
+		port_list(ports, sizeof ports, a->opts.http_ports, a->opts.nhttp_ports);
+		evidence_add(ev, EV_NO_PAGES, 0, false, "no packets on HTTP port%s %s yet",
+			     a->opts.nhttp_ports > 1 ? "s" : "", ports);
+	}
+	if (a->opts.nredis_ports && t->redis.packets == 0) {
+		port_list(ports, sizeof ports, a->opts.redis_ports, a->opts.nredis_ports);
+		evidence_add(ev, EV_NO_REDIS, 0, false, "no packets on Redis port%s %s yet",
+			     a->opts.nredis_ports > 1 ? "s" : "", ports);
+	}
+}
+
 void evidence_of(const struct analysis *a, const struct report_input *in, struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;

@@ -77,6 +77,11 @@ struct evidence {
 /* The findings of a finished analysis (in may be NULL). */
 void evidence_of(const struct analysis *a, const struct report_input *in, struct evidence *ev);
 
+/* The findings a capture still running can already vouch for - those its
+ * packet counters decide (no packet on a port given: nothing measured, not
+ * 0) - from now, analysis_live's figures. */
+void evidence_live(const struct analysis *a, const struct analysis_live *now, struct evidence *ev);
+
 /* Add one finding (used by evidence_of and by the store when reading back). */
 void evidence_add(struct evidence *ev, enum ev_code code, uint64_t count, bool lower_bound,
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));

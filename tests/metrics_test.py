@@ -7,7 +7,8 @@ own text-format parser (Debian's python3-prometheus-client).  Counters only
 grow between scrapes; the last scrape, once the load is over, equals the
 run the capture stores when it ends; label values from the command line
 and the network stay valid; the endpoint answers /metrics only, survives
-a silent client and refuses oversized requests."""
+a silent client and refuses oversized requests.  A capture on a port
+nothing listens on says so (pgrtt_finding), not 0 round trips alone."""
 import json
 import os
 import shutil
@@ -105,6 +106,7 @@ try:
     silent.close()
     grown = [k for k, v in first.items() if k[0].endswith("_total") and last.get(k, 0) < v]
     check("counters only grow between scrapes", grown, [])
+    check("no finding once the app ran", [k for k in last if k[0] == "pgrtt_finding"], [])
     routes = {dict(l).get("route") for (n, l) in last if n == "pgrtt_pages_total"}
     check("route label values capped at 50, the rest as other",
           (len(routes), "other" in routes, "GET /articles/{id}" in routes), (50, True, True))
@@ -156,6 +158,26 @@ try:
           total(last, "pgrtt_pages_total", route="GET /articles/{id}"), 3)
     d = json.load(open(out))
     check("the report agrees too", d["totals"]["ready_for_query"], rfq)
+    # a port nothing listens on: a finding, not an app without round trips
+    wrong, mport2 = free_port(), free_port()
+    cap = subprocess.Popen([PGRTT, "capture", "-i", "lo", "-p", str(wrong), "--http-port", str(http),
+                            "--metrics", f"127.0.0.1:{mport2}", "--no-progress", "-o", os.devnull],
+                           stderr=subprocess.PIPE, text=True)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", mport2), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    subprocess.run(load + ["5", "/articles/1"], check=True, capture_output=True)
+    m, _, _ = scrape(f"http://127.0.0.1:{mport2}/metrics")
+    findings = {dict(l)["code"]: dict(l)["severity"] for (n, l), v in m.items()
+                if n == "pgrtt_finding" and v == 1}
+    check("wrong port: the finding says nothing was measured", findings, {"no-postgresql": "fatal"})
+    check("wrong port: and round trips read 0 beside it", total(m, "pgrtt_round_trips_total"), 0)
+    cap.send_signal(signal.SIGINT)
+    cap.wait(timeout=60)
+    check("wrong port: the capture warns at its end too", "[no-postgresql]" in cap.stderr.read(), True)
 finally:
     if cap and cap.poll() is None:
         cap.kill()
