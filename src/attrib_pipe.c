@@ -2,6 +2,7 @@
  * its own (attrib_pipe.h). */
 #define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "attrib_pipe.h"
+#include "hash.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -202,10 +203,7 @@ uint32_t attrib_pipe_route_id(struct attrib_pipe *p, const char *name)
 	if (!p->sh)
 		return attrib_route_id(p->a, name);
 	/* the reader's ids, as attrib_route_id gives them: the worker maps */
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (const char *c = name; *c; c++)
-		h = (h ^ (uint8_t)*c) * 16777619u;
-	uint32_t at = h % NAME_SLOTS;
+	uint32_t at = str_hash(name) % NAME_SLOTS;
 	for (; p->slots[at]; at = (at + 1) % NAME_SLOTS)
 		if (strcmp(p->names[p->slots[at] - 1], name) == 0)
 			return p->slots[at] - 1u;

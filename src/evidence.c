@@ -239,8 +239,8 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 			     ports);
 	else if (t->pg_packets && now->round_trips == 0)
 		evidence_add(ev, EV_NO_ROUND_TRIPS, t->pg_packets, false,
-			     "%" PRIu64 " packets on PostgreSQL ports, no round trip yet",
-			     t->pg_packets);
+			     "%" PRIu64 " packets on PostgreSQL port%s %s, no round trip yet",
+			     t->pg_packets, a->opts.nports > 1 ? "s" : "", ports);
 	if (a->attributing && t->http.packets == 0) {
 		port_list(ports, sizeof ports, a->opts.http_ports, a->opts.nhttp_ports);
 		evidence_add(ev, EV_NO_PAGES, 0, false, "no packets on HTTP port%s %s yet",

@@ -634,7 +634,9 @@ static void em_step(struct infer *in, struct fit *ft, const struct packed *pk, b
 		 * route, and each step starts it again from its records (the
 		 * block's routes, below, over this) */
 		uint32_t f = pk->blocks[k].feat;
-		for (uint32_t r = 0; in->feats[f].tied != INFER_NONE && r < R; r++)
+		if (in->feats[f].tied == INFER_NONE)
+			continue;
+		for (uint32_t r = 0; r < R; r++)
 			m_cell(in, ft, &in->routes[r], f, 0);
 	}
 	for (uint32_t r = 0; r < R; r++) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "hash.h"
 #include "proto.h"
 
 struct redis_state {
@@ -33,9 +34,7 @@ static struct redis_name_count *count_name(struct analysis_redis *t, const char 
 	 * garbage raw */
 	char name[RESP_NAME_MAX + 1];
 	redis_name_printable(name, raw);
-	uint32_t h = 2166136261u;
-	for (const char *p = name; *p; p++)
-		h = (h ^ (uint8_t)*p) * 16777619u;
+	uint32_t h = str_hash(name);
 	for (uint32_t i = 0; i < REDIS_NAMES_MAX; i++) {
 		struct redis_name_count *e = &t->by_command[(h + i) % REDIS_NAMES_MAX];
 		if (e->n == 0) {

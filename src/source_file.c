@@ -64,6 +64,7 @@ int source_open_file(struct source *s, const char *path, const char *filter,
 	 * file system's size (4 KiB), a system call per few packets - a third
 	 * of the time of reading a capture from the page cache */
 	static char stdin_buf[READ_BUFFER]; /* libpcap never closes standard input */
+	static bool stdin_buffered;         /* setvbuf only before a stream's first read */
 	bool in = strcmp(path, "-") == 0;
 	FILE *fp = in ? stdin : fopen(path, "rb");
 	if (!fp) {
@@ -71,8 +72,11 @@ int source_open_file(struct source *s, const char *path, const char *filter,
 		return -1;
 	}
 	s->iobuf = in ? NULL : malloc(READ_BUFFER);
-	if (in || s->iobuf) /* glibc ignores the size without a buffer */
-		setvbuf(fp, in ? stdin_buf : s->iobuf, _IOFBF, READ_BUFFER);
+	if (in && !stdin_buffered) /* glibc ignores the size without a buffer */
+		setvbuf(fp, stdin_buf, _IOFBF, READ_BUFFER);
+	else if (s->iobuf)
+		setvbuf(fp, s->iobuf, _IOFBF, READ_BUFFER);
+	stdin_buffered |= in;
 	s->p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, pe);
 	if (!s->p) {
 		if (!in)
