@@ -1300,6 +1300,10 @@ static void correct_redis_by_fit(struct attrib *a)
 	if (!a->redis_mixed)
 		return;
 	infer_solve(in);
+	a->unplaced_feats = 0;
+	for (uint32_t w = 0; w < INFER_FEATURES / 64; w++)
+		a->unplaced_feats += (uint32_t)__builtin_popcountll(in->vague[w]);
+	a->unplaced_rts = in->vague_rts;
 	for (uint32_t i = 0; i < a->nroutes && i < in->nroutes; i++) {
 		struct attrib_route *rt = &a->routes[i];
 		const struct infer_route *x = &in->routes[i];
@@ -1329,6 +1333,10 @@ static void correct_by_fit(struct attrib *a)
 	if (!a->rts_mixed || !a->feats)
 		return;
 	infer_solve(in);
+	a->unplaced_feats = 0;
+	for (uint32_t w = 0; w < INFER_FEATURES / 64; w++)
+		a->unplaced_feats += (uint32_t)__builtin_popcountll(in->vague[w]);
+	a->unplaced_rts = in->vague_rts;
 	for (uint32_t i = 0; i < a->nroutes && i < in->nroutes; i++) {
 		struct attrib_route *rt = &a->routes[i];
 		const struct infer_route *x = &in->routes[i];
@@ -1355,6 +1363,8 @@ static void correct_by_fit(struct attrib *a)
 		rt->var = x->var;
 		rt->shift_lo = x->shift_lo;
 		rt->shift_hi = x->shift_hi;
+		rt->unplaced_lo = -x->vague_share;
+		rt->unplaced_hi = x->vague_more;
 		/* rounding: never below nothing */
 		rt->rt = rt->rt > 0 ? rt->rt : 0;
 		rt->inferred = rt->inferred > 0 ? rt->inferred : 0;

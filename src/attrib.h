@@ -66,6 +66,10 @@ struct attrib_route {
 	/* that sum under the inference's other density models, less under its
 	 * own (<= 0, >= 0: infer.h): how much the estimate hangs on the model */
 	double shift_lo, shift_hi;
+	/* that sum with none (<= 0), or all (>= 0), of the statements the
+	 * capture cannot place between routes that its pages could have held
+	 * (infer.h: vague) */
+	double unplaced_lo, unplaced_hi;
 	/* Redis (--redis-port): round trips as the pages waited on them, the
 	 * server's flights (a pipeline shared by pages counts once), commands */
 	double redis_rt, redis_flights, redis_cmds;
@@ -151,6 +155,10 @@ struct attrib {
 	 * (in the routes' figures, estimated) */
 	uint64_t mixed_pages;
 	double mixed_rts;
+	/* statements (features) whose route the capture cannot tell, and
+	 * their round trips (infer.h: vague) */
+	uint32_t unplaced_feats;
+	double unplaced_rts;
 	/* what inference learns: statement (or class) features, their round
 	 * trips per page over all routes, and each connection's last checkout */
 	uint64_t feat_key[2 * ATTRIB_FEATURES_MAX];

@@ -189,6 +189,15 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 			     "inference (each route's share and 95%% interval in its figures)",
 			     estimated, estimated > 1 ? "s'" : "'s", at->mixed_pages,
 			     rts > 0 ? 100 * inferred / rts : 0.0);
+	if (estimated && at->unplaced_feats)
+		evidence_add(ev, EV_UNPLACED, at->unplaced_feats, false,
+			     "%" PRIu32 " statement%s (%.0f round trips) fit pages of several routes about "
+			     "as well: the capture cannot tell which route runs %s (pages of one route "
+			     "start as another's do: lockstep load?), so %s routes' intervals span "
+			     "none to all of %s",
+			     at->unplaced_feats, at->unplaced_feats > 1 ? "s" : "", at->unplaced_rts,
+			     at->unplaced_feats > 1 ? "them" : "it", at->unplaced_feats > 1 ? "their" : "its",
+			     at->unplaced_feats > 1 ? "them" : "it");
 	if (at->dropped)
 		evidence_add(ev, EV_ATTRIBUTION_DROPPED, at->dropped, true,
 			     "%" PRIu64 " pages or round trips were not attributed: more than %u waited "

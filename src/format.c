@@ -57,8 +57,10 @@ void route_interval(const struct attrib_route *r, double *lo, double *hi)
 	double n = r->pages ? (double)r->pages : 1;
 	double mean = r->rt / n, half = 1.96 * sqrt(r->var > 0 ? r->var : 0) / n;
 	/* the sample's noise, widened by what another density model would
-	 * have made of the same round trips (docs/pages.md) */
-	double lo_ = mean - half + r->shift_lo / n, hi_ = mean + half + r->shift_hi / n;
+	 * have made of the same round trips and by the statements the capture
+	 * cannot place (docs/pages.md) */
+	double lo_ = mean - half + (r->shift_lo + r->unplaced_lo) / n;
+	double hi_ = mean + half + (r->shift_hi + r->unplaced_hi) / n;
 	*lo = lo_ > 0 ? lo_ : 0;
 	*hi = hi_;
 }

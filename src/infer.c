@@ -787,7 +787,9 @@ static void model_fit(struct infer *in, struct fit *ft, struct packed *pk, struc
  * says otherwise plainly), and the interval spans the fit with it.  A route that surely ran it (a round trip only its pages held) keeps
  * it, as does the feature's largest; and only where the largest is surely
  * one: where the capture cannot tell the routes apart (every round trip of
- * the feature held by pages of both, alike), none is taken out.  Features
+ * the feature held by pages of both, alike), none is taken out, and the
+ * feature is vague: EM's split stands, but its routes' intervals span
+ * none to all of it (vague_bounds).  Features
  * are apart in the model: each is fitted on its own records, over the
  * routes among them.
  * ---------------------------------------------------------------------- */
@@ -970,8 +972,10 @@ static void select_feature(struct infer *in, struct select *sl, uint32_t f, doub
 		sl->held[keep] = 1;
 		double without = feat_fit(in, sl, f, b2, scale);
 		sl->held[keep] = 0;
-		if (2 * (ll - without) - 2 * price < VERY_STRONG)
+		if (2 * (ll - without) - 2 * price < VERY_STRONG) {
+			in->vague[f / 64] |= 1ull << (f % 64); /* which route: the capture cannot say */
 			break;
+		}
 		if (least < price) { /* likelier without: off, and test again */
 			uint32_t r = test[which];
 			sl->held[r] = 1;
@@ -1172,6 +1176,63 @@ static void fit_task(struct solve *sv, struct worker *w, uint32_t k)
 	}
 }
 
+/* Vague features' ranges, into the routes' shifts: each route of one
+ * could have had none of its uncertain round trips or every one its
+ * pages were among the candidates of (the sample's records, scaled to
+ * all), and as much of the features tied to it.  Summed over the vague
+ * features; the interval adds them to the models' shifts (format.c):
+ * they are apart.  Before, a
+ * feature the capture could not place kept EM's split with no width: a
+ * 5 s capture of wrk cycling the blog app's routes (a tag page starts as
+ * the index page before it does) gave / 9.82 for 9 with an interval of
+ * 9.52-9.86. */
+static bool vague_bounds(struct infer *in)
+{
+	uint32_t R = in->nroutes, nv = 0;
+	int16_t at[INFER_FEATURES];
+	for (uint32_t f = 0; f < INFER_FEATURES; f++)
+		at[f] = has_bit(in->vague, f) && in->feats[f].uncertain > 0 ? (int16_t)nv++ : -1;
+	in->vague_rts = 0;
+	if (nv == 0)
+		return true;
+	double *seen = calloc((size_t)nv * (R + 1), sizeof(double)); /* by route, records; + all */
+	if (!seen)
+		return false;
+	for (uint32_t i = 0; i < in->nsample; i++) {
+		const struct infer_rec *rec = &in->sample[i];
+		if (rec->feat >= INFER_FEATURES || at[rec->feat] < 0)
+			continue;
+		double *v = seen + (size_t)at[rec->feat] * (R + 1);
+		v[R] += 1;
+		for (uint32_t k = 0; k < rec->n; k++)
+			if (rec->c[k].route < R)
+				v[rec->c[k].route] += 1;
+	}
+	for (uint32_t q = 0; q < INFER_FEATURES; q++) {
+		const double *v = seen + (size_t)(at[q] >= 0 ? at[q] : 0) * (R + 1);
+		if (at[q] < 0 || v[R] <= 0)
+			continue;
+		/* the uncertain round trips given by q's split: its own, and
+		 * those of the features tied to it (settle_tied) */
+		double uq = in->feats[q].uncertain, fam = uq;
+		for (uint32_t f = 0; f < INFER_FEATURES; f++)
+			if (in->feats[f].tied == q)
+				fam += in->feats[f].uncertain;
+		in->vague_rts += fam;
+		double per = fam / uq, scale = uq / v[R];
+		for (uint32_t r = 0; r < R; r++) {
+			struct infer_route *x = &in->routes[r];
+			double had = x->final[q] - x->certain[q], could = v[r] * scale;
+			had = had > 0 ? had : 0;
+			could = could < uq ? could : uq;
+			x->vague_share += had * per;
+			x->vague_more += (could > had ? could - had : 0) * per;
+		}
+	}
+	free(seen);
+	return true;
+}
+
 void infer_solve(struct infer *in)
 {
 	if (in->solved)
@@ -1181,6 +1242,7 @@ void infer_solve(struct infer *in)
 	for (uint32_t r = 0; r < R; r++) {
 		struct infer_route *x = &in->routes[r];
 		x->var = x->shift_lo = x->shift_hi = 0;
+		x->vague_share = x->vague_more = 0;
 		memset(x->off, 0, sizeof x->off);
 		memset(x->doubt, 0, sizeof x->doubt);
 		if (!x->certain)
@@ -1190,6 +1252,8 @@ void infer_solve(struct infer *in)
 			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
 		}
 	}
+	memset(in->vague, 0, sizeof in->vague);
+	in->vague_rts = 0;
 	if (R == 0 || in->nsample == 0)
 		return;
 	struct solve *sv = calloc(1, sizeof(*sv));
@@ -1243,6 +1307,8 @@ void infer_solve(struct infer *in)
 				offs[w] |= x->off[w];
 				doubts[w] |= x->doubt[w];
 			}
+		for (uint32_t w = 0; two && w < INFER_FEATURES / 64; w++)
+			in->vague[w] |= sv->w[1].own.vague[w];
 		sv->all = NULL;
 	}
 	/* Those features again, without the routes taken out nor those in
@@ -1313,6 +1379,8 @@ void infer_solve(struct infer *in)
 		}
 	}
 	restore(in, save);
+	if (in->nsample >= 4 * JACK_PARTS)
+		vague_bounds(in); /* out of memory: the intervals without them */
 out:
 	if (sv) {
 		worker_free(&sv->w[0]);

@@ -68,6 +68,10 @@ struct infer_route {
 	 * that it does is not very strong (doubt: the interval spans the fit
 	 * without it) - infer.c's select_routes */
 	uint64_t off[INFER_FEATURES / 64], doubt[INFER_FEATURES / 64];
+	/* after infer_solve: of its total, what is in features whose runner
+	 * the capture cannot tell (struct infer's vague), and what more their
+	 * records could have given it (the interval spans both) */
+	double vague_share, vague_more;
 };
 
 struct infer_feature {
@@ -85,6 +89,13 @@ struct infer {
 	struct infer_rec *sample;
 	uint32_t nsample;
 	uint64_t seen; /* uncertain round trips offered to the sample */
+	/* after infer_solve, bits by feature: its round trips fit several
+	 * routes' pages about as well, the largest's too (the capture cannot
+	 * tell which route runs it: lockstep load, where one route's pages
+	 * start as another's do); the interval spans each route's none to all
+	 * of them it could have held */
+	uint64_t vague[INFER_FEATURES / 64];
+	double vague_rts; /* the uncertain round trips of those features, tied ones in */
 	uint64_t rng;
 	bool solved;
 	uint32_t threads; /* the fit's (infer_solve): 2, or 1 */

@@ -265,6 +265,10 @@ static cJSON *route_json(const struct attrib_route *r, bool redis, bool redis_me
 	cJSON *ms = cJSON_AddArrayToObject(rt, "model_shift");
 	cJSON_AddItemToArray(ms, cJSON_CreateNumber(round(r->shift_lo / n * 1e6) / 1e6 + 0.0));
 	cJSON_AddItemToArray(ms, cJSON_CreateNumber(round(r->shift_hi / n * 1e6) / 1e6 + 0.0));
+	/* and what the statements the capture cannot place between routes could */
+	cJSON *un = cJSON_AddArrayToObject(rt, "unplaced");
+	cJSON_AddItemToArray(un, cJSON_CreateNumber(round(r->unplaced_lo / n * 1e6) / 1e6 + 0.0));
+	cJSON_AddItemToArray(un, cJSON_CreateNumber(round(r->unplaced_hi / n * 1e6) / 1e6 + 0.0));
 	if (r->pages_exact) {
 		cJSON_AddNumberToObject(rt, "min", r->rt_min);
 		cJSON_AddNumberToObject(rt, "max", r->rt_max);

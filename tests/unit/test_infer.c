@@ -73,6 +73,8 @@ static void test_weak_share_taken_out(void)
 	CHECK(got < 0.01);
 	CHECK(fabs(in.routes[0].final[20] - 400) < 0.01);
 	CHECK(!bit(in.routes[0].off, 20)); /* the largest stays */
+	CHECK(!bit(in.vague, 20));         /* and the capture says it runs it */
+	CHECK(in.routes[0].vague_share == 0 && in.routes[1].vague_more == 0);
 	infer_free(&in);
 }
 
@@ -124,16 +126,31 @@ static void test_doubtful_share_widens(void)
 
 /* Where the capture cannot tell the routes apart (every round trip held
  * alike by both), neither is taken out: a flat likelihood makes either the
- * largest by chance. */
+ * largest by chance.  The feature is vague: each route's interval spans
+ * none to all of it, and of the ping tied to it (feature 21, once a
+ * statement), whichever route runs it. */
 static void test_flat_kept(void)
 {
 	two_routes();
-	for (int i = 0; i < 400; i++)
+	infer_tie(&in, 21, 20);
+	for (int i = 0; i < 400; i++) {
 		held(20, 250, 250);
+		infer_tied(&in, 0, 21, 0.5, true);
+		infer_tied(&in, 1, 21, 0.5, false);
+	}
 	infer_solve(&in);
-	printf("  flat: %.1f %.1f\n", in.routes[0].final[20], in.routes[1].final[20]);
-	CHECK(!bit(in.routes[0].off, 20) && !bit(in.routes[1].off, 20));
-	CHECK(fabs(in.routes[0].final[20] - 200) < 20 && fabs(in.routes[1].final[20] - 200) < 20);
+	const struct infer_route *a = &in.routes[0], *b = &in.routes[1];
+	printf("  flat: %.1f %.1f; vague %d, route 0 -%.1f +%.1f, route 1 -%.1f +%.1f of %.0f\n",
+	       a->final[20], b->final[20], bit(in.vague, 20), a->vague_share, a->vague_more,
+	       b->vague_share, b->vague_more, in.vague_rts);
+	CHECK(!bit(a->off, 20) && !bit(b->off, 20));
+	CHECK(fabs(a->final[20] - 200) < 20 && fabs(b->final[20] - 200) < 20);
+	CHECK(bit(in.vague, 20));
+	CHECK(in.vague_rts == 800);
+	/* none to all of 400 statements and their 400 pings, from about half */
+	CHECK(fabs(a->vague_share - 2 * a->final[20]) < 1e-6);
+	CHECK(fabs(a->vague_share + a->vague_more - 800) < 1e-6);
+	CHECK(fabs(b->vague_share + b->vague_more - 800) < 1e-6);
 	infer_free(&in);
 }
 
@@ -204,6 +221,7 @@ static void test_two_threads_same(void)
 		same &= a->var == b->var && a->shift_lo == b->shift_lo && a->shift_hi == b->shift_hi;
 		same &= memcmp(a->off, b->off, sizeof a->off) == 0;
 		same &= memcmp(a->doubt, b->doubt, sizeof a->doubt) == 0;
+		same &= a->vague_share == b->vague_share && a->vague_more == b->vague_more;
 		for (uint32_t w = 0; w < INFER_FEATURES / 64; w++)
 			any_off |= (a->off[w] | a->doubt[w]) != 0;
 	}
@@ -211,6 +229,7 @@ static void test_two_threads_same(void)
 	       same ? "the same" : "DIFFERENT", one.routes[0].final[0], sqrt(one.routes[0].var),
 	       one.routes[0].shift_lo, one.routes[0].shift_hi, any_off);
 	CHECK(same);
+	CHECK(memcmp(one.vague, two.vague, sizeof one.vague) == 0 && one.vague_rts == two.vague_rts);
 	CHECK(one.routes[0].var > 0); /* the jackknife ran */
 	CHECK(any_off);            /* and the tests took shares out */
 	CHECK(one.routes[0].final[0] > 0);
