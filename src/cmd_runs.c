@@ -63,6 +63,13 @@ static void list_row(void *ctx, int row, int nc, const char *const *names,
 	char b[1024];
 	for (int i = 0; i < LIST_COLS; i++)
 		l->cell[l->n][i] = strdup(term(v[i], b, sizeof b));
+	if (nc > LIST_COLS && v[LIST_COLS]) { /* a fatal finding: its counts are "-", and why */
+		char why[1024];
+		snprintf(why, sizeof why, "%s  (%s)", l->cell[l->n][LIST_COLS - 1] ? l->cell[l->n][LIST_COLS - 1] : "",
+			 term(v[LIST_COLS], b, sizeof b));
+		free(l->cell[l->n][LIST_COLS - 1]);
+		l->cell[l->n][LIST_COLS - 1] = strdup(why);
+	}
 	l->n++;
 }
 

@@ -115,6 +115,8 @@ struct run_figures {
 	bool http;        /* stored with --http-port */
 	double redis_rt;  /* Redis round trips; NAN: not measured with --redis-port */
 	bool lower_bound; /* the counts are lower bounds */
+	bool measured;    /* no fatal finding (no-postgresql ...): else its counts are not 0 but
+			   * nothing measured, and every output says so */
 	char warnings[256];
 };
 

@@ -215,7 +215,9 @@ int store_runs(struct store *s, const struct route_query *q, struct run_figures 
 		" (SELECT count(*) FROM routes r WHERE r.run_id = x.id AND r.pages > 0),"
 		" (SELECT CASE WHEN count(DISTINCT driver) > 1 THEN 'several' ELSE max(driver) END"
 		"  FROM connections c WHERE c.run_id = x.id AND driver != ''),"
-		" coalesce(x.host, '')"
+		" coalesce(x.host, ''),"
+		" CASE WHEN EXISTS (SELECT 1 FROM run_warnings w WHERE w.run_id = x.id"
+		"  AND w.severity = 'fatal') THEN 0 ELSE 1 END"
 		" FROM runs x WHERE 1 = 1");
 	o = filter_sql(q, sql, sizeof sql, o);
 	if (o + 40 >= sizeof sql) {
@@ -273,6 +275,7 @@ int store_runs(struct store *s, const struct route_query *q, struct run_figures 
 		f->routes = db_column_int64(st, 16);
 		copy_col(f->driver, sizeof f->driver, st, 17);
 		copy_col(f->host, sizeof f->host, st, 18);
+		f->measured = db_column_int(st, 19) != 0;
 		run_classes(cls, f);
 	}
 	if (rc == 0 && step == DB_ERROR) {
@@ -322,8 +325,13 @@ static const char *const listings[] = {
 	[STORE_LIST_RUNS] =
 		"SELECT r.id, r.created_at, r.app, "
 		" (SELECT group_concat(key || '=' || value, ' ') FROM run_labels WHERE run_id = r.id),"
-		" r.connections, r.ready_for_query, r.round_trips, r.http_requests, r.source "
-		"FROM runs r ORDER BY r.id",
+		" CASE WHEN f.fatal THEN NULL ELSE r.connections END,"
+		" CASE WHEN f.fatal THEN NULL ELSE r.ready_for_query END,"
+		" CASE WHEN f.fatal THEN NULL ELSE r.round_trips END, r.http_requests, r.source,"
+		" CASE WHEN f.fatal THEN 'not measured: ' || f.codes ELSE NULL END "
+		"FROM runs r LEFT JOIN (SELECT run_id, 1 = 1 AS fatal, group_concat(code, ' ') AS codes"
+		" FROM run_warnings WHERE severity = 'fatal' GROUP BY run_id) f ON f.run_id = r.id"
+		" ORDER BY r.id",
 	[STORE_LIST_TOTALS] = "SELECT * FROM runs WHERE id = ?1",
 	[STORE_LIST_LABELS] = "SELECT key, value FROM run_labels WHERE run_id = ?1 ORDER BY key",
 	[STORE_LIST_CLASSES] = "SELECT class, round_trips, latency_p50_us, latency_p99_us FROM "

@@ -20,7 +20,8 @@ static void runs_csv(FILE *out, const struct stored_report *r)
 	fputs("run,created_at,app,labels,round_trips,ready_for_query,query,ping_acquire,ping_release,"
 	      "ping_idle,transaction,reset,prepare,other,pings_per_100_queries,"
 	      "round_trips_per_query,latency_p50_ms,latency_p99_ms,connections,"
-	      "startups_per_1000_round_trips,pattern,lower_bound,warnings,redis_round_trips,host\n",
+	      "startups_per_1000_round_trips,pattern,lower_bound,warnings,redis_round_trips,host,"
+	      "measured\n",
 	      out);
 	for (int i = 0; i < r->nruns; i++) {
 		const struct run_figures *f = &r->runs[i];
@@ -35,6 +36,14 @@ static void runs_csv(FILE *out, const struct stored_report *r)
 		esc_csv(out, f->app);
 		fputc(',', out);
 		esc_csv(out, f->labels);
+		if (!f->measured) { /* nothing measured: empty, not 0 (the warnings say why) */
+			fputs(",,,,,,,,,,,,,,,,,,0,", out);
+			esc_csv(out, f->warnings);
+			fputs(",,", out);
+			esc_csv(out, f->host);
+			fputs(",0\n", out);
+			continue;
+		}
 		fprintf(out, ",%" PRId64 ",%" PRId64, f->rt, f->rfq);
 		for (int k = 0; k < SEG_N; k++)
 			fprintf(out, ",%.0f", s[k]);
@@ -56,7 +65,7 @@ static void runs_csv(FILE *out, const struct stored_report *r)
 		num(out, f->redis_rt);
 		fputc(',', out);
 		esc_csv(out, f->host);
-		fputc('\n', out);
+		fputs(",1\n", out);
 	}
 }
 
@@ -108,7 +117,7 @@ static void compare_csv(FILE *out, const struct stored_report *r)
 			double a, b;
 		} m[4 + SEG_N] = {{"round_trips_per_query", x.per_query, y.per_query},
 				  {"pings_per_100_queries", x.pings_per_100q, y.pings_per_100q},
-				  {"round_trips", (double)a->rt, (double)b->rt},
+				  {"round_trips", run_round_trips(a), run_round_trips(b)},
 				  {"startups_per_1000_round_trips", x.startups_per_1k, y.startups_per_1k}};
 		for (int k = 0; k < SEG_N; k++) {
 			m[4 + k].k = seg_key[k];

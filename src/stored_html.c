@@ -80,7 +80,9 @@ static void run_bar(struct svg_bar *b, const struct run_figures *f)
 	memset(b, 0, sizeof(*b));
 	stored_run_name(b->label, sizeof b->label, f->run, f->app, f->labels);
 	run_pattern(f, b->sublabel, sizeof b->sublabel);
-	if (f->rt == 0)
+	if (!f->measured)
+		b->missing = "not measured (see its warnings)";
+	else if (f->rt == 0)
 		b->missing = f->warnings[0] ? "no round trips measured (see its warnings)"
 					   : "no round trips measured";
 	else if (f->cls[RT_QUERY] == 0)
@@ -133,6 +135,14 @@ static void runs_table(FILE *out, const struct run_figures *const *runs, int n)
 		fprintf(out, "<tr><td>%" PRId64 "</td>", f->run);
 		td_text(out, f->app);
 		td_text(out, f->labels);
+		if (!f->measured) { /* nothing measured: no count is 0 (the warnings say why) */
+			fputs("<td>not measured</td>", out);
+			for (int k = 0; k < 14; k++)
+				fputs("<td>-</td>", out);
+			td_text(out, f->warnings);
+			fputs("</tr>\n", out);
+			continue;
+		}
 		fprintf(out, "<td>%" PRId64 "%s</td><td>%" PRId64 "</td>", f->rt,
 			f->lower_bound ? " (at least)" : "", f->rfq);
 		fprintf(out, "<td>%.0f</td><td>%.0f/%.0f/%.0f</td><td>%.0f</td><td>%.0f</td><td>%.0f</td>"
@@ -296,7 +306,7 @@ static void compare(FILE *out, const struct stored_report *r)
 			    b->cls[RT_QUERY] > 0 ? sb[k] : NAN, 2);
 	}
 	compare_row(out, "pings / 100 queries", x.pings_per_100q, y.pings_per_100q, 1);
-	compare_row(out, "round trips", (double)a->rt, (double)b->rt, 0);
+	compare_row(out, "round trips", run_round_trips(a), run_round_trips(b), 0);
 	compare_row(out, "p50 ms", a->p50, b->p50, 3);
 	compare_row(out, "p99 ms", a->p99, b->p99, 3);
 	compare_row(out, "startups / 1,000 round trips", x.startups_per_1k, y.startups_per_1k, 1);

@@ -37,6 +37,20 @@ static cJSON *run_json(const struct run_figures *f)
 		esc_json_add(o, "host", f->host);
 	else
 		cJSON_AddNullToObject(o, "host"); /* stored before pgrtt kept it */
+	cJSON_AddBoolToObject(o, "measured", f->measured);
+	if (!f->measured) { /* nothing measured: every figure null, not 0 (warnings say why) */
+		static const char *const none[] = {
+			"connections", "ready_for_query", "round_trips", "by_class",
+			"round_trips_per_query", "pings_per_100_queries", "startups_per_1000_round_trips",
+			"latency_p50_ms", "latency_p99_ms", "pattern", "driver", "pages",
+			"redis_round_trips"};
+		for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+			cJSON_AddNullToObject(o, none[i]);
+		cJSON_AddBoolToObject(o, "http", f->http);
+		cJSON_AddBoolToObject(o, "lower_bound", f->lower_bound);
+		json_add_codes(o, "warnings", f->warnings);
+		return o;
+	}
 	cJSON_AddNumberToObject(o, "connections", (double)f->connections);
 	cJSON_AddNumberToObject(o, "ready_for_query", (double)f->rfq);
 	cJSON_AddNumberToObject(o, "round_trips", (double)f->rt);
@@ -124,7 +138,7 @@ static cJSON *compare_json(const struct stored_report *r)
 	cJSON *ch = cJSON_AddObjectToObject(o, "runs");
 	add_change(ch, "round_trips_per_query", x.per_query, y.per_query);
 	add_change(ch, "pings_per_100_queries", x.pings_per_100q, y.pings_per_100q);
-	add_change(ch, "round_trips", (double)a->rt, (double)b->rt);
+	add_change(ch, "round_trips", run_round_trips(a), run_round_trips(b));
 	add_change(ch, "startups_per_1000_round_trips", x.startups_per_1k, y.startups_per_1k);
 	cJSON *pq = cJSON_AddObjectToObject(ch, "per_query");
 	for (int k = 0; k < SEG_N; k++)

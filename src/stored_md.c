@@ -45,6 +45,12 @@ static void run_row(FILE *out, const struct run_figures *f, bool redis)
 	esc_md(out, f->app[0] ? f->app : "-");
 	fputs(" | ", out);
 	esc_md(out, f->labels[0] ? f->labels : "-");
+	if (!f->measured) { /* nothing measured: no count is 0 (the warnings say why) */
+		fputs(" | not measured | - | - | - | - | - | - | - | - | - | - | - | - | - | ", out);
+		esc_md(out, f->warnings);
+		fputs(redis ? " | - |\n" : " |\n", out);
+		return;
+	}
 	fprintf(out, " | %" PRId64 "%s | %" PRId64 " | %" PRId64 " | %.0f (%.0f/%.0f/%.0f) | %.0f | %.0f | %.0f | ",
 		f->rt, f->lower_bound ? " (at least)" : "", f->rfq, f->cls[RT_QUERY],
 		s[SEG_ACQUIRE] + s[SEG_RELEASE] + s[SEG_IDLE], s[SEG_ACQUIRE], s[SEG_RELEASE],
@@ -183,7 +189,7 @@ static void compare_runs(FILE *out, const struct stored_report *r)
 	fputs(" |\n| pings / 100 queries | ", out);
 	change(out, x.pings_per_100q, y.pings_per_100q, 1, false);
 	fputs(" |\n| round trips | ", out);
-	change(out, (double)a->rt, (double)b->rt, 0, false);
+	change(out, run_round_trips(a), run_round_trips(b), 0, false);
 	fputs(" |\n| p50 ms | ", out);
 	change(out, a->p50, b->p50, 3, false);
 	fputs(" |\n| p99 ms | ", out);

@@ -51,6 +51,11 @@ void route_segments(const struct route_figures *r, double out[SEG_N])
 	out[SEG_OTHER] = rest > 1e-9 ? rest : 0;
 }
 
+double run_round_trips(const struct run_figures *f)
+{
+	return f->measured ? (double)f->rt : NAN;
+}
+
 void run_rates(const struct run_figures *f, struct run_rates *out)
 {
 	double q = (double)f->cls[RT_QUERY], rt = (double)f->rt;

@@ -38,6 +38,8 @@ struct run_rates {
 	double startups_per_1k; /* startups per 1,000 round trips */
 };
 void run_rates(const struct run_figures *f, struct run_rates *out);
+/* A run's round trips: NAN where nothing was measured (a fatal finding). */
+double run_round_trips(const struct run_figures *f);
 
 /* How a route's figure was obtained, with an estimate's inferred share
  * and 95% interval: "estimated (98% inferred; 95% 9.06-12.21)". */

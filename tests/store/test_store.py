@@ -407,10 +407,22 @@ elif CASE == "report-runs":
           ("sqlx: lone Sync on acquire and release (sqlx's pool)",
            "SELECT 1 on acquire, transaction control", "pgjdbc: empty query on acquire"))
     w = runs["wrong-port"]
-    check("the run that measured nothing: null rates, its finding",
-          (w["round_trips"], w["round_trips_per_query"], w["latency_p50_ms"], w["pattern"],
+    check("the run that measured nothing: null counts and rates, not 0s, and its finding",
+          (w["measured"], w["round_trips"], w["connections"], w["by_class"],
+           w["round_trips_per_query"], w["latency_p50_ms"], w["pattern"],
            [x["code"] if isinstance(x, dict) else x for x in w["warnings"]]),
-          (0, None, None, None, ["no-postgresql"]))
+          (False, None, None, None, None, None, None, ["no-postgresql"]))
+    check("the runs that did: measured", [runs[a]["measured"] for a in caps], [True] * 3)
+    wid = w["run"]
+    lst = pgrtt("runs", "--db", db).stdout.splitlines()
+    row = [l for l in lst if l.split()[0] == str(wid)]
+    check("runs: the run that measured nothing lists '-' counts and why",
+          (len(row), row and row[0].split()[4:7], row and "(not measured: no-postgresql)" in row[0]),
+          (1, ["-", "-", "-"], True))
+    cmp = pgrtt("report", "--db", db, "--compare", str(wid), str(runs["sqlx"]["run"])).stdout
+    check("compare against it: no round trips, no change (not +N from 0)",
+          [l for l in cmp.splitlines() if l.startswith("| round trips |")],
+          [f"| round trips | - | {want['sqlx']['round_trips']} | - |"])
     p = pgrtt("report", "--db", db)
     check("md: no 'no routes match' dead end", ("no routes match" in p.stderr, p.returncode), (False, 0))
     check("md: the runs table, a row per run",
@@ -418,11 +430,17 @@ elif CASE == "report-runs":
     check("md: says why there is no page table",
           "No pages: these runs were stored without --http-port." in p.stdout, True)
     check("md: sqlx's 3.10 round trips per query", "| **3.10** |" in p.stdout, True)
+    check("md: the run that measured nothing says so, no 0 in its row",
+          [l.split(" | ")[3:5] for l in p.stdout.splitlines() if l.startswith(f"| {wid} | ")][:1],
+          [["not measured", "-"]])
     rows = list(__import__("csv").reader(io.StringIO(
         pgrtt("report", "--db", db, "-F", "csv", "--table", "runs").stdout)))
     check("csv --table runs: a row per run, the header's fields",
           (len(rows) - 1, sorted({len(r) for r in rows})), (4, [len(rows[0])]))
     h = rows[0]
+    check("csv: the run that measured nothing: empty counts, measured 0",
+          [(r[h.index("round_trips")], r[h.index("connections")], r[h.index("measured")])
+           for r in rows[1:] if r[h.index("app")] == "wrong-port"], [("", "", "0")])
     check("csv: pings per 100 queries of sqlx",
           [r[h.index("pings_per_100_queries")] for r in rows[1:] if r[h.index("app")] == "sqlx"],
           ["200"])
@@ -440,8 +458,8 @@ elif CASE == "report-runs":
     check("html: the patterns under the bars",
           ("sqlx: lone Sync on acquire and release" in page, "pgjdbc: empty query on acquire" in page),
           (True, True))
-    check("html: the run without round trips says so",
-          "no round trips measured (see its warnings)" in page, True)
+    check("html: the run that measured nothing says so, in the chart and its row",
+          ("not measured (see its warnings)" in page, "<td>not measured</td>" in page), (True, True))
     # runs: a long app name and labels widen their columns, the rest stay in line
     pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, "--app", "an-application-name-of-40-characters-xx",
           "--label", "branch=feature/a-rather-long-branch-name", os.path.join(CAP, "sqlx-like.pcap"))
