@@ -80,7 +80,7 @@ def check_saturated(mode, pcap, want_rt, wrk_out):
     mostly waiting, every route's pages in flight at every moment, and wrk's
     fixed cycle of paths starting a tag page after every index page: the
     statements cannot tell those two apart, the model's density decides
-    (docs/pages.md).  Each figure within 20% (measured: 0-12% off), and
+    (docs/pages.md).  Each figure within 20% (measured: 0-15% off), and
     printed with its interval (wide: the sample's noise and the model's;
     in 2 of 6 runs the index route's, 9.75-10.10 for 9, stopped just short
     of the truth - documented, not asserted)."""
@@ -100,9 +100,13 @@ def check_saturated(mode, pcap, want_rt, wrk_out):
             check(f"{mode}, saturated: {route} has a figure", None, "a figure")
             continue
         shift = rt.get("model_shift", (None, None))
+        # no page runs fewer than none: a shift past the figure (a density
+        # that gave the route next to nothing - a CI run's detail route,
+        # about 9, shifted by -9.45: every route's pages in flight at every
+        # moment, the density alone decides) leaves the low end at 0
         check(f"{mode}, saturated: {route}'s interval covers the model's shifts {shift}",
-              shift[0] is not None and lo - 1e-6 <= got + shift[0] <= got <= got + shift[1]
-              <= hi + 1e-6, True)
+              shift[0] is not None and lo - 1e-6 <= max(0.0, got + shift[0]) <= got
+              <= got + shift[1] <= hi + 1e-6, True)
         s = x["by_class_per_page"]["startup"]  # a connection the pool opens: not the pattern
         got, lo, hi = got - s, lo - s, hi - s
         check(f"{mode}, saturated: {route} within 20% of {want} (got {got:.2f}, 95% {lo:.2f}-"
