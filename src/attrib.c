@@ -1299,11 +1299,10 @@ static void correct_redis_by_fit(struct attrib *a)
 	struct infer *in = &a->rinfer;
 	if (!a->redis_mixed)
 		return;
+	/* its vague commands are not counted as unplaced: the note speaks of
+	 * the statements' intervals, and Redis figures have none (it wrote
+	 * over the statements' count) */
 	infer_solve(in);
-	a->unplaced_feats = 0;
-	for (uint32_t w = 0; w < INFER_FEATURES / 64; w++)
-		a->unplaced_feats += (uint32_t)__builtin_popcountll(in->vague[w]);
-	a->unplaced_rts = in->vague_rts;
 	for (uint32_t i = 0; i < a->nroutes && i < in->nroutes; i++) {
 		struct attrib_route *rt = &a->routes[i];
 		const struct infer_route *x = &in->routes[i];

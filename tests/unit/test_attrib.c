@@ -638,6 +638,49 @@ static void test_mixed_saturated_pool(void)
 		}
 }
 
+/* A statement the capture cannot place (pages of two routes in lockstep,
+ * only one of them running it) beside Redis commands that it can (a
+ * cached route's GETs, the pages of another route around them): the note
+ * counts the statement.  The Redis fit ran second and wrote its own count
+ * (none) over it - and Redis routes have no interval for a note to speak
+ * of. */
+static void test_unplaced_beside_redis(void)
+{
+	attrib_init(&a, 0, 0);
+	uint32_t x = attrib_route_id(&a, "GET /x"), y = attrib_route_id(&a, "GET /y");
+	uint32_t c = attrib_route_id(&a, "GET /cached/"), d = attrib_route_id(&a, "GET /articles/{id}");
+	for (uint32_t i = 0; i < 2000; i++) { /* one page of each at once, alike */
+		uint64_t t0 = 1000 * MS + (uint64_t)i * MS;
+		attrib_add_page(&a, x, t0, t0 + 4 * MS, t0 + 4 * MS, 1 + i % 8, "GET", "/x", 200);
+		attrib_add_page(&a, y, t0, t0 + 4 * MS, t0 + 4 * MS, 9 + i % 8, "GET", "/y", 200);
+		sim_rt(100 + i % 8, t0 + MS, RT_QUERY, PING_NONE, 41); /* /x's alone */
+	}
+	uint32_t nc = 0;
+	for (uint32_t i = 0; i < 3000; i++) { /* test_redis_mixed_routes' load */
+		bool cached = (i * 7 + i / 5) % 3 == 0;
+		uint64_t t0 = 4000 * MS + (uint64_t)i * MS + (i % 7) * MS / 10;
+		attrib_add_page(&a, cached ? c : d, t0, t0 + 7 * MS, t0 + 8 * MS, 20 + i % 8, "GET",
+				cached ? "/cached/" : "/articles/3", 200);
+		if (cached) {
+			attrib_add_redis_cmd(&a, 200 + i % 8, i, t0 + MS / 2 + (i % 5) * MS / 3, 1, "GET");
+			nc++;
+		}
+	}
+	attrib_finish(&a);
+	const struct attrib_route *rx = &a.routes[x], *ry = &a.routes[y], *rc = &a.routes[c];
+	printf("  unplaced beside redis: x %.2f y %.2f (unplaced %u, %.0f round trips), cached %.3f"
+	       " commands per page\n", rx->rt / rx->pages, ry->rt / ry->pages, a.unplaced_feats,
+	       a.unplaced_rts, rc->redis_cmds / rc->pages);
+	CHECK(a.redis_mixed > nc / 2); /* the Redis fit ran */
+	CHECK(fabs(rc->redis_cmds / rc->pages - 1) < 0.05);
+	CHECK_EQ_U(a.unplaced_feats, 1);
+	CHECK(fabs(a.unplaced_rts - 2000) < 1e-6);
+	/* each route's interval spans none to all of it */
+	CHECK(fabs(rx->rt + ry->rt - 2000) < 1e-6);
+	CHECK(rx->unplaced_lo <= -rx->rt + 1e-6 && rx->rt + rx->unplaced_hi >= 2000 - 1e-6);
+	attrib_free(&a);
+}
+
 static void test_mixed_distinct_statements(void)
 {
 	/* 2, 4 and 5 round trips per page, their own statements; about 8
@@ -867,6 +910,7 @@ int main(void)
 	RUN(test_redis_streaming_flight);
 	RUN(test_redis_flight_share);
 	RUN(test_redis_mixed_routes);
+	RUN(test_unplaced_beside_redis);
 	RUN(test_settle_policy);
 	RUN(test_mixed_distinct_statements);
 	RUN(test_mixed_shared_statements);
