@@ -27,6 +27,7 @@ struct part {
 	const struct infer_rec *recs;
 	uint32_t nrec;
 	const uint64_t *only; /* bits by feature: only their records (NULL: all) */
+	int model; /* the weights under GAMMAS[model] (model_fit; 0: as recorded) */
 };
 
 void infer_init(struct infer *in)
@@ -395,6 +396,17 @@ static bool usable(const struct part *pt, const struct packed *pk, const struct 
 	return z > 0 && rec->feat < INFER_FEATURES && !(pt->only && !has_bit(pt->only, rec->feat));
 }
 
+/* A candidate's weight in the fit: as recorded, or under another model's
+ * density (model_fit) - each page's to the power gamma, the route's
+ * pages' sum kept as their count times their mean's. */
+static inline double cand_w(const struct infer_cand *c, int model)
+{
+	if (model == 0)
+		return c->w;
+	double per = c->pages ? c->w / c->pages : c->w;
+	return (float)((c->pages ? c->pages : 1) * pow(per, GAMMAS[model]));
+}
+
 static void pack(const struct part *pt, struct packed *pk)
 {
 	uint32_t start[INFER_FEATURES + 1] = {0}, at[INFER_FEATURES];
@@ -452,13 +464,13 @@ static void pack(const struct part *pt, struct packed *pk)
 			if (bk->dense) { /* by route, then record: records pair up in the E step */
 				double *w = pk->w + bk->w0 + (i - start[f]);
 				for (uint32_t k = 0; k < rec->n; k++)
-					w[(size_t)(pk->local[rec->c[k].route] - 1) * n] = rec->c[k].w;
+					w[(size_t)(pk->local[rec->c[k].route] - 1) * n] = cand_w(&rec->c[k], pt->model);
 				continue;
 			}
 			pk->off[noff++] = nw;
 			for (uint32_t k = 0; k < rec->n; k++) {
 				pk->loc[nw] = (uint16_t)(pk->local[rec->c[k].route] - 1);
-				pk->w[nw++] = rec->c[k].w;
+				pk->w[nw++] = cand_w(&rec->c[k], pt->model);
 			}
 		}
 		if (!bk->dense)
@@ -740,25 +752,15 @@ static void start_from_lift(struct infer *in, struct fit *ft, const struct packe
 }
 
 /* How much the figures hang on the model's density: the estimate again
- * on records (every stride-th of the sample, into recs) under gamma
+ * on records (every stride-th of the sample) under gamma
  * GAMMAS[m], each candidate's density put to that power (a route's pages
  * among them taken as alike); into t, the routes' totals.  The shifts are
  * each other model's less model 0's on the same records (their noise
  * mostly cancels in the difference): infer_solve's. */
-static void model_fit(struct infer *in, struct fit *ft, struct packed *pk, struct infer_rec *recs,
-		      uint32_t stride, int m, double *t)
+static void model_fit(struct infer *in, struct fit *ft, struct packed *pk, uint32_t stride, int m,
+		      double *t)
 {
-	uint32_t n = (in->nsample + stride - 1) / stride;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct infer_rec *from = &in->sample[(size_t)i * stride];
-		recs[i] = *from;
-		for (uint32_t k = 0; m && k < from->n; k++) {
-			const struct infer_cand *c = &from->c[k];
-			double per = c->pages ? c->w / c->pages : c->w;
-			recs[i].c[k].w = (float)((c->pages ? c->pages : 1) * pow(per, GAMMAS[m]));
-		}
-	}
-	struct part pt = {-1, 1, recs, n, NULL};
+	struct part pt = {-1, stride, in->sample, in->nsample, NULL, m};
 	pack(&pt, pk);
 	ft->model = m;
 	start_from_lift(in, ft, pk);
@@ -1040,7 +1042,6 @@ struct worker {
 	struct packed pk;
 	struct select sl;
 	double *b;          /* 3 x routes: select_feature's scratch */
-	struct infer_rec *recs; /* the model fits' records */
 	bool ok;
 };
 
@@ -1083,9 +1084,8 @@ static bool worker_init(struct worker *w, struct infer *in, bool copy)
 			     malloc(2 * (size_t)R * sizeof(double)), NULL};
 	w->ft.s = w->ft.b ? w->ft.b + R : NULL;
 	w->b = malloc(3 * (size_t)R * sizeof(double));
-	w->recs = malloc((size_t)in->nsample * sizeof(*w->recs));
 	bool packed = packed_alloc(&w->pk, in->nsample, R);
-	w->ok = w->ft.sum && w->ft.beta && w->ft.b && w->b && w->recs && packed &&
+	w->ok = w->ft.sum && w->ft.beta && w->ft.b && w->b && packed &&
 		select_alloc(&w->sl, &w->pk, R);
 	return w->ok;
 }
@@ -1098,7 +1098,6 @@ static void worker_free(struct worker *w)
 	free(w->ft.beta);
 	free(w->ft.b);
 	free(w->b);
-	free(w->recs);
 	free(w->store);
 	free(w->own.routes);
 }
@@ -1173,14 +1172,14 @@ static void fit_task(struct solve *sv, struct worker *w, uint32_t k)
 	restore(in, sv->save);
 	memcpy(t, sv->tot, R * sizeof(double));
 	if (i < TASK_MODEL) { /* the jackknife: the estimate without part i */
-		struct part pt = {(int)i, sv->stride, in->sample, in->nsample, NULL};
+		struct part pt = {(int)i, sv->stride, in->sample, in->nsample, NULL, 0};
 		pack(&pt, &w->pk);
 		start_from_lift(in, ft, &w->pk);
 		fit_to(in, ft, &w->pk, FIT_STEPS, t);
 	} else if (i < TASK_DOUBT) {
-		model_fit(in, ft, &w->pk, w->recs, sv->stride, (int)(i - TASK_MODEL), t);
+		model_fit(in, ft, &w->pk, sv->stride, (int)(i - TASK_MODEL), t);
 	} else { /* the doubtful in: the interval's other end */
-		const struct part some = {-1, 1, in->sample, in->nsample, sv->doubts};
+		const struct part some = {-1, 1, in->sample, in->nsample, sv->doubts, 0};
 		pack(&some, &w->pk);
 		ft->doubtful = false;
 		ft->only = sv->doubts;
@@ -1283,7 +1282,7 @@ void infer_solve(struct infer *in)
 	struct packed *pk = &w0->pk;
 	for (uint32_t r = 0; r < R; r++)
 		tot[r] = route_total(&in->routes[r]);
-	const struct part all = {-1, 1, in->sample, in->nsample, NULL};
+	const struct part all = {-1, 1, in->sample, in->nsample, NULL, 0};
 	pack(&all, pk);
 	ft->doubtful = false;
 	start_from_lift(in, ft, pk);
@@ -1337,7 +1336,7 @@ void infer_solve(struct infer *in)
 		refit[w] = offs[w] | doubts[w];
 	ft->doubtful = true;
 	if (any_bit(refit)) {
-		const struct part some = {-1, 1, in->sample, in->nsample, refit};
+		const struct part some = {-1, 1, in->sample, in->nsample, refit, 0};
 		pack(&some, pk);
 		ft->only = refit;
 		start_from_lift(in, ft, pk);
