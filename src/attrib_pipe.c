@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PIPE_EVENTS 1024 /* per batch: about 128 KiB, a handover per thousand events */
+#define PIPE_EVENTS 1024 /* per batch: 64 KiB, a handover per thousand events */
 #define PIPE_BATCHES 8  /* in the pool: the reader runs up to 7 batches ahead */
 #define NAME_SLOTS (2 * ATTRIB_ROUTES_MAX) /* open addressing, at most half full */
 
