@@ -1299,9 +1299,8 @@ static void correct_redis_by_fit(struct attrib *a)
 	struct infer *in = &a->rinfer;
 	if (!a->redis_mixed)
 		return;
-	/* its vague commands are not counted as unplaced: the note speaks of
-	 * the statements' intervals, and Redis figures have none (it wrote
-	 * over the statements' count) */
+	/* the fit's vague commands stay out of unplaced_feats: that note
+	 * speaks of the statements' intervals, and Redis figures have none */
 	infer_solve(in);
 	for (uint32_t i = 0; i < a->nroutes && i < in->nroutes; i++) {
 		struct attrib_route *rt = &a->routes[i];
