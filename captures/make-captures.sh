@@ -127,6 +127,29 @@ webcap web-ping-page ping-page $seq_pages
 webcap web-concurrent ping-query 8 5 /articles/3
 # two routes at once, 8 clients: every page overlaps the other route's (issue 12)
 webcap web-mixed ping-page 8 30 /articles/3 / /articles/4
+# a pipelining driver: the blog's three routes on postgres.js with 2
+# connections for 8 clients (tests/clients/pipelined_app.js, on the seed's
+# dataset in database blogpipe; postgres.js from NODE_PATH, by default
+# where tests/pipelined_pages_test.py installs it); the client file is
+# the app's own count per route, [pages, statements]
+pipelined() {
+	url="postgres://postgres@127.0.0.1:$PORT/blogpipe"
+	PORT=18080 POOL_MAX=2 DATABASE_URL="$url" \
+		NODE_PATH=${NODE_PATH:-$SRC/build/bench-build/postgresjs/node_modules} \
+		node "$SRC/tests/clients/pipelined_app.js" >"$TMP/app.out" 2>&1 &
+	app=$!
+	for _ in $(seq 100); do grep -q ready "$TMP/app.out" 2>/dev/null && break; sleep 0.1; done
+	/usr/bin/python3 "$SRC/tests/clients/load.py" 18080 "$@" >/dev/null
+	curl -s http://127.0.0.1:18080/stats
+	echo
+	kill $app
+	wait $app 2>/dev/null || true
+}
+if [ "$ONLY" = "  " ] || echo "$ONLY" | grep -q " web-pipelined "; then
+	psql -X -qAt -c 'DROP DATABASE IF EXISTS blogpipe' -c 'CREATE DATABASE blogpipe' >/dev/null
+	"$SRC/build/bench/blogload" "host=127.0.0.1 port=$PORT user=postgres dbname=blogpipe sslmode=disable" >/dev/null
+fi
+capture_filter="tcp port $PORT or tcp port 18080" capture web-pipelined lo - pipelined 8 8 /articles/3 / /tags/tag-7
 # app_client CLIENT ARGS...: the blog app (no pings) while a client script runs
 app_client() {
 	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 noping >"$TMP/app.out" 2>&1 &

@@ -22,6 +22,8 @@ struct attrib_page {
 	double pings_amb[PING_NROLE], pings_amb_timing[PING_NROLE];
 	uint64_t conns[PAGE_CONNS];
 	uint32_t nconns;
+	uint64_t flight_key; /* the flight of the last part it surely had, and its answer */
+	uint64_t flight_answer;
 	/* for on_page only */
 	uint16_t status;
 	char method[16];
@@ -34,6 +36,7 @@ struct attrib_page {
 struct attrib_feature {
 	uint8_t cls, role, amb, timing_role;
 	double n, rfq, pg_ns; /* round trips of it, their ReadyForQuery and time */
+	double rtw; /* what pages counted of them: less than n where parts of a flight met */
 };
 
 /* A connection's last checkout as inference saw it: the pages its last
@@ -422,6 +425,7 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	memcpy(r.flight, rt->flight, sizeof r.flight);
 	r.text = rt->text;
 	r.stmts = rt->stmts;
+	r.flight_key = rt->part ? ((conn + 1) * 0x9e3779b97f4a7c15ull ^ (uint32_t)rt->index) | 1 : 0;
 	enqueue(a, &r);
 }
 
@@ -491,11 +495,14 @@ static void keep(struct attrib_page *p, const struct attrib_rt_rec *r, bool shar
 
 /* A share of round trip r into x's figures: a page's, or a route's (their
  * fields are named alike). */
-#define ADD_SHARE(x, r, share)                                                            \
+#define ADD_SHARE(x, r, share) ADD_SHARE_RT(x, r, share, share)
+/* rtw: of the round trip, what it counts as (parts of one flight a page
+ * had are one round trip for it; their ReadyForQuery all count) */
+#define ADD_SHARE_RT(x, r, share, rtw)                                                    \
 	do {                                                                                  \
-		(x)->rt += (share);                                                           \
+		(x)->rt += (rtw);                                                             \
 		(x)->rfq += (share) * (r)->rfq;                                              \
-		(x)->by_class[(r)->cls] += (share);                                          \
+		(x)->by_class[(r)->cls] += (rtw);                                            \
 		if ((r)->cls == RT_PING) {                                                    \
 			(x)->pings[(r)->role] += (share);                                     \
 			if ((r)->role_how != ROLE_PLAIN) {                                    \
@@ -504,23 +511,38 @@ static void keep(struct attrib_page *p, const struct attrib_rt_rec *r, bool shar
 			}                                                                     \
 		}                                                                             \
 		if ((r)->timed)                                                               \
-			(x)->pg_ns += (share) * (double)((r)->t_end - (r)->t_start);          \
+			(x)->pg_ns += (rtw) * (double)((r)->t_end - (r)->t_start);            \
 	} while (0)
 
 /* count_conn: the round trip's connection is one the page used (not for
  * an inferred share: a page did not use every connection whose round trips
  * it might have had) */
-static void add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, double share,
-			bool count_conn)
+static double add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, double share,
+			  bool count_conn)
 {
-	ADD_SHARE(p, r, share);
+	double rtw = share;
+	if (r->flight_key && share >= 1) {
+		/* a part the page surely had, sent before the answer to the
+		 * last part of the flight it surely had: it sent them together
+		 * and waited once (libpq's pipeline, tokio-postgres's join) -
+		 * one round trip.  Sent after that answer, it waited again (a
+		 * pipelining driver keeps a flight open with other pages'
+		 * statements).  Parts shared between pages count as their
+		 * shares: which of them sent two parts cannot be told. */
+		rtw = p->flight_key == r->flight_key && r->t_start < p->flight_answer ? 0 : 1;
+		if (p->flight_key != r->flight_key || r->t_end > p->flight_answer)
+			p->flight_answer = r->t_end;
+		p->flight_key = r->flight_key;
+	}
+	ADD_SHARE_RT(p, r, share, rtw);
 	if (!count_conn)
-		return;
+		return rtw;
 	for (uint32_t i = 0; i < p->nconns; i++)
 		if (p->conns[i] == r->conn)
-			return;
+			return rtw;
 	if (p->nconns < PAGE_CONNS)
 		p->conns[p->nconns++] = r->conn;
+	return rtw;
 }
 
 /* ----------------------------------------------------------------------
@@ -757,27 +779,33 @@ static void add_to_route(struct attrib_route *rt, const struct attrib_rt_rec *r,
 	rt->inferred += share;
 }
 
-static void spread(struct attrib *a, const struct attrib_rt_rec *r, const struct share *sh,
-		   uint32_t m, const struct routes_in *g)
+/* Returns what the pages counted of it as round trips: 1, or less for a
+ * part of a flight whose other parts they had. */
+static double spread(struct attrib *a, const struct attrib_rt_rec *r, const struct share *sh,
+		     uint32_t m, const struct routes_in *g)
 {
 	bool mixed = g->n > 1;
 	a->rts_in_pages++;
 	a->rts_mixed += mixed;
-	if (mixed && g->all_mixed && !a->on_page) {
+	if (mixed && g->all_mixed && !a->on_page && !r->flight_key) {
 		for (uint32_t k = 0; k < g->n; k++)
 			if (g->grp[k].w > 0)
 				add_to_route(&a->routes[g->grp[k].route], r, g->grp[k].w);
 		a->mixed_rts += 1;
-		return;
+		return 1;
 	}
+	double counted = 0, given = 0;
 	for (uint32_t i = 0; i < m; i++) {
 		struct attrib_page *p = &a->pages[sh[i].slot];
-		add_to_page(p, r, sh[i].w, !mixed);
+		double rtw = add_to_page(p, r, sh[i].w, !mixed);
+		counted += rtw;
+		given += sh[i].w;
 		if (mixed)
-			p->inferred += sh[i].w;
+			p->inferred += rtw;
 		if (a->on_page && sh[i].w > 0)
 			keep(p, r, m > 1, sh[i].w);
 	}
+	return given > 0 ? counted / given : 1;
 }
 
 /* The fit saw the checkout's first statement with every page that held
@@ -990,7 +1018,10 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 			g.grp[i].w = p[i];
 	}
 placed:
-	spread(a, r, sh, m, &g);
+	if (a->feats && f < a->nfeat)
+		a->feats[f].rtw += spread(a, r, sh, m, &g);
+	else
+		spread(a, r, sh, m, &g);
 	if (query && !tied) {
 		take_entry(a, e, r->conn);
 		remember(a, e, f, sh, m);
@@ -1345,9 +1376,10 @@ static void correct_by_fit(struct attrib *a)
 			double d = x->final[f] - x->certain[f] - x->given[f];
 			if (d == 0 || ft->n == 0)
 				continue;
+			rt->rfq += d * ft->rfq / ft->n;
+			d *= ft->rtw < ft->n ? ft->rtw / ft->n : 1; /* parts of flights: less */
 			rt->rt += d;
 			rt->inferred += d;
-			rt->rfq += d * ft->rfq / ft->n;
 			rt->pg_ns += d * ft->pg_ns / ft->n;
 			rt->by_class[ft->cls] += d;
 			if (ft->cls == RT_PING) {

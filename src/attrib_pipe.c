@@ -22,7 +22,8 @@ struct pipe_rt {
 	uint64_t t_start, t_end, sig;
 	uint32_t rfq, rows;
 	uint8_t cls, ping_role, role_how, timing_role, status_before, status_after;
-	bool has_end, tail_ping;
+	bool has_end, tail_ping, part;
+	uint32_t index; /* a part's flight: its low bits name it well enough */
 };
 
 struct pipe_ev {
@@ -92,6 +93,7 @@ static bool apply(struct attrib_pipe_shared *sh, const struct attrib_pipe_batch 
 				.timing_role = p->timing_role, .status_before = p->status_before,
 				.status_after = p->status_after, .has_start = true,
 				.has_end = p->has_end, .tail_ping = p->tail_ping,
+				.part = p->part, .index = p->index,
 			};
 			attrib_add_rt(a, e->conn, &rt);
 			break;
@@ -249,7 +251,7 @@ void attrib_pipe_rt(struct attrib_pipe *p, uint64_t conn, const struct rt *rt)
 	e->u.rt = (struct pipe_rt){
 		rt->t_start, rt->t_end, rt->sig, rt->rfq, rt->rows, rt->cls, rt->ping_role,
 		rt->role_how, rt->timing_role, rt->status_before, rt->status_after,
-		rt->has_end, rt->tail_ping,
+		rt->has_end, rt->tail_ping, rt->part, (uint32_t)rt->index,
 	};
 }
 

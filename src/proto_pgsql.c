@@ -32,10 +32,17 @@ static void on_round_trip(void *ctx, const struct rt *rt)
 {
 	struct pgsql_state *s = ctx;
 	struct analysis *a = s->cx.a;
-	if (a->attributing)
+	if (a->attributing && rt->nparts <= 1) /* else its parts went, each on its own */
 		attrib_pipe_rt(&a->pipe, s->cx.sum->id, rt);
 	if (a->opts.on_rt)
 		a->opts.on_rt(a->opts.ctx, s->cx.sum, rt);
+}
+
+/* A part of a flight that has several (rtt.h): pages waited for it alone */
+static void on_part(void *ctx, const struct rt *rt)
+{
+	struct pgsql_state *s = ctx;
+	attrib_pipe_rt(&s->cx.a->pipe, s->cx.sum->id, rt);
 }
 
 static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint64_t ts)
@@ -48,6 +55,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	hist_init(&s->lat);
 	rtt_init(&s->rtt, &s->lat, a->lat_class,
 		 a->opts.on_rt || a->attributing ? on_round_trip : NULL, s);
+	s->rtt.on_part = a->attributing ? on_part : NULL;
 	s->rtt.policy = &a->ping_ev;
 	s->rtt.fingerprints = a->attributing;
 	s->rtt.ring = a->opts.texts;

@@ -29,7 +29,9 @@ bool rtt_oldest_open(const struct rtt *r, uint64_t not_before, uint64_t *ts)
 		*ts = t;
 		any = true;
 	}
-	if (r->open && r->cur.has_start && (t = r->cur.t_start) >= not_before && (!any || t < *ts)) {
+	/* a flight of parts: its oldest part not given out yet */
+	uint64_t open_t = r->part_reals >= 2 ? r->parts[r->part_out % RT_PARTS].t_start : r->cur.t_start;
+	if (r->open && r->cur.has_start && (t = open_t) >= not_before && (!any || t < *ts)) {
 		*ts = t;
 		any = true;
 	}
@@ -430,6 +432,127 @@ void rtt_init(struct rtt *r, struct hist *lat, struct hist *lat_class, rtt_fn *o
 	r->unnamed_kind = SQL_OTHER;
 }
 
+static inline void letters_add(char *flight, char letter)
+{
+	size_t n = strlen(flight);
+	if (n < RT_FLIGHT_MAX) {
+		flight[n] = letter;
+		flight[n + 1] = '\0';
+	} else if (n == RT_FLIGHT_MAX) {
+		flight[n] = '+';
+		flight[n + 1] = '\0';
+	}
+}
+
+static struct rt_part *part_cur(struct rtt *r)
+{
+	return &r->parts[(r->cur.nparts - 1) % RT_PARTS];
+}
+
+/* The part the server answers now: the oldest not answered, or the last */
+static inline struct rt_part *part_answering(struct rtt *r)
+{
+	uint32_t i = r->part_done < r->cur.nparts ? r->part_done : r->cur.nparts - 1;
+	return &r->parts[i % RT_PARTS];
+}
+
+static inline void part_open(struct rtt *r, uint64_t ts)
+{
+	if (!r->on_part) {
+		r->cur.nparts = 1;
+		return;
+	}
+	struct rt_part *g = &r->parts[r->cur.nparts++ % RT_PARTS];
+	memset(g, 0, sizeof(*g));
+	g->t_start = ts;
+	g->kind = 0xff;
+}
+
+/* A sync point sent: a message after it starts a part */
+static void part_sync(struct rtt *r)
+{
+	if (!r->on_part)
+		return; /* parts are for the pages: followed only for them */
+	part_cur(r)->syncs++;
+	r->part_cut = true;
+}
+
+/* A part that runs or prepares a statement, not a pool's test: one a page
+ * waits for.  Others (a Close, an empty query, SELECT 1, a lone Sync) join
+ * the next part, and a flight is given out in parts only when it has two
+ * of these: r2d2's Close sent with the next checkout's empty-query test
+ * stays one round trip, as before. */
+static bool part_real(const struct rt_part *g)
+{
+	return g->sig && g->kind != SQL_EMPTY && g->kind != SQL_SELECT1;
+}
+
+static void part_stmt(struct rtt *r, uint64_t sig, uint64_t text, uint8_t kind, bool runs)
+{
+	if (!r->on_part)
+		return;
+	struct rt_part *g = part_cur(r);
+	if (!g->sig && sig) {
+		g->sig = sig;
+		g->kind = kind;
+		r->part_reals += part_real(g);
+	}
+	if (!g->text)
+		g->text = text;
+	g->stmts += runs && r->ring;
+	g->runs += runs;
+}
+
+/* Part i of the flight, as a round trip of its own, to on_part; or, not
+ * a real one and a later part there, joined to that. */
+static void part_emit(struct rtt *r, uint32_t i)
+{
+	const struct rt_part *g = &r->parts[i % RT_PARTS];
+	if (!part_real(g) && i + 1 < r->cur.nparts) {
+		struct rt_part *next = &r->parts[(i + 1) % RT_PARTS];
+		next->t_start = g->t_start;
+		next->syncs += g->syncs;
+		next->rfq += g->rfq;
+		next->rows += g->rows;
+		next->close |= g->close;
+		char letters[RT_FLIGHT_MAX + 2];
+		memcpy(letters, g->flight, sizeof letters);
+		for (const char *l = next->flight; *l && *l != '+'; l++)
+			letters_add(letters, *l);
+		memcpy(next->flight, letters, sizeof letters);
+		return;
+	}
+	struct rt out = r->cur;
+	out.part = true;
+	out.nparts = 1;
+	out.has_start = r->cur.has_start || i > 0; /* picked up mid-stream: the first part's is not seen */
+	out.t_start = g->t_start;
+	out.t_end = g->t_end;
+	out.has_end = g->t_end >= g->t_start && g->t_end > 0;
+	out.sig = g->sig;
+	out.text = g->text;
+	out.rfq = g->rfq;
+	out.sync_points = g->syncs;
+	out.rows = g->rows;
+	out.stmts = g->stmts;
+	memcpy(out.flight, g->flight, sizeof out.flight);
+	out.ping_role = PING_NONE;
+	out.ping_sig = PSIG_NONE;
+	out.role_how = out.timing_role = ROLE_PLAIN;
+	out.tail_ping = false;
+	out.cls = g->kind == SQL_TX                            ? RT_TRANSACTION
+		  : g->kind == SQL_RESET                       ? RT_RESET
+		  : !part_real(g) && !g->close && !g->rows     ? RT_PING /* a last test */
+		  : g->runs                                    ? RT_QUERY
+		  : g->sig                                     ? RT_PREPARE
+		  : g->close                                   ? RT_CLOSE
+							       : RT_OTHER;
+	if (out.cls == RT_PING)
+		out.ping_role = PING_IDLE;
+	if (r->on_part)
+		r->on_part(r->ctx, &out);
+}
+
 static void open_rt(struct rtt *r, uint64_t ts, bool has_start)
 {
 	uint64_t idx = r->next_index++;
@@ -439,6 +562,10 @@ static void open_rt(struct rtt *r, uint64_t ts, bool has_start)
 	r->cur.has_start = has_start;
 	r->cur.status_before = r->st.last_status;
 	r->cur.status_after = r->st.last_status;
+	r->cur.nparts = 0;
+	part_open(r, ts);
+	r->part_out = r->part_done = r->part_reals = 0;
+	r->part_cut = false;
 	r->open = true;
 	r->be_since_fe = 0;
 	r->last_be_ts = 0;
@@ -645,6 +772,11 @@ static void finish_rt(struct rtt *r)
 		c->t_end = r->last_be_ts;
 		c->has_end = true;
 	}
+	if (r->part_reals >= 2) /* the parts not given out yet: the last, and any unanswered */
+		while (r->part_out < c->nparts)
+			part_emit(r, r->part_out++);
+	else
+		c->nparts = 1; /* one round trip for the pages too */
 	classify(r, c);
 	if (c->cls == RT_PING) {
 		if (r->npend == RTT_PEND_MAX) {
@@ -671,16 +803,11 @@ static void finish_rt(struct rtt *r)
 	r->prev_end = c->t_end;
 }
 
-static void flight_add(struct rt *c, char letter)
+static void flight_add(struct rtt *r, char letter)
 {
-	size_t n = strlen(c->flight);
-	if (n < RT_FLIGHT_MAX) {
-		c->flight[n] = letter;
-		c->flight[n + 1] = '\0';
-	} else if (n == RT_FLIGHT_MAX) {
-		c->flight[n] = '+';
-		c->flight[n + 1] = '\0';
-	}
+	letters_add(r->cur.flight, letter);
+	if (r->on_part)
+		letters_add(part_cur(r)->flight, letter);
 }
 
 static void copy_name(char *dst, const char *s, ptrdiff_t n)
@@ -784,11 +911,14 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 	r->written_off = false;
 	if (!r->open)
 		open_rt(r, m->ts_first, true);
+	else if (r->part_cut && r->cur.nparts - r->part_out < RT_PARTS)
+		part_open(r, m->ts_first); /* sent after a sync point of the flight: a part */
+	r->part_cut = false;
 	struct rt *c = &r->cur;
 	c->fe_msgs++;
 	if (m->gap)
 		c->damaged = true;
-	flight_add(c, fe_letter(t));
+	flight_add(r, fe_letter(t));
 
 	struct rd rd = rd_init(m->body, m->body_len);
 	switch (t) {
@@ -810,6 +940,7 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 	case PGSQL_FE_QUERY: {
 		r->f_query++;
 		c->sync_points++;
+		part_sync(r);
 		r->exec_mode = false;
 		const char *q = (const char *)m->body;
 		uint64_t sig; /* a prefix's when truncated: the same for the same text */
@@ -817,11 +948,13 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		count_kind(r, kind);
 		if (!c->sig)
 			c->sig = sig;
+		uint64_t kept = 0;
 		if (r->ring) {
-			uint64_t kept = keep_text(r, q, m->body_len, !m->truncated);
+			kept = keep_text(r, q, m->body_len, !m->truncated);
 			c->text = c->text ? c->text : kept;
 			c->stmts++;
 		}
+		part_stmt(r, sig, kept, kind, true);
 		if (kind == SQL_EMPTY) {
 			if (m->body_len >= 8 && memcmp(q, "-- ping", 7) == 0 && q[7] == '\0')
 				set_driver(r, "pgx", 1);
@@ -850,6 +983,7 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 			c->text = text;
 		if (!c->sig) /* a round trip that only prepares is known by what it prepares */
 			c->sig = sig;
+		part_stmt(r, sig, text, kind, false);
 		const char *d = driver_from_stmt(name, (size_t)nn);
 		if (d)
 			set_driver(r, d, 2);
@@ -889,12 +1023,16 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 			c->text = c->text ? c->text : r->bound_text;
 			c->stmts++;
 		}
+		part_stmt(r, r->fingerprints ? r->bound_sig : 0, r->ring ? r->bound_text : 0,
+			  r->bound_kind, true);
 		break;
 	case PGSQL_FE_DESCRIBE:
 		r->f_describe++;
 		break;
 	case PGSQL_FE_CLOSE:
 		r->f_close++;
+		if (r->on_part)
+			part_cur(r)->close = true;
 		break;
 	case PGSQL_FE_FLUSH:
 		break;
@@ -902,12 +1040,14 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		if (r->copy_in)
 			break; /* the backend ignores Sync during copy-in */
 		c->sync_points++;
+		part_sync(r);
 		r->f_sync++;
 		r->syncs_since_exec++;
 		break;
 	case PGSQL_FE_FUNCTION_CALL:
 		r->f_function++;
 		c->sync_points++;
+		part_sync(r);
 		break;
 	case PGSQL_FE_COPY_DONE:
 	case PGSQL_FE_COPY_FAIL:
@@ -956,6 +1096,10 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 	struct rt *c = &r->cur;
 	r->be_since_fe++;
 	r->last_be_ts = m->ts_last;
+	/* the part this answers: its end so far (a Flush's part has no
+	 * ReadyForQuery; its last answer ends it) */
+	if (r->on_part)
+		part_answering(r)->t_end = m->ts_last;
 	if (m->gap)
 		c->damaged = true;
 	switch (t) {
@@ -963,6 +1107,15 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 		uint8_t st = m->body_len >= 1 ? rd_peek(&body, 0) : '?';
 		c->rfq++;
 		c->t_end = m->ts_last;
+		if (r->on_part && r->part_done < c->nparts) { /* the answer to the oldest part not answered */
+			struct rt_part *g = &r->parts[r->part_done % RT_PARTS];
+			g->t_end = m->ts_last;
+			if (++g->rfq >= g->syncs && r->part_done + 1 < c->nparts)
+				r->part_done++; /* answered, and later parts follow */
+			if (r->part_reals >= 2) /* a flight of parts: the answered given out */
+				while (r->part_out < r->part_done)
+					part_emit(r, r->part_out++);
+		}
 		c->has_end = true;
 		c->status_after = st;
 		r->st.last_status = st;
@@ -970,13 +1123,19 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 		r->copy_in = false;
 		/* every sync point answered: the round trip is complete now, not
 		 * when the client next speaks (an idle pooled connection may not
-		 * speak for minutes) */
-		if (c->rfq >= c->sync_points && c->sync_points > 0 && !r->after_gap)
+		 * speak for minutes) - unless the flight ended with a Flush, whose
+		 * answers are still to come (postgres.js describes a statement
+		 * with Parse, Describe, Flush behind other requests' Syncs: ended
+		 * here, those answers opened a round trip with no start) */
+		if (c->rfq >= c->sync_points && c->sync_points > 0 && !r->after_gap &&
+		    !r->last_fe_flush)
 			finish_rt(r);
 		break;
 	}
 	case PGSQL_BE_DATA_ROW:
 		c->rows++;
+		if (r->on_part)
+			part_answering(r)->rows++;
 		break;
 	case PGSQL_BE_ERROR:
 		c->errors++;

@@ -75,6 +75,24 @@ enum rt_ping_sig {
 
 #define RT_FLIGHT_MAX 24
 
+/* A flight's parts: what the client wrote after each sync point of it
+ * before the answer - a pipelining driver (postgres.js with more queries
+ * than connections, tokio-postgres) sends the next statement, often
+ * another request's, while the last is unanswered, each with its own
+ * Sync.  The flight is one round trip of the connection; a page waited for
+ * its own parts' answers (attrib.c).  Followed while unanswered, at most
+ * RT_PARTS at once (more join the newest): a connection that never drains
+ * keeps one flight open, and its parts are given out as they are answered. */
+#define RT_PARTS 16
+struct rt_part {
+	uint64_t t_start, t_end; /* its first byte; its last ReadyForQuery */
+	uint64_t sig, text;      /* its first statement's, as a round trip's */
+	uint32_t syncs, rfq, rows, stmts, runs; /* runs: Query and Execute messages */
+	uint8_t kind;            /* its first statement's (sqlclass.h), or 0xff none */
+	bool close;
+	char flight[RT_FLIGHT_MAX + 2]; /* its frontend letters, as struct rt's */
+};
+
 /* One finished round trip.  Valid only during the rtt_fn callback. */
 struct rt {
 	uint64_t index;          /* 0-based within the connection */
@@ -101,6 +119,10 @@ struct rt {
 	 * capture), and the statements it ran (simple queries, executes) */
 	uint64_t text;
 	uint32_t stmts;
+	/* the flight's parts (struct rt_part), 1 for most; with more, rtt.on_part
+	 * gave each as a round trip of its own (part set, index the flight's) */
+	uint32_t nparts;
+	bool part;
 };
 
 typedef void rtt_fn(void *ctx, const struct rt *rt);
@@ -162,6 +184,7 @@ struct rtt {
 	struct hist *lat_class; /* optional: array of RT_NCLASS histograms */
 	rtt_fn *on_rt;
 	void *ctx;
+	rtt_fn *on_part; /* optional: each part of a flight that has several (struct rt_part) */
 	struct ping_evidence *policy; /* optional: shared by the analysis */
 	bool fingerprints; /* give round trips their statement's sig (attribution needs it) */
 	struct textring *ring;  /* optional: keep round trips' statement texts (rt.text) */
@@ -170,6 +193,9 @@ struct rtt {
 
 	/* the round trip being built */
 	struct rt cur;
+	struct rt_part parts[RT_PARTS]; /* its parts given out from part_out, answered to part_done */
+	uint32_t part_out, part_done, part_reals; /* part_real's among them */
+	bool part_cut; /* the last message sent was a sync point */
 	bool open;
 	uint32_t be_since_fe;
 	uint64_t last_be_ts; /* last answer of the current round trip */

@@ -1,5 +1,6 @@
-"""livelib.py - what the live tests share: a free loopback port, and
-tcpdump around a piece of load."""
+"""livelib.py - what the live tests share: a free loopback port, a
+database with the seed's dataset, and tcpdump around a piece of load."""
+import os
 import signal
 import socket
 import subprocess
@@ -10,6 +11,17 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def blog_database(port, name, blogload):
+    """A fresh database NAME on the test cluster with the seed's dataset
+    (bench/blogload); its libpq DSN, or None if the load failed."""
+    env = dict(os.environ, PGHOST="127.0.0.1", PGPORT=str(port), PGUSER="postgres",
+               PGSSLMODE="disable")
+    subprocess.run(["psql", "-qAt", "-d", "postgres", "-c", f"DROP DATABASE IF EXISTS {name}",
+                    "-c", f"CREATE DATABASE {name}"], env=env, check=True, capture_output=True)
+    dsn = f"host=127.0.0.1 port={port} user=postgres dbname={name} sslmode=disable"
+    return dsn if subprocess.run([blogload, dsn], capture_output=True).returncode == 0 else None
 
 
 def capture(pcap, ports, fn, immediate=True):

@@ -27,7 +27,7 @@ import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklib import check, failures, same_on_one_thread  # noqa: E402
-from livelib import capture, free_port  # noqa: E402
+from livelib import blog_database, capture, free_port  # noqa: E402
 
 PGRTT, BLOGLOAD, SRC = (os.path.abspath(a) for a in sys.argv[1:4])  # apps run in their dirs
 PORT = os.environ.get("PGRTT_PGPORT")
@@ -162,12 +162,8 @@ def main():
     if b.returncode:
         print(b.stderr)
         return 1
-    env = dict(os.environ, PGHOST="127.0.0.1", PGPORT=PORT, PGUSER="postgres",
-               PGSSLMODE="disable")
-    subprocess.run(["psql", "-qAt", "-d", "postgres", "-c", "DROP DATABASE IF EXISTS blogmix",
-                    "-c", "CREATE DATABASE blogmix"], env=env, check=True, capture_output=True)
-    dsn = f"host=127.0.0.1 port={PORT} user=postgres dbname=blogmix sslmode=disable"
-    check("the seed's dataset", subprocess.run([BLOGLOAD, dsn], capture_output=True).returncode, 0)
+    dsn = blog_database(PORT, "blogmix", BLOGLOAD)
+    check("the seed's dataset", dsn is not None, True)
     redis_port = free_port()
     redis = None
     if shutil.which("redis-server"):  # the apps' page cache (routes not under test)

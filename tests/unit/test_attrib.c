@@ -61,6 +61,53 @@ static void test_grace_and_windows(void)
 	attrib_free(&a);
 }
 
+/* Part k of flight `flight` on conn (rtt.h struct rt_part), sent at t ms
+ * and answered at t_end ms, running statement sig. */
+static void part(uint64_t conn, uint64_t flight, double t, double t_end, uint64_t sig)
+{
+	struct rt r = rt_at((uint64_t)(t * MS), (uint64_t)((t_end - t) * MS), RT_QUERY, PING_NONE);
+	r.part = true;
+	r.index = flight;
+	r.sig = sig;
+	attrib_add_rt(&a, conn, &r);
+}
+
+/* Parts of one flight: a page that sent several together waited once (one
+ * round trip, their ReadyForQuery all its); one that sent another after
+ * the answer to its last waited again; pages whose statements shared a
+ * flight (a pipelining driver) each waited for their own. */
+static void test_flight_parts(void)
+{
+	attrib_init(&a, 0, 0);
+	uint32_t x = attrib_route_id(&a, "GET /x"), y = attrib_route_id(&a, "GET /y");
+	/* page 1 [10, 20] alone: three parts in one write, then one after the answers */
+	part(1, 5, 11, 12, 101);
+	part(1, 5, 11, 12.5, 102);
+	part(1, 5, 11, 13, 103);
+	part(1, 5, 14, 15, 101); /* the flight kept open by nothing else: still apart */
+	attrib_add_page(&a, x, 10 * MS, 20 * MS, 20 * MS, 1, "GET", "/x", 200);
+	/* pages 2 [30, 40] of x and 3 [30.5, 40] of y: one flight, a part each,
+	 * their routes told apart by sure pages of each statement before */
+	part(1, 9, 25, 25.5, 201);
+	attrib_add_page(&a, x, 24.9 * MS, 26 * MS, 26 * MS, 2, "GET", "/x", 200);
+	part(1, 10, 27.5, 28, 202);
+	attrib_add_page(&a, y, 27 * MS, 29 * MS, 29 * MS, 3, "GET", "/y", 200);
+	part(1, 11, 31, 32, 201);
+	part(1, 11, 31, 32.5, 202);
+	attrib_add_page(&a, x, 30 * MS, 40 * MS, 40 * MS, 2, "GET", "/x", 200);
+	attrib_add_page(&a, y, 30.5 * MS, 40 * MS, 40 * MS, 3, "GET", "/y", 200);
+	attrib_finish(&a);
+	const struct attrib_route *rx = &a.routes[x], *ry = &a.routes[y];
+	CHECK_EQ_U(rx->pages, 3);
+	CHECK_EQ_U(ry->pages, 2);
+	/* x: page 1 two round trips (four ReadyForQuery), page 2 one, and one
+	 * of the shared flight's parts between pages 2 and 3 */
+	printf("  parts: x %.2f rt %.2f rfq, y %.2f rt %.2f rfq\n", rx->rt, rx->rfq, ry->rt, ry->rfq);
+	CHECK(fabs(rx->rfq - 6) < 0.01 && fabs(ry->rfq - 2) < 0.01);
+	CHECK(fabs(rx->rt - 4) < 0.01 && fabs(ry->rt - 2) < 0.01);
+	attrib_free(&a);
+}
+
 static uint64_t redis_serial;
 
 /* A flight of `commands` commands sent at once, answered 0.1 ms later, as
@@ -906,6 +953,7 @@ static void test_active_cap(void)
 int main(void)
 {
 	RUN(test_grace_and_windows);
+	RUN(test_flight_parts);
 	RUN(test_redis_pages);
 	RUN(test_redis_streaming_flight);
 	RUN(test_redis_flight_share);

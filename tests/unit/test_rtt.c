@@ -458,6 +458,151 @@ static void test_statement_sigs(void)
 	}
 }
 
+static struct rt parts[64];
+static int nparts;
+
+static void on_part(void *ctx, const struct rt *rt)
+{
+	(void)ctx;
+	if (nparts < 64)
+		parts[nparts++] = *rt;
+}
+
+/* A connection that prepared statement "a" (and "b", with two) */
+static void parts_start(int statements)
+{
+	start();
+	r.fingerprints = true;
+	r.on_part = on_part;
+	nparts = 0;
+	startup();
+	FE('P', "a\0SELECT 1 FROM a\0\0");
+	if (statements > 1)
+		FE('P', "b\0SELECT 1 FROM b\0\0");
+	FE0('S');
+	Z();
+}
+
+static void execute(const char *stmt) /* Bind, Execute, Sync of a named statement */
+{
+	char b[32] = {0};
+	size_t n = strlen(stmt);
+	memcpy(b + 1, stmt, n); /* portal "", then the statement's name */
+	msg(PGSQL_FE, 'B', b, n + 8);
+	FE('E', "\0\0\0\0");
+	FE0('S');
+}
+
+static void answer(int rows)
+{
+	BE('2', "");
+	for (int i = 0; i < rows; i++)
+		BE('D', "\0\1\0\0\0\1x");
+	BE('C', "SELECT 1\0");
+	Z();
+}
+
+/* A pipelining driver (postgres.js): statements of several requests on one
+ * connection, each with its own Sync, written before the last answer came.
+ * The flight is one round trip of the connection; its parts go to on_part
+ * as each is answered, with their own start, end, statement and rows. */
+static void test_flight_parts(void)
+{
+	parts_start(2);
+	CHECK_EQ_U(nparts, 0); /* a flight of one part: none */
+	uint64_t t1 = now;
+	execute("a");
+	uint64_t t2 = now;
+	execute("b");
+	execute("a");
+	answer(2);
+	CHECK_EQ_U(nparts, 1); /* answered, and later parts follow: out now */
+	answer(0);
+	CHECK_EQ_U(nparts, 2);
+	uint64_t t3 = now;
+	execute("b"); /* sent while the third is unanswered: the same flight */
+	answer(1);
+	answer(3);
+	CHECK_EQ_U(nparts, 4);
+	CHECK_EQ_U(nrt, 3); /* startup, the prepare, one flight */
+	CHECK_EQ_U(r.st.round_trips, 3);
+	CHECK_EQ_U(r.st.rfq, 6);
+	CHECK(parts[0].part && parts[0].t_start == t1 && parts[1].t_start == t2);
+	CHECK(parts[3].t_start == t3 && parts[3].t_end == now - 10000);
+	CHECK(parts[0].sig != 0 && parts[0].sig == parts[2].sig && parts[1].sig == parts[3].sig);
+	CHECK(parts[0].sig != parts[1].sig);
+	CHECK_EQ_U(parts[0].rows, 2);
+	CHECK_EQ_U(parts[1].rows, 0);
+	CHECK_EQ_U(parts[3].rows, 3);
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ_U(parts[i].rfq, 1);
+		CHECK_EQ_U(parts[i].cls, RT_QUERY);
+		CHECK(parts[i].index == parts[0].index);
+	}
+
+	/* more parts unanswered than followed: the rest join the newest, and
+	 * every ReadyForQuery is still someone's */
+	nparts = 0;
+	for (int i = 0; i < RT_PARTS + 4; i++)
+		execute("a");
+	for (int i = 0; i < RT_PARTS + 4; i++)
+		answer(0);
+	rtt_finish(&r);
+	CHECK_EQ_U(nparts, RT_PARTS);
+	uint32_t rfq = 0;
+	for (int i = 0; i < nparts; i++)
+		rfq += parts[i].rfq;
+	CHECK_EQ_U(rfq, RT_PARTS + 4);
+	CHECK_EQ_U(parts[RT_PARTS - 1].rfq, 5);
+}
+
+/* A connection that never drains (a pipeline kept full): the flight stays
+ * open, but what holds the sweep back is its oldest part not answered. */
+static void test_flight_parts_watermark(void)
+{
+	parts_start(1);
+	uint64_t first = now, oldest = 0;
+	execute("a");
+	for (int i = 0; i < 50; i++) {
+		uint64_t next = now;
+		execute("a");
+		answer(0); /* the one before it */
+		CHECK(rtt_oldest_open(&r, 0, &oldest));
+		CHECK(oldest == next);
+	}
+	CHECK(oldest > first);
+	CHECK_EQ_U(nparts, 50);
+	answer(0);
+	rtt_finish(&r);
+	CHECK_EQ_U(nparts, 51);
+	CHECK_EQ_U(r.st.round_trips, 3);
+}
+
+/* postgres.js describes a statement it has not prepared on a connection
+ * with Parse, Describe, Flush - behind other requests' Bind, Execute, Sync
+ * in one flight.  The last ReadyForQuery is not the flight's end: the
+ * describe's answers come after it.  (Ended there, they opened a round
+ * trip with no start, `unknown`, that took the next Execute's answer.) */
+static void test_flush_after_syncs(void)
+{
+	parts_start(1);
+	execute("a");
+	FE('P', "b\0SELECT 1 FROM b\0\0");
+	FE('D', "Sb\0");
+	FE0('H');
+	answer(1);
+	BE('1', "");
+	BE('t', "\0\0");
+	BE('T', "\0\0");
+	execute("b"); /* after the describe's answers: a round trip of its own */
+	answer(1);
+	rtt_finish(&r);
+	CHECK_EQ_U(nrt, 4);
+	CHECK_EQ_U(r.st.by_class[RT_UNKNOWN], 0);
+	CHECK_EQ_U(r.st.by_class[RT_QUERY], 2);
+	CHECK_EQ_U(r.st.rfq, 4);
+}
+
 static bool tails[64];
 
 static void on_rt_tail(void *ctx, const struct rt *rt)
@@ -543,6 +688,9 @@ static void test_statement_names(void)
 int main(void)
 {
 	RUN(test_statement_sigs);
+	RUN(test_flight_parts);
+	RUN(test_flight_parts_watermark);
+	RUN(test_flush_after_syncs);
 	RUN(test_statement_names);
 	RUN(test_tokio_postgres_flights);
 	RUN(test_ping_policy_settles_interim);

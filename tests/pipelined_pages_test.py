@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""pipelined_pages_test.py PGRTT BLOGLOAD SRCDIR - pages behind a pipelining
+driver: postgres.js (npm) with 2 connections for 8 clients writes the
+queries of several requests on one connection without waiting, each with
+its own Sync, in one write (tests/clients/pipelined_app.js).  The
+connection's round trip is the flight; each page waited once for its own
+statement's answer, so for the pages a flight is one round trip per part
+(rtt.h struct rt_seg), and a page that had several parts of one flight
+waited once.  Checked against what the app counted per request:
+ - one route, 8 clients (aggregate): ReadyForQuery and round trips per page
+   are the statements the app ran per page, and the capture really
+   pipelined (the connections' flights well under their ReadyForQuery);
+ - three routes at once (estimated): every route's ReadyForQuery per page
+   within 5% of the app's statements, or an interval that holds it, and the
+   pages' ReadyForQuery in all are the app's (before parts, a flight's went
+   to its first statement's page).
+Needs the test cluster (PGRTT_PGPORT) and npm."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, failures, same_on_one_thread  # noqa: E402
+from livelib import blog_database, capture, free_port  # noqa: E402
+
+PGRTT, BLOGLOAD, SRC = (os.path.abspath(a) for a in sys.argv[1:4])
+PORT = os.environ.get("PGRTT_PGPORT")
+BUILD = os.environ.get("PGRTT_BENCH_BUILD", os.path.join(os.path.dirname(PGRTT), "bench-build"))
+POSTGRES_JS = "postgres@3.4.9"
+ROUTES = {"/articles/3": "GET /articles/{id}", "/": "GET /", "/tags/tag-7": "GET /tags/{slug}"}
+
+
+def get(http, path):
+    with urllib.request.urlopen(f"http://127.0.0.1:{http}{path}", timeout=10) as r:
+        return r.status, r.read()
+
+
+def analyze(http, pcap):
+    argv = [PGRTT, "analyze", "-p", PORT, "--http-port", str(http), "-F", "json", "--no-progress",
+            pcap]
+    p = subprocess.run(argv, capture_output=True, text=True)
+    check(f"analyze {os.path.basename(pcap)} exits 0", p.returncode, 0)
+    same_on_one_thread(argv, p.stdout)
+    return json.loads(p.stdout)
+
+
+def stats_between(http, fn):
+    """The app's counts per route for what fn() sent: {route: (pages, statements)}."""
+    before = json.loads(get(http, "/stats")[1])
+    fn()
+    after = json.loads(get(http, "/stats")[1])
+    return {r: (a[0] - before.get(r, [0, 0])[0], a[1] - before.get(r, [0, 0])[1])
+            for r, a in after.items() if a[0] > before.get(r, [0, 0])[0]}
+
+
+def load(http, conc, n, paths):
+    subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"),
+                    str(http), str(conc), str(n)] + paths, check=True, capture_output=True)
+
+
+def one_route(http, tmp):
+    pcap = os.path.join(tmp, "one-route.pcap")
+    truth = capture(pcap, (PORT, http),
+                    lambda: stats_between(http, lambda: load(http, 8, 150, ["/articles/3"])))
+    d = analyze(http, pcap)
+    pages, stmts = truth["GET /articles/{id}"]
+    want = stmts / pages
+    x = {r["route"]: r for r in d["routes"]}.get("GET /articles/{id}")
+    check("one route: every page behind the figures", x and x["pages"], pages)
+    if not x:
+        return
+    check("one route: aggregate", "aggregate" in x["attribution"], True)
+    rfq = x["ready_for_query_per_page"]
+    rt = x["round_trips_per_page"]["mean"]
+    check(f"one route: ReadyForQuery per page {rfq:.3f} within 1% of the app's {want:.2f}",
+          abs(rfq - want) <= 0.01 * want, True)
+    check(f"one route: round trips per page {rt:.3f} within 2% of the app's {want:.2f} (each page"
+          " waited once per statement)", abs(rt - want) <= 0.02 * want, True)
+    flights = sum(c["round_trips"] for c in d["connections"])
+    answers = sum(c["ready_for_query"] for c in d["connections"])
+    check(f"one route: the driver pipelined ({flights} flights for {answers} ReadyForQuery)",
+          flights < 0.9 * answers, True)
+
+
+def three_routes(http, tmp):
+    pcap = os.path.join(tmp, "three-routes.pcap")
+    truth = capture(pcap, (PORT, http),
+                    lambda: stats_between(http, lambda: load(http, 8, 150, list(ROUTES))))
+    d = analyze(http, pcap)
+    got = {r["route"]: r for r in d["routes"]}
+    total_want = total_got = 0
+    for route, (pages, stmts) in sorted(truth.items()):
+        x = got.get(route)
+        check(f"three routes: {route} measured", bool(x), True)
+        if not x:
+            continue
+        check(f"three routes: {route} every page behind the figures", x["pages"], pages)
+        want = stmts / pages
+        g = x["ready_for_query_per_page"]
+        lo, hi = x["round_trips_per_page"]["interval95"]
+        total_want += stmts
+        total_got += g * x["pages"]
+        near = abs(g - want) <= 0.05 * want
+        held = lo <= want <= hi and hi - lo <= 0.5 * x["round_trips_per_page"]["mean"]
+        check(f"three routes: {route} ReadyForQuery per page {g:.2f} within 5% of the app's"
+              f" {want:.2f}, or an interval that holds it ({lo:.2f}-{hi:.2f})", near or held, True)
+    check(f"three routes: the pages' ReadyForQuery ({total_got:.1f}) are the app's statements"
+          f" ({total_want})", abs(total_got - total_want) <= 0.005 * total_want, True)
+
+
+def main():
+    if not PORT:
+        print("no test cluster (PGRTT_PGPORT unset): skipped")
+        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+    if not shutil.which("npm") or not shutil.which("node"):
+        print("no node/npm: skipped")
+        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+    mods = os.path.join(BUILD, "postgresjs")
+    os.makedirs(mods, exist_ok=True)
+    if not os.path.isdir(os.path.join(mods, "node_modules", "postgres")):
+        n = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--no-package-lock",
+                            "--loglevel=error", "--prefix", mods, POSTGRES_JS],
+                           capture_output=True, text=True)
+        check(f"npm install {POSTGRES_JS}", n.returncode, 0)
+        if n.returncode:
+            print(n.stderr)
+            return 1
+    dsn = blog_database(PORT, "blogpipe", BLOGLOAD)
+    check("the seed's dataset", dsn is not None, True)
+    http = free_port()
+    tmp = tempfile.mkdtemp(prefix="pgrtt-pipelined-")
+    log = open(os.path.join(tmp, "app.log"), "w")
+    app = subprocess.Popen(
+        ["node", os.path.join(SRC, "tests", "clients", "pipelined_app.js")],
+        env=dict(os.environ, PORT=str(http), POOL_MAX="2",
+                 NODE_PATH=os.path.join(mods, "node_modules"),
+                 DATABASE_URL=f"postgres://postgres@127.0.0.1:{PORT}/blogpipe"),
+        stdout=log, stderr=log, start_new_session=True)
+    try:
+        up = False
+        for _ in range(200):
+            try:
+                up = get(http, "/")[0] == 200
+                break
+            except OSError:
+                time.sleep(0.1)
+        check("the app serves", up, True)
+        if up:
+            one_route(http, tmp)
+            three_routes(http, tmp)
+    finally:
+        os.killpg(app.pid, signal.SIGTERM)
+        app.wait()
+        log.close()
+    if failures:
+        print(f"captures kept in {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
