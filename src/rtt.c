@@ -657,8 +657,10 @@ static void emit(struct rtt *r, struct rt *c)
 		if (c->ping_role == PING_RELEASE && (c->status_before == 'T' || c->status_before == 'E'))
 			r->st.returned_in_tx++;
 		r->st.ping_sigs[c->ping_sig]++;
-		if (c->ping_sig == PSIG_LONE_SYNC)
-			set_driver(r, "sqlx", 1); /* or Npgsql's keepalive */
+		/* or Npgsql's keepalive; not inside a transaction: psycopg 3
+		 * leaving pipeline mode sends a lone Sync before its COMMIT */
+		if (c->ping_sig == PSIG_LONE_SYNC && c->status_before != 'T' && c->status_before != 'E')
+			set_driver(r, "sqlx", 1);
 	}
 	if (c->has_start && c->has_end) {
 		uint64_t d = c->t_end >= c->t_start ? c->t_end - c->t_start : 0;

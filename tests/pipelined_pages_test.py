@@ -14,6 +14,13 @@ waited once.  Checked against what the app counted per request:
    within 5% of the app's statements, or an interval that holds it, and the
    pages' ReadyForQuery in all are the app's (before parts, a flight's went
    to its first statement's page).
+And psycopg 3's pool (Debian's python3-psycopg-pool; tests/clients/
+psycopg3_app.py), autocommit off, its detail route in pipeline mode: the
+lone Sync psycopg sends leaving the pipeline, inside the transaction,
+begins or ends no checkout - each route's transactions (BEGIN, COMMIT)
+per page within 5% of 2 under three routes at once (before: 1.35 on the
+detail route), its statements within 5% of the app's, and no connection
+taken for sqlx's by that Sync.
 Needs the test cluster (PGRTT_PGPORT) and npm."""
 import json
 import os
@@ -113,6 +120,55 @@ def three_routes(http, tmp):
           f" ({total_want})", abs(total_got - total_want) <= 0.005 * total_want, True)
 
 
+def start_app(argv, env, http, log):
+    app = subprocess.Popen(argv, env=env, stdout=log, stderr=log, start_new_session=True)
+    for _ in range(200):
+        try:
+            if get(http, "/")[0] == 200:
+                return app, True
+        except OSError:
+            time.sleep(0.1)
+    return app, False
+
+
+def stop_app(app):
+    os.killpg(app.pid, signal.SIGTERM)
+    app.wait()
+
+
+def psycopg3_pages(dsn, tmp):
+    http = free_port()
+    log = open(os.path.join(tmp, "psycopg3.log"), "w")
+    app, up = start_app(["/usr/bin/python3", os.path.join(SRC, "tests", "clients",
+                                                         "psycopg3_app.py"), str(http), dsn],
+                        os.environ, http, log)
+    try:
+        check("psycopg 3: the app serves", up, True)
+        if not up:
+            return
+        pcap = os.path.join(tmp, "psycopg3.pcap")
+        truth = capture(pcap, (PORT, http),
+                        lambda: stats_between(http, lambda: load(http, 8, 150, list(ROUTES))))
+    finally:
+        stop_app(app)
+        log.close()
+    d = analyze(http, pcap)
+    got = {r["route"]: r for r in d["routes"]}
+    for route, (pages, stmts) in sorted(truth.items()):
+        x = got.get(route)
+        check(f"psycopg 3: {route} measured, every page", x and x["pages"], pages)
+        if not x:
+            continue
+        by = x["by_class_per_page"]
+        want = stmts / pages
+        check(f"psycopg 3: {route} statements per page {by['query']:.3f} within 5% of {want:.2f}",
+              abs(by["query"] - want) <= 0.05 * want, True)
+        check(f"psycopg 3: {route} BEGIN and COMMIT per page {by['transaction']:.3f} within 5%"
+              " of 2", abs(by["transaction"] - 2) <= 0.1, True)
+    drivers = [c.get("driver") for c in d["connections"]]
+    check(f"psycopg 3: no connection taken for sqlx's ({drivers})", "sqlx" in drivers, False)
+
+
 def main():
     if not PORT:
         print("no test cluster (PGRTT_PGPORT unset): skipped")
@@ -135,28 +191,20 @@ def main():
     http = free_port()
     tmp = tempfile.mkdtemp(prefix="pgrtt-pipelined-")
     log = open(os.path.join(tmp, "app.log"), "w")
-    app = subprocess.Popen(
-        ["node", os.path.join(SRC, "tests", "clients", "pipelined_app.js")],
-        env=dict(os.environ, PORT=str(http), POOL_MAX="2",
-                 NODE_PATH=os.path.join(mods, "node_modules"),
-                 DATABASE_URL=f"postgres://postgres@127.0.0.1:{PORT}/blogpipe"),
-        stdout=log, stderr=log, start_new_session=True)
+    app, up = start_app(["node", os.path.join(SRC, "tests", "clients", "pipelined_app.js")],
+                        dict(os.environ, PORT=str(http), POOL_MAX="2",
+                             NODE_PATH=os.path.join(mods, "node_modules"),
+                             DATABASE_URL=f"postgres://postgres@127.0.0.1:{PORT}/blogpipe"),
+                        http, log)
     try:
-        up = False
-        for _ in range(200):
-            try:
-                up = get(http, "/")[0] == 200
-                break
-            except OSError:
-                time.sleep(0.1)
-        check("the app serves", up, True)
+        check("postgres.js: the app serves", up, True)
         if up:
             one_route(http, tmp)
             three_routes(http, tmp)
     finally:
-        os.killpg(app.pid, signal.SIGTERM)
-        app.wait()
+        stop_app(app)
         log.close()
+    psycopg3_pages(dsn, tmp)
     if failures:
         print(f"captures kept in {tmp}")
     else:
