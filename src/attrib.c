@@ -1335,8 +1335,13 @@ static void correct_redis_by_fit(struct attrib *a)
 	if (!a->redis_mixed)
 		return;
 	/* the fit's vague commands stay out of unplaced_feats: that note
-	 * speaks of the statements' intervals, and Redis figures have none */
+	 * speaks of the statements' intervals, and Redis figures have none;
+	 * they have a note of their own */
 	infer_solve(in);
+	a->unplaced_cmds = 0;
+	for (uint32_t w = 0; w < INFER_FEATURES / 64; w++)
+		a->unplaced_cmds += (uint32_t)__builtin_popcountll(in->vague[w]);
+	a->unplaced_cmd_n = in->vague_rts;
 	for (uint32_t i = 0; i < a->nroutes && i < in->nroutes; i++) {
 		struct attrib_route *rt = &a->routes[i];
 		const struct infer_route *x = &in->routes[i];

@@ -162,6 +162,10 @@ struct attrib {
 	 * their round trips (infer.h: vague) */
 	uint32_t unplaced_feats;
 	double unplaced_rts;
+	/* the same of the Redis fit: commands whose sending route the capture
+	 * cannot tell (their routes' Redis figures have no interval to span them) */
+	uint32_t unplaced_cmds;
+	double unplaced_cmd_n;
 	/* what inference learns: statement (or class) features, their round
 	 * trips per page over all routes, and each connection's last checkout */
 	uint64_t feat_key[2 * ATTRIB_FEATURES_MAX];

@@ -44,7 +44,8 @@
 	X(NO_REDIS, "no-redis", EV_WARNING)                                                 \
 	X(REDIS_DAMAGE, "redis-damage", EV_WARNING)                                         \
 	X(REDIS_ONLY, "redis-only", EV_NOTE)                                                \
-	X(UNPLACED, "unplaced-statements", EV_NOTE)
+	X(UNPLACED, "unplaced-statements", EV_NOTE)                                         \
+	X(UNPLACED_COMMANDS, "unplaced-commands", EV_NOTE)
 
 #define EV_ENUM(id, name, sev) EV_##id,
 enum ev_code { EVIDENCE_CODES(EV_ENUM) EV_NCODES };

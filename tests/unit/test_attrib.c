@@ -701,6 +701,7 @@ static void test_unplaced_beside_redis(void)
 		attrib_add_page(&a, x, t0, t0 + 4 * MS, t0 + 4 * MS, 1 + i % 8, "GET", "/x", 200);
 		attrib_add_page(&a, y, t0, t0 + 4 * MS, t0 + 4 * MS, 9 + i % 8, "GET", "/y", 200);
 		sim_rt(100 + i % 8, t0 + MS, RT_QUERY, PING_NONE, 41); /* /x's alone */
+		attrib_add_redis_cmd(&a, 300 + i % 8, 10000 + i, t0 + 2 * MS, 1, "SET"); /* and this */
 	}
 	uint32_t nc = 0;
 	for (uint32_t i = 0; i < 3000; i++) { /* test_redis_mixed_routes' load */
@@ -722,6 +723,10 @@ static void test_unplaced_beside_redis(void)
 	CHECK(fabs(rc->redis_cmds / rc->pages - 1) < 0.05);
 	CHECK_EQ_U(a.unplaced_feats, 1);
 	CHECK(fabs(a.unplaced_rts - 2000) < 1e-6);
+	/* the Redis command sent alike beside both routes: a note of its own,
+	 * and not the statements' */
+	CHECK_EQ_U(a.unplaced_cmds, 1);
+	CHECK(fabs(a.unplaced_cmd_n - 2000) < 1e-6);
 	/* each route's interval spans none to all of it */
 	CHECK(fabs(rx->rt + ry->rt - 2000) < 1e-6);
 	CHECK(rx->unplaced_lo <= -rx->rt + 1e-6 && rx->rt + rx->unplaced_hi >= 2000 - 1e-6);
