@@ -130,7 +130,7 @@ webcap web-mixed ping-page 8 30 /articles/3 / /articles/4
 # a pipelining driver: the blog's three routes on postgres.js with 2
 # connections for 8 clients (tests/clients/pipelined_app.js, on the seed's
 # dataset in database blogpipe; postgres.js from NODE_PATH, by default
-# where tests/pipelined_pages_test.py installs it); the client file is
+# where tests/driver_pages_test.py installs it); the client file is
 # the app's own count per route, [pages, statements]
 pipelined() {
 	url="postgres://postgres@127.0.0.1:$PORT/blogpipe"

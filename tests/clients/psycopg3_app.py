@@ -6,7 +6,7 @@ route runs its three statements in pipeline mode with a Sync after each
 (psycopg waits for each), and leaving the pipeline sends one more lone
 Sync inside the transaction - not a pool's ping.  Each request counts the
 statements it ran; GET /stats gives {route: [pages, statements]}, the
-truth tests/pipelined_pages_test.py holds pgrtt's figures to."""
+truth tests/driver_pages_test.py holds pgrtt's figures to."""
 import json
 import sys
 import threading

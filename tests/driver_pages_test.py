@@ -1,26 +1,36 @@
 #!/usr/bin/python3
-"""pipelined_pages_test.py PGRTT BLOGLOAD SRCDIR - pages behind a pipelining
-driver: postgres.js (npm) with 2 connections for 8 clients writes the
-queries of several requests on one connection without waiting, each with
-its own Sync, in one write (tests/clients/pipelined_app.js).  The
+"""driver_pages_test.py PGRTT BLOGLOAD SRCDIR - pages behind real drivers and
+pools that the benchmark's apps do not use, each checked against what the
+app counted per request, three routes at once under 8 clients (every
+route estimated):
+
+postgres.js (npm) with 2 connections for 8 clients pipelines: it writes
+the queries of several requests on one connection without waiting, each
+with its own Sync, in one write (tests/clients/pipelined_app.js).  The
 connection's round trip is the flight; each page waited once for its own
 statement's answer, so for the pages a flight is one round trip per part
-(rtt.h struct rt_seg), and a page that had several parts of one flight
-waited once.  Checked against what the app counted per request:
+(rtt.h struct rt_part), and a page that had several parts of one flight
+waited once.
  - one route, 8 clients (aggregate): ReadyForQuery and round trips per page
    are the statements the app ran per page, and the capture really
    pipelined (the connections' flights well under their ReadyForQuery);
- - three routes at once (estimated): every route's ReadyForQuery per page
-   within 5% of the app's statements, or an interval that holds it, and the
-   pages' ReadyForQuery in all are the app's (before parts, a flight's went
-   to its first statement's page).
-And psycopg 3's pool (Debian's python3-psycopg-pool; tests/clients/
+ - three routes at once: every route's ReadyForQuery per page within 5% of
+   the app's statements, or an interval that holds it, and the pages'
+   ReadyForQuery in all are the app's (before parts, a flight's went to its
+   first statement's page).
+
+psycopg 3's pool (Debian's python3-psycopg-pool; tests/clients/
 psycopg3_app.py), autocommit off, its detail route in pipeline mode: the
 lone Sync psycopg sends leaving the pipeline, inside the transaction,
 begins or ends no checkout - each route's transactions (BEGIN, COMMIT)
-per page within 5% of 2 under three routes at once (before: 1.35 on the
-detail route), its statements within 5% of the app's, and no connection
-taken for sqlx's by that Sync.
+per page within 5% of 2 (before: 1.35 on the detail route), its
+statements within 5% of the app's, and no connection taken for sqlx's by
+that Sync.
+
+asyncpg's pool (Debian's python3-asyncpg; tests/clients/asyncpg_app.py):
+a checkout per statement, per page, per page in a transaction, and the
+pool's reset query on every return - statements, resets (one per
+checkout) and BEGIN/COMMIT per page within 5% of the app's.
 Needs the test cluster (PGRTT_PGPORT) and npm."""
 import json
 import os
@@ -57,12 +67,12 @@ def analyze(http, pcap):
 
 
 def stats_between(http, fn):
-    """The app's counts per route for what fn() sent: {route: (pages, statements)}."""
+    """The app's counts per route for what fn() sent: {route: (pages, statements, ...)}."""
     before = json.loads(get(http, "/stats")[1])
     fn()
     after = json.loads(get(http, "/stats")[1])
-    return {r: (a[0] - before.get(r, [0, 0])[0], a[1] - before.get(r, [0, 0])[1])
-            for r, a in after.items() if a[0] > before.get(r, [0, 0])[0]}
+    return {r: tuple(x - y for x, y in zip(a, before.get(r, [0] * len(a))))
+            for r, a in after.items() if a[0] > before.get(r, [0])[0]}
 
 
 def load(http, conc, n, paths):
@@ -169,6 +179,36 @@ def psycopg3_pages(dsn, tmp):
     check(f"psycopg 3: no connection taken for sqlx's ({drivers})", "sqlx" in drivers, False)
 
 
+def asyncpg_pages(tmp):
+    http = free_port()
+    log = open(os.path.join(tmp, "asyncpg.log"), "w")
+    url = f"postgresql://postgres@127.0.0.1:{PORT}/blogpipe?sslmode=disable"
+    app, up = start_app(["/usr/bin/python3", os.path.join(SRC, "tests", "clients",
+                                                         "asyncpg_app.py"), str(http), url],
+                        os.environ, http, log)
+    try:
+        check("asyncpg: the app serves", up, True)
+        if not up:
+            return
+        pcap = os.path.join(tmp, "asyncpg.pcap")
+        truth = capture(pcap, (PORT, http),
+                        lambda: stats_between(http, lambda: load(http, 8, 150, list(ROUTES))))
+    finally:
+        stop_app(app)
+        log.close()
+    got = {r["route"]: r for r in analyze(http, pcap)["routes"]}
+    for route, (pages, stmts, checkouts, tx) in sorted(truth.items()):
+        x = got.get(route)
+        check(f"asyncpg: {route} measured, every page", x and x["pages"], pages)
+        if not x:
+            continue
+        by = x["by_class_per_page"]
+        for cls, n in (("query", stmts), ("reset", checkouts), ("transaction", tx)):
+            want = n / pages
+            check(f"asyncpg: {route} {cls} per page {by[cls]:.3f} within 5% of {want:.2f}",
+                  abs(by[cls] - want) <= max(0.05 * want, 0.02), True)
+
+
 def main():
     if not PORT:
         print("no test cluster (PGRTT_PGPORT unset): skipped")
@@ -189,7 +229,7 @@ def main():
     dsn = blog_database(PORT, "blogpipe", BLOGLOAD)
     check("the seed's dataset", dsn is not None, True)
     http = free_port()
-    tmp = tempfile.mkdtemp(prefix="pgrtt-pipelined-")
+    tmp = tempfile.mkdtemp(prefix="pgrtt-drivers-")
     log = open(os.path.join(tmp, "app.log"), "w")
     app, up = start_app(["node", os.path.join(SRC, "tests", "clients", "pipelined_app.js")],
                         dict(os.environ, PORT=str(http), POOL_MAX="2",
@@ -205,6 +245,7 @@ def main():
         stop_app(app)
         log.close()
     psycopg3_pages(dsn, tmp)
+    asyncpg_pages(tmp)
     if failures:
         print(f"captures kept in {tmp}")
     else:

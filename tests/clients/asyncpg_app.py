@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""asyncpg_app.py PORT DSN - the blog's three routes on asyncio and
+asyncpg's Pool (4 connections), three ways of checking out: the index
+route calls pool.fetch per statement (a checkout, and the pool's reset
+query on return, per statement); the detail route takes one connection
+per page; the tag route one per page, in a transaction.  asyncpg resets a
+connection it gets back with one simple query (pg_advisory_unlock_all,
+CLOSE ALL, UNLISTEN *, RESET ALL).  Each request counts what it ran; GET
+/stats gives {route: [pages, statements, checkouts, BEGIN and COMMIT]},
+the truth tests/driver_pages_test.py holds pgrtt's figures to."""
+import asyncio
+import json
+import sys
+
+import asyncpg
+
+TS = "to_char({} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI')"
+INDEX = (
+    "SELECT id, author_id, slug, title, " + TS.format("created_at") + " FROM articles"
+    " ORDER BY created_at DESC, id LIMIT 20",
+    "SELECT id, name FROM authors WHERE id IN (SELECT author_id FROM articles"
+    " ORDER BY created_at DESC, id LIMIT 20) ORDER BY id",
+    "SELECT at.article_id, t.slug, t.name FROM article_tags at JOIN tags t ON t.id = at.tag_id"
+    " WHERE at.article_id IN (SELECT id FROM articles ORDER BY created_at DESC, id LIMIT 20)"
+    " ORDER BY at.article_id, t.id")
+DETAIL = (
+    "SELECT id, author_id, slug, title, body, " + TS.format("created_at") +
+    " FROM articles WHERE id = $1",
+    "SELECT id, name, bio FROM authors WHERE id = (SELECT author_id FROM articles WHERE id = $1)",
+    "SELECT id, author, body, " + TS.format("created_at") +
+    " FROM comments WHERE article_id = $1 ORDER BY id")
+TAG = (
+    "SELECT id, slug, name FROM tags WHERE slug = $1",
+    "SELECT a.id, a.title FROM articles a JOIN article_tags at ON at.article_id = a.id"
+    " JOIN tags t ON t.id = at.tag_id WHERE t.slug = $1 ORDER BY a.created_at DESC, a.id LIMIT 20",
+    "SELECT DISTINCT au.id, au.name FROM authors au JOIN articles a ON a.author_id = au.id"
+    " JOIN article_tags at ON at.article_id = a.id JOIN tags t ON t.id = at.tag_id"
+    " WHERE t.slug = $1 ORDER BY au.id",
+    "SELECT at2.article_id, t2.slug FROM article_tags at2 JOIN tags t2 ON t2.id = at2.tag_id"
+    " WHERE at2.article_id IN (SELECT at.article_id FROM article_tags at JOIN tags t"
+    " ON t.id = at.tag_id WHERE t.slug = $1) ORDER BY at2.article_id, t2.id")
+counts = {}
+
+
+def note(route, statements, checkouts, tx):
+    c = counts.setdefault(route, [0, 0, 0, 0])
+    for i, v in enumerate((1, statements, checkouts, tx)):
+        c[i] += v
+
+
+async def page(pool, path):
+    if path == "/":
+        for q in INDEX:
+            await pool.fetch(q)
+        note("GET /", len(INDEX), len(INDEX), 0)
+    elif path.startswith("/articles/"):
+        async with pool.acquire() as con:
+            for q in DETAIL:
+                await con.fetch(q, int(path[10:]))
+        note("GET /articles/{id}", len(DETAIL), 1, 0)
+    elif path.startswith("/tags/"):
+        async with pool.acquire() as con:
+            async with con.transaction():
+                for q in TAG:
+                    await con.fetch(q, path[6:])
+        note("GET /tags/{slug}", len(TAG), 1, 2)
+    else:
+        return 404, b"no"
+    return 200, b"ok"
+
+
+async def main():
+    pool = await asyncpg.create_pool(sys.argv[2], min_size=4, max_size=4)
+
+    async def serve(reader, writer):
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    break
+                path = line.decode("latin-1").split(" ")[1]
+                while (await reader.readline()) not in (b"\r\n", b""):
+                    pass
+                if path == "/stats":
+                    status, body = 200, json.dumps(counts).encode()
+                else:
+                    status, body = await page(pool, path)
+                writer.write(b"HTTP/1.1 %d X\r\nContent-Length: %d\r\n\r\n" % (status, len(body))
+                             + body)
+                await writer.drain()
+        except (ConnectionError, IndexError):
+            pass
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", int(sys.argv[1]))
+    print("ready", flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+asyncio.run(main())
