@@ -456,24 +456,49 @@ static inline struct rt_part *part_answering(struct rtt *r)
 	return &r->parts[i % RT_PARTS];
 }
 
-static inline void part_open(struct rtt *r, uint64_t ts)
+/* A part after the first: a flight's first part is the flight itself until
+ * a second begins (parts_begin), so that a flight of one part - nearly every
+ * one - costs nothing more per message. */
+static void part_open(struct rtt *r, uint64_t ts)
 {
-	if (!r->on_part) {
-		r->cur.nparts = 1;
-		return;
-	}
 	struct rt_part *g = &r->parts[r->cur.nparts++ % RT_PARTS];
 	memset(g, 0, sizeof(*g));
 	g->t_start = ts;
 	g->kind = 0xff;
 }
 
+static bool part_real(const struct rt_part *g);
+
+/* A second part begins: the first, so far the flight's own figures, becomes
+ * parts[0] */
+static void parts_begin(struct rtt *r)
+{
+	const struct rt *c = &r->cur;
+	struct rt_part *g = &r->parts[0];
+	memset(g, 0, sizeof(*g));
+	g->t_start = c->t_start;
+	g->t_end = r->last_be_ts;
+	g->sig = c->sig;
+	g->text = c->text;
+	g->syncs = c->sync_points;
+	g->rfq = c->rfq;
+	g->rows = c->rows;
+	g->stmts = c->stmts;
+	g->runs = r->f_exec + r->f_query;
+	g->kind = r->first_kind;
+	g->close = r->f_close > 0;
+	memcpy(g->flight, c->flight, sizeof g->flight);
+	r->part_reals = part_real(g);
+	r->part_done = g->syncs && g->rfq >= g->syncs; /* answered: what comes is the next's */
+}
+
 /* A sync point sent: a message after it starts a part */
-static void part_sync(struct rtt *r)
+static inline void part_sync(struct rtt *r)
 {
 	if (!r->on_part)
 		return; /* parts are for the pages: followed only for them */
-	part_cur(r)->syncs++;
+	if (r->cur.nparts > 1)
+		part_cur(r)->syncs++;
 	r->part_cut = true;
 }
 
@@ -487,10 +512,15 @@ static bool part_real(const struct rt_part *g)
 	return g->sig && g->kind != SQL_EMPTY && g->kind != SQL_SELECT1;
 }
 
-static void part_stmt(struct rtt *r, uint64_t sig, uint64_t text, uint8_t kind, bool runs)
+static inline void part_stmt(struct rtt *r, uint64_t sig, uint64_t text, uint8_t kind, bool runs)
 {
 	if (!r->on_part)
 		return;
+	if (r->cur.nparts == 1) { /* the flight's own figures say the rest */
+		if (sig && r->first_kind == 0xff)
+			r->first_kind = kind;
+		return;
+	}
 	struct rt_part *g = part_cur(r);
 	if (!g->sig && sig) {
 		g->sig = sig;
@@ -562,8 +592,8 @@ static void open_rt(struct rtt *r, uint64_t ts, bool has_start)
 	r->cur.has_start = has_start;
 	r->cur.status_before = r->st.last_status;
 	r->cur.status_after = r->st.last_status;
-	r->cur.nparts = 0;
-	part_open(r, ts);
+	r->cur.nparts = 1;
+	r->first_kind = 0xff;
 	r->part_out = r->part_done = r->part_reals = 0;
 	r->part_cut = false;
 	r->open = true;
@@ -808,7 +838,7 @@ static void finish_rt(struct rtt *r)
 static void flight_add(struct rtt *r, char letter)
 {
 	letters_add(r->cur.flight, letter);
-	if (r->on_part)
+	if (r->cur.nparts > 1)
 		letters_add(part_cur(r)->flight, letter);
 }
 
@@ -913,8 +943,11 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 	r->written_off = false;
 	if (!r->open)
 		open_rt(r, m->ts_first, true);
-	else if (r->part_cut && r->cur.nparts - r->part_out < RT_PARTS)
+	else if (r->part_cut && r->cur.nparts - r->part_out < RT_PARTS) {
+		if (r->cur.nparts == 1)
+			parts_begin(r);
 		part_open(r, m->ts_first); /* sent after a sync point of the flight: a part */
+	}
 	r->part_cut = false;
 	struct rt *c = &r->cur;
 	c->fe_msgs++;
@@ -1033,7 +1066,7 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		break;
 	case PGSQL_FE_CLOSE:
 		r->f_close++;
-		if (r->on_part)
+		if (r->cur.nparts > 1)
 			part_cur(r)->close = true;
 		break;
 	case PGSQL_FE_FLUSH:
@@ -1100,7 +1133,7 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 	r->last_be_ts = m->ts_last;
 	/* the part this answers: its end so far (a Flush's part has no
 	 * ReadyForQuery; its last answer ends it) */
-	if (r->on_part)
+	if (r->cur.nparts > 1)
 		part_answering(r)->t_end = m->ts_last;
 	if (m->gap)
 		c->damaged = true;
@@ -1109,7 +1142,7 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 		uint8_t st = m->body_len >= 1 ? rd_peek(&body, 0) : '?';
 		c->rfq++;
 		c->t_end = m->ts_last;
-		if (r->on_part && r->part_done < c->nparts) { /* the answer to the oldest part not answered */
+		if (c->nparts > 1 && r->part_done < c->nparts) { /* the answer to the oldest part not answered */
 			struct rt_part *g = &r->parts[r->part_done % RT_PARTS];
 			g->t_end = m->ts_last;
 			if (++g->rfq >= g->syncs && r->part_done + 1 < c->nparts)
@@ -1136,7 +1169,7 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 	}
 	case PGSQL_BE_DATA_ROW:
 		c->rows++;
-		if (r->on_part)
+		if (c->nparts > 1)
 			part_answering(r)->rows++;
 		break;
 	case PGSQL_BE_ERROR:

@@ -195,6 +195,7 @@ struct rtt {
 	struct rt cur;
 	struct rt_part parts[RT_PARTS]; /* its parts given out from part_out, answered to part_done */
 	uint32_t part_out, part_done, part_reals; /* part_real's among them */
+	uint8_t first_kind; /* of the flight's first statement: its first part's, once it has two */
 	bool part_cut; /* the last message sent was a sync point */
 	bool open;
 	uint32_t be_since_fe;
