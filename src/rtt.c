@@ -684,7 +684,12 @@ static void emit(struct rtt *r, struct rt *c)
 			r->st.pings_amb_timing[c->timing_role]++;
 			r->st.pings_policy += c->role_how == ROLE_POLICY;
 		}
-		if (c->ping_role == PING_RELEASE && (c->status_before == 'T' || c->status_before == 'E'))
+		/* handed back inside a transaction - when its role is known by
+		 * its place or the pool's policy: told by timing alone, a lone
+		 * Sync between two statements of a transaction is as likely the
+		 * driver's own (psycopg 3 leaving pipeline mode, before COMMIT) */
+		if (c->ping_role == PING_RELEASE && (c->status_before == 'T' || c->status_before == 'E') &&
+		    c->role_how != ROLE_TIMING)
 			r->st.returned_in_tx++;
 		r->st.ping_sigs[c->ping_sig]++;
 		/* or Npgsql's keepalive; not inside a transaction: psycopg 3

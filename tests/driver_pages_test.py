@@ -25,7 +25,7 @@ lone Sync psycopg sends leaving the pipeline, inside the transaction,
 begins or ends no checkout - each route's transactions (BEGIN, COMMIT)
 per page within 5% of 2 (before: 1.35 on the detail route), its
 statements within 5% of the app's, and no connection taken for sqlx's by
-that Sync.
+that Sync, nor said to be returned to the pool inside a transaction.
 
 asyncpg's pool (Debian's python3-asyncpg; tests/clients/asyncpg_app.py):
 a checkout per statement, per page, per page in a transaction, and the
@@ -177,6 +177,10 @@ def psycopg3_pages(dsn, tmp):
               " of 2", abs(by["transaction"] - 2) <= 0.1, True)
     drivers = [c.get("driver") for c in d["connections"]]
     check(f"psycopg 3: no connection taken for sqlx's ({drivers})", "sqlx" in drivers, False)
+    # that Sync's role is told by timing alone (no pool pings to learn a
+    # policy from): no connection handed back inside a transaction
+    check("psycopg 3: no connection returned in a transaction",
+          d["totals"]["returned_in_transaction"], 0)
 
 
 def asyncpg_pages(tmp):

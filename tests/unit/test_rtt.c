@@ -247,6 +247,26 @@ static void test_returned_in_transaction(void)
 	rtt_finish(&r);
 	CHECK_EQ_U(r.st.pings[PING_RELEASE], 1);
 	CHECK_EQ_U(r.st.returned_in_tx, 1);
+
+	/* psycopg 3 leaving pipeline mode: a lone Sync between two statements
+	 * of the transaction, then its COMMIT.  Its role is told by timing
+	 * alone (no pool's pings to learn a policy from): no hand-back */
+	start();
+	startup();
+	FE('Q', "BEGIN");
+	BE('C', "BEGIN\0");
+	BE('Z', "T");
+	FE('Q', "UPDATE t SET a = 1");
+	BE('C', "UPDATE 1\0");
+	BE('Z', "T");
+	FE0('S');
+	BE('Z', "T");
+	FE('Q', "COMMIT");
+	BE('C', "COMMIT\0");
+	BE('Z', "I");
+	rtt_finish(&r);
+	CHECK_EQ_U(r.st.by_class[RT_PING], 1);
+	CHECK_EQ_U(r.st.returned_in_tx, 0);
 }
 
 static void test_ping_wait(void)
