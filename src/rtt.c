@@ -738,7 +738,12 @@ static void resolve_pings(struct rtt *r, bool has_next, uint64_t next_start)
 	for (int i = 0; i < k; i++)
 		syncs += r->pend[i].ping_sig == PSIG_LONE_SYNC;
 	struct ping_evidence *ev = r->policy;
-	if (ev && syncs == k && !r->run_started) {
+	/* a pool pings outside transactions: a lone Sync inside one is no
+	 * evidence of its policy (psycopg 3 leaving pipeline mode, before
+	 * COMMIT: idle after it under load, it taught a release policy that
+	 * then said 372 connections went back inside a transaction) */
+	bool tx = k > 0 && (r->pend[0].status_before == 'T' || r->pend[0].status_before == 'E');
+	if (ev && syncs == k && !r->run_started && !tx) {
 		if (k >= 2 && r->has_prev && has_next)
 			ev->both++;
 		else if (k == 1 && !r->has_prev && r->began && has_next)

@@ -31,7 +31,11 @@ asyncpg's pool (Debian's python3-asyncpg; tests/clients/asyncpg_app.py):
 a checkout per statement, per page, per page in a transaction, and the
 pool's reset query on every return - statements, resets (one per
 checkout) and BEGIN/COMMIT per page within 5% of the app's.
-Needs the test cluster (PGRTT_PGPORT) and npm."""
+Go's database/sql over lib/pq (Debian's golang-github-lib-pq-dev;
+tests/clients/go_libpq_app.go): a statement with arguments is a prepare
+round trip and an execute round trip - statements, prepares and BEGIN/
+COMMIT per page within 5% of the app's.
+Needs the test cluster (PGRTT_PGPORT), npm and go."""
 import json
 import os
 import shutil
@@ -213,6 +217,46 @@ def asyncpg_pages(tmp):
                   abs(by[cls] - want) <= max(0.05 * want, 0.02), True)
 
 
+def go_libpq_pages(tmp):
+    build = os.path.join(BUILD, "go-libpq")
+    os.makedirs(build, exist_ok=True)
+    b = subprocess.run(["go", "build", "-o", os.path.join(build, "app"),
+                        os.path.join(SRC, "tests", "clients", "go_libpq_app.go")],
+                       env=dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode",
+                                GOCACHE=os.path.join(build, "gocache"), GOFLAGS=""),
+                       capture_output=True, text=True)
+    check("lib/pq: the app builds", b.returncode, 0)
+    if b.returncode:
+        print(b.stderr)
+        return
+    http = free_port()
+    log = open(os.path.join(tmp, "go-libpq.log"), "w")
+    dsn = f"host=127.0.0.1 port={PORT} user=postgres dbname=blogpipe sslmode=disable"
+    app, up = start_app([os.path.join(build, "app"), str(http), dsn], os.environ, http, log)
+    try:
+        check("lib/pq: the app serves", up, True)
+        if not up:
+            return
+        pcap = os.path.join(tmp, "go-libpq.pcap")
+        truth = capture(pcap, (PORT, http),
+                        lambda: stats_between(http, lambda: load(http, 8, 150, list(ROUTES))))
+    finally:
+        stop_app(app)
+        log.close()
+    got = {r["route"]: r for r in analyze(http, pcap)["routes"]}
+    with_args = {"GET /": 0, "GET /articles/{id}": 3, "GET /tags/{slug}": 4}
+    for route, (pages, stmts, tx) in sorted(truth.items()):
+        x = got.get(route)
+        check(f"lib/pq: {route} measured, every page", x and x["pages"], pages)
+        if not x:
+            continue
+        by = x["by_class_per_page"]
+        for cls, want in (("query", stmts / pages), ("prepare", with_args[route]),
+                          ("transaction", tx / pages)):
+            check(f"lib/pq: {route} {cls} per page {by[cls]:.3f} within 5% of {want:.2f}",
+                  abs(by[cls] - want) <= max(0.05 * want, 0.02), True)
+
+
 def main():
     if not PORT:
         print("no test cluster (PGRTT_PGPORT unset): skipped")
@@ -250,6 +294,7 @@ def main():
         log.close()
     psycopg3_pages(dsn, tmp)
     asyncpg_pages(tmp)
+    go_libpq_pages(tmp)
     if failures:
         print(f"captures kept in {tmp}")
     else:

@@ -267,6 +267,32 @@ static void test_returned_in_transaction(void)
 	rtt_finish(&r);
 	CHECK_EQ_U(r.st.by_class[RT_PING], 1);
 	CHECK_EQ_U(r.st.returned_in_tx, 0);
+
+	/* ... and many of them, each idle after (a client descheduled before
+	 * its COMMIT, under load): no policy learnt from them, so still no
+	 * hand-back (before: a release policy, and every one returned) */
+	struct ping_evidence ev = {0};
+	start();
+	r.policy = &ev;
+	startup();
+	for (int i = 0; i < 8; i++) {
+		FE('Q', "BEGIN");
+		BE('C', "BEGIN\0");
+		BE('Z', "T");
+		FE('Q', "UPDATE t SET a = 1");
+		BE('C', "UPDATE 1\0");
+		BE('Z', "T");
+		FE0('S');
+		BE('Z', "T");
+		now += 5000000; /* idle after it */
+		FE('Q', "COMMIT");
+		BE('C', "COMMIT\0");
+		BE('Z', "I");
+	}
+	rtt_finish(&r);
+	CHECK_EQ_U(r.st.by_class[RT_PING], 8);
+	CHECK_EQ_U(ev.release_idle, 0);
+	CHECK_EQ_U(r.st.returned_in_tx, 0);
 }
 
 static void test_ping_wait(void)
