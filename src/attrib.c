@@ -504,10 +504,10 @@ static void keep(struct attrib_page *p, const struct attrib_rt_rec *r, bool shar
 		(x)->rfq += (share) * (r)->rfq;                                              \
 		(x)->by_class[(r)->cls] += (rtw);                                            \
 		if ((r)->cls == RT_PING) {                                                    \
-			(x)->pings[(r)->role] += (share);                                     \
+			(x)->pings[(r)->role] += (rtw);                                       \
 			if ((r)->role_how != ROLE_PLAIN) {                                    \
-				(x)->pings_amb[(r)->role] += (share);                         \
-				(x)->pings_amb_timing[(r)->timing_role] += (share);           \
+				(x)->pings_amb[(r)->role] += (rtw);                           \
+				(x)->pings_amb_timing[(r)->timing_role] += (rtw);             \
 			}                                                                     \
 		}                                                                             \
 		if ((r)->timed)                                                               \
