@@ -1325,6 +1325,15 @@ void attrib_settle(struct attrib *a, uint64_t w)
 		a->pos = w;
 }
 
+/* The features a solved fit could not place between routes (infer.h vague) */
+static uint32_t vague_features(const struct infer *in)
+{
+	uint32_t n = 0;
+	for (uint32_t w = 0; w < INFER_FEATURES / 64; w++)
+		n += (uint32_t)__builtin_popcountll(in->vague[w]);
+	return n;
+}
+
 /* The Redis commands' fit (correct_by_fit's, below, for their model):
  * each route's commands corrected, its round trips and flights in
  * proportion (or, where the running guess gave it none, one of each per
@@ -1338,9 +1347,7 @@ static void correct_redis_by_fit(struct attrib *a)
 	 * speaks of the statements' intervals, and Redis figures have none;
 	 * they have a note of their own */
 	infer_solve(in);
-	a->unplaced_cmds = 0;
-	for (uint32_t w = 0; w < INFER_FEATURES / 64; w++)
-		a->unplaced_cmds += (uint32_t)__builtin_popcountll(in->vague[w]);
+	a->unplaced_cmds = vague_features(in);
 	a->unplaced_cmd_n = in->vague_rts;
 	for (uint32_t i = 0; i < a->nroutes && i < in->nroutes; i++) {
 		struct attrib_route *rt = &a->routes[i];
@@ -1371,9 +1378,7 @@ static void correct_by_fit(struct attrib *a)
 	if (!a->rts_mixed || !a->feats)
 		return;
 	infer_solve(in);
-	a->unplaced_feats = 0;
-	for (uint32_t w = 0; w < INFER_FEATURES / 64; w++)
-		a->unplaced_feats += (uint32_t)__builtin_popcountll(in->vague[w]);
+	a->unplaced_feats = vague_features(in);
 	a->unplaced_rts = in->vague_rts;
 	for (uint32_t i = 0; i < a->nroutes && i < in->nroutes; i++) {
 		struct attrib_route *rt = &a->routes[i];

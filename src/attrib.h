@@ -96,7 +96,7 @@ struct attrib_rt_rec {
 	char flight[RT_FLIGHT_MAX + 2];
 	uint64_t text;  /* rtt.h: its statement's text (pgrtt trace) */
 	uint32_t stmts;
-	/* one of a flight's parts (rtt.h struct rt_seg), of flight `flight_key`
+	/* one of a flight's parts (rtt.h struct rt_part), of flight `flight_key`
 	 * (0: a whole flight): a page waited once for the parts it had */
 	uint64_t flight_key;
 };

@@ -579,8 +579,7 @@ static void part_emit(struct rtt *r, uint32_t i)
 							       : RT_OTHER;
 	if (out.cls == RT_PING)
 		out.ping_role = PING_IDLE;
-	if (r->on_part)
-		r->on_part(r->ctx, &out);
+	r->on_part(r->ctx, &out); /* parts are followed only with on_part */
 }
 
 static void open_rt(struct rtt *r, uint64_t ts, bool has_start)
@@ -1154,7 +1153,6 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 		c->t_end = m->ts_last;
 		if (c->nparts > 1 && r->part_done < c->nparts) { /* the answer to the oldest part not answered */
 			struct rt_part *g = &r->parts[r->part_done % RT_PARTS];
-			g->t_end = m->ts_last;
 			if (++g->rfq >= g->syncs && r->part_done + 1 < c->nparts)
 				r->part_done++; /* answered, and later parts follow */
 			if (r->part_reals >= 2) /* a flight of parts: the answered given out */

@@ -85,7 +85,7 @@ enum rt_ping_sig {
  * keeps one flight open, and its parts are given out as they are answered. */
 #define RT_PARTS 16
 struct rt_part {
-	uint64_t t_start, t_end; /* its first byte; its last ReadyForQuery */
+	uint64_t t_start, t_end; /* its first byte; its last answer so far */
 	uint64_t sig, text;      /* its first statement's, as a round trip's */
 	uint32_t syncs, rfq, rows, stmts, runs; /* runs: Query and Execute messages */
 	uint8_t kind;            /* its first statement's (sqlclass.h), or 0xff none */

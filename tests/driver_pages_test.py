@@ -150,23 +150,37 @@ def stop_app(app):
     app.wait()
 
 
-def psycopg3_pages(dsn, tmp):
+def three_routes_of(name, argv, tmp):
+    """App argv ("{http}" in it: its HTTP port) under 8 clients on the three
+    routes, captured: the app's own counts for that load and pgrtt's
+    analysis of it, or None if it did not serve."""
     http = free_port()
-    log = open(os.path.join(tmp, "psycopg3.log"), "w")
-    app, up = start_app(["/usr/bin/python3", os.path.join(SRC, "tests", "clients",
-                                                         "psycopg3_app.py"), str(http), dsn],
-                        os.environ, http, log)
+    tag = name.replace(" ", "").replace("/", "-")
+    log = open(os.path.join(tmp, f"{tag}.log"), "w")
+    app, up = start_app([a.replace("{http}", str(http)) for a in argv], os.environ, http, log)
     try:
-        check("psycopg 3: the app serves", up, True)
+        check(f"{name}: the app serves", up, True)
         if not up:
-            return
-        pcap = os.path.join(tmp, "psycopg3.pcap")
+            return None
+        pcap = os.path.join(tmp, f"{tag}.pcap")
         truth = capture(pcap, (PORT, http),
                         lambda: stats_between(http, lambda: load(http, 8, 150, list(ROUTES))))
     finally:
         stop_app(app)
         log.close()
-    d = analyze(http, pcap)
+    return truth, analyze(http, pcap)
+
+
+def client(name):
+    return os.path.join(SRC, "tests", "clients", name)
+
+
+def psycopg3_pages(dsn, tmp):
+    run = three_routes_of("psycopg 3", ["/usr/bin/python3", client("psycopg3_app.py"), "{http}",
+                                       dsn], tmp)
+    if not run:
+        return
+    truth, d = run
     got = {r["route"]: r for r in d["routes"]}
     for route, (pages, stmts) in sorted(truth.items()):
         x = got.get(route)
@@ -188,23 +202,13 @@ def psycopg3_pages(dsn, tmp):
 
 
 def asyncpg_pages(tmp):
-    http = free_port()
-    log = open(os.path.join(tmp, "asyncpg.log"), "w")
     url = f"postgresql://postgres@127.0.0.1:{PORT}/blogpipe?sslmode=disable"
-    app, up = start_app(["/usr/bin/python3", os.path.join(SRC, "tests", "clients",
-                                                         "asyncpg_app.py"), str(http), url],
-                        os.environ, http, log)
-    try:
-        check("asyncpg: the app serves", up, True)
-        if not up:
-            return
-        pcap = os.path.join(tmp, "asyncpg.pcap")
-        truth = capture(pcap, (PORT, http),
-                        lambda: stats_between(http, lambda: load(http, 8, 150, list(ROUTES))))
-    finally:
-        stop_app(app)
-        log.close()
-    got = {r["route"]: r for r in analyze(http, pcap)["routes"]}
+    run = three_routes_of("asyncpg", ["/usr/bin/python3", client("asyncpg_app.py"), "{http}", url],
+                          tmp)
+    if not run:
+        return
+    truth, d = run
+    got = {r["route"]: r for r in d["routes"]}
     for route, (pages, stmts, checkouts, tx) in sorted(truth.items()):
         x = got.get(route)
         check(f"asyncpg: {route} measured, every page", x and x["pages"], pages)
@@ -221,7 +225,7 @@ def go_libpq_pages(tmp):
     build = os.path.join(BUILD, "go-libpq")
     os.makedirs(build, exist_ok=True)
     b = subprocess.run(["go", "build", "-o", os.path.join(build, "app"),
-                        os.path.join(SRC, "tests", "clients", "go_libpq_app.go")],
+                        client("go_libpq_app.go")],
                        env=dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode",
                                 GOCACHE=os.path.join(build, "gocache"), GOFLAGS=""),
                        capture_output=True, text=True)
@@ -229,21 +233,13 @@ def go_libpq_pages(tmp):
     if b.returncode:
         print(b.stderr)
         return
-    http = free_port()
-    log = open(os.path.join(tmp, "go-libpq.log"), "w")
     dsn = f"host=127.0.0.1 port={PORT} user=postgres dbname=blogpipe sslmode=disable"
-    app, up = start_app([os.path.join(build, "app"), str(http), dsn], os.environ, http, log)
-    try:
-        check("lib/pq: the app serves", up, True)
-        if not up:
-            return
-        pcap = os.path.join(tmp, "go-libpq.pcap")
-        truth = capture(pcap, (PORT, http),
-                        lambda: stats_between(http, lambda: load(http, 8, 150, list(ROUTES))))
-    finally:
-        stop_app(app)
-        log.close()
-    got = {r["route"]: r for r in analyze(http, pcap)["routes"]}
+    run = three_routes_of("lib/pq", [os.path.join(build, "app"), "{http}", dsn,
+                                     client("blog_queries.json")], tmp)
+    if not run:
+        return
+    truth, d = run
+    got = {r["route"]: r for r in d["routes"]}
     with_args = {"GET /": 0, "GET /articles/{id}": 3, "GET /tags/{slug}": 4}
     for route, (pages, stmts, tx) in sorted(truth.items()):
         x = got.get(route)

@@ -10,35 +10,16 @@ CLOSE ALL, UNLISTEN *, RESET ALL).  Each request counts what it ran; GET
 the truth tests/driver_pages_test.py holds pgrtt's figures to."""
 import asyncio
 import json
+import os
 import sys
 
 import asyncpg
 
-TS = "to_char({} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI')"
-INDEX = (
-    "SELECT id, author_id, slug, title, " + TS.format("created_at") + " FROM articles"
-    " ORDER BY created_at DESC, id LIMIT 20",
-    "SELECT id, name FROM authors WHERE id IN (SELECT author_id FROM articles"
-    " ORDER BY created_at DESC, id LIMIT 20) ORDER BY id",
-    "SELECT at.article_id, t.slug, t.name FROM article_tags at JOIN tags t ON t.id = at.tag_id"
-    " WHERE at.article_id IN (SELECT id FROM articles ORDER BY created_at DESC, id LIMIT 20)"
-    " ORDER BY at.article_id, t.id")
-DETAIL = (
-    "SELECT id, author_id, slug, title, body, " + TS.format("created_at") +
-    " FROM articles WHERE id = $1",
-    "SELECT id, name, bio FROM authors WHERE id = (SELECT author_id FROM articles WHERE id = $1)",
-    "SELECT id, author, body, " + TS.format("created_at") +
-    " FROM comments WHERE article_id = $1 ORDER BY id")
-TAG = (
-    "SELECT id, slug, name FROM tags WHERE slug = $1",
-    "SELECT a.id, a.title FROM articles a JOIN article_tags at ON at.article_id = a.id"
-    " JOIN tags t ON t.id = at.tag_id WHERE t.slug = $1 ORDER BY a.created_at DESC, a.id LIMIT 20",
-    "SELECT DISTINCT au.id, au.name FROM authors au JOIN articles a ON a.author_id = au.id"
-    " JOIN article_tags at ON at.article_id = a.id JOIN tags t ON t.id = at.tag_id"
-    " WHERE t.slug = $1 ORDER BY au.id",
-    "SELECT at2.article_id, t2.slug FROM article_tags at2 JOIN tags t2 ON t2.id = at2.tag_id"
-    " WHERE at2.article_id IN (SELECT at.article_id FROM article_tags at JOIN tags t"
-    " ON t.id = at.tag_id WHERE t.slug = $1) ORDER BY at2.article_id, t2.id")
+# the SQL, as every driver test app runs it
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "blog_queries.json")) as f:
+    SQL = json.load(f)
+INDEX, DETAIL, TAG = (SQL[k] for k in ("index", "detail", "tag"))
+
 counts = {}
 
 

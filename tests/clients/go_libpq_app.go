@@ -1,8 +1,9 @@
-// go_libpq_app.go PORT DSN - the blog's three routes on net/http and database/sql
+// go_libpq_app.go PORT DSN QUERIES - the blog's three routes on net/http and database/sql
 // over lib/pq (Debian's golang-github-lib-pq-dev; GOPATH mode, offline), 4
 // connections.  lib/pq runs a statement with arguments in two round trips
 // (Parse/Describe/Sync, then Bind/Execute/Sync) and one without in one
-// simple Query; the tag route runs in a transaction (BEGIN, COMMIT).  Each
+// simple Query; the tag route runs in a transaction (BEGIN, COMMIT).  The
+// SQL is every driver test app's (QUERIES: tests/clients/blog_queries.json).  Each
 // request counts what it ran; GET /stats gives {route: [pages, statements,
 // BEGIN and COMMIT]}, the truth tests/driver_pages_test.py holds pgrtt's
 // figures to.
@@ -51,7 +52,19 @@ func run(db q, s string, args ...interface{}) {
 	rows.Close()
 }
 
+// the SQL, as every driver test app runs it
+var queries struct {
+	Index, Detail, Tag []string
+}
+
 func main() {
+	raw, err := os.ReadFile(os.Args[3])
+	if err == nil {
+		err = json.Unmarshal(raw, &queries)
+	}
+	if err != nil {
+		panic(err)
+	}
 	db, err := sql.Open("postgres", os.Args[2])
 	if err != nil {
 		panic(err)
@@ -67,28 +80,27 @@ func main() {
 			mu.Unlock()
 			return
 		case p == "/":
-			run(db, "SELECT id, author_id, slug, title FROM articles ORDER BY created_at DESC, id LIMIT 20")
-			run(db, "SELECT id, name FROM authors WHERE id IN (SELECT author_id FROM articles ORDER BY created_at DESC, id LIMIT 20) ORDER BY id")
-			run(db, "SELECT at.article_id, t.slug, t.name FROM article_tags at JOIN tags t ON t.id = at.tag_id WHERE at.article_id IN (SELECT id FROM articles ORDER BY created_at DESC, id LIMIT 20) ORDER BY at.article_id, t.id")
-			note("GET /", 3, 0)
+			for _, text := range queries.Index {
+				run(db, text)
+			}
+			note("GET /", len(queries.Index), 0)
 		case strings.HasPrefix(p, "/articles/"):
 			id, _ := strconv.Atoi(p[10:])
-			run(db, "SELECT id, author_id, slug, title, body FROM articles WHERE id = $1", id)
-			run(db, "SELECT id, name, bio FROM authors WHERE id = (SELECT author_id FROM articles WHERE id = $1)", id)
-			run(db, "SELECT id, author, body FROM comments WHERE article_id = $1 ORDER BY id", id)
-			note("GET /articles/{id}", 3, 0)
+			for _, text := range queries.Detail {
+				run(db, text, id)
+			}
+			note("GET /articles/{id}", len(queries.Detail), 0)
 		case strings.HasPrefix(p, "/tags/"):
 			s := p[6:]
 			tx, err := db.Begin()
 			if err != nil {
 				panic(err)
 			}
-			run(tx, "SELECT id, slug, name FROM tags WHERE slug = $1", s)
-			run(tx, "SELECT a.id, a.title FROM articles a JOIN article_tags at ON at.article_id = a.id JOIN tags t ON t.id = at.tag_id WHERE t.slug = $1 ORDER BY a.created_at DESC, a.id LIMIT 20", s)
-			run(tx, "SELECT DISTINCT au.id, au.name FROM authors au JOIN articles a ON a.author_id = au.id JOIN article_tags at ON at.article_id = a.id JOIN tags t ON t.id = at.tag_id WHERE t.slug = $1 ORDER BY au.id", s)
-			run(tx, "SELECT at2.article_id, t2.slug FROM article_tags at2 JOIN tags t2 ON t2.id = at2.tag_id WHERE at2.article_id IN (SELECT at.article_id FROM article_tags at JOIN tags t ON t.id = at.tag_id WHERE t.slug = $1) ORDER BY at2.article_id, t2.id", s)
+			for _, text := range queries.Tag {
+				run(tx, text, s)
+			}
 			tx.Commit()
-			note("GET /tags/{slug}", 4, 2)
+			note("GET /tags/{slug}", len(queries.Tag), 2)
 		default:
 			w.WriteHeader(404)
 		}

@@ -7,32 +7,23 @@
 // tests/driver_pages_test.py holds pgrtt's figures to.  Environment:
 // PORT, DATABASE_URL, POOL_MAX; postgres.js from NODE_PATH.
 'use strict';
+const fs = require('fs');
 const http = require('http');
+const path = require('path');
 const postgres = require('postgres');
 const sql = postgres(process.env.DATABASE_URL, { max: parseInt(process.env.POOL_MAX || '2', 10), idle_timeout: 0 });
-const TS = (c) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI')`;
-const Q = {
- IA: `SELECT id, author_id, slug, title, ${TS('created_at')} FROM articles ORDER BY created_at DESC, id LIMIT 20`,
- IU: `SELECT id, name FROM authors WHERE id IN (SELECT author_id FROM articles ORDER BY created_at DESC, id LIMIT 20) ORDER BY id`,
- IT: `SELECT at.article_id, t.slug, t.name FROM article_tags at JOIN tags t ON t.id = at.tag_id WHERE at.article_id IN (SELECT id FROM articles ORDER BY created_at DESC, id LIMIT 20) ORDER BY at.article_id, t.id`,
- DA: `SELECT id, author_id, slug, title, body, ${TS('created_at')} FROM articles WHERE id = $1`,
- DU: `SELECT id, name, bio FROM authors WHERE id = (SELECT author_id FROM articles WHERE id = $1)`,
- DC: `SELECT id, author, body, ${TS('created_at')} FROM comments WHERE article_id = $1 ORDER BY id`,
- TT: `SELECT id, slug, name FROM tags WHERE slug = $1`,
- TA: `SELECT a.id, a.title FROM articles a JOIN article_tags at ON at.article_id = a.id JOIN tags t ON t.id = at.tag_id WHERE t.slug = $1 ORDER BY a.created_at DESC, a.id LIMIT 20`,
- TU: `SELECT DISTINCT au.id, au.name FROM authors au JOIN articles a ON a.author_id = au.id JOIN article_tags at ON at.article_id = a.id JOIN tags t ON t.id = at.tag_id WHERE t.slug = $1 ORDER BY au.id`,
- TG: `SELECT at2.article_id, t2.slug FROM article_tags at2 JOIN tags t2 ON t2.id = at2.tag_id WHERE at2.article_id IN (SELECT at.article_id FROM article_tags at JOIN tags t ON t.id = at.tag_id WHERE t.slug = $1) ORDER BY at2.article_id, t2.id`,
-};
+// the SQL, as every driver test app runs it
+const SQL = JSON.parse(fs.readFileSync(path.join(__dirname, 'blog_queries.json'), 'utf8'));
 const counts = {};
 function note(route, n) { const c = counts[route] || (counts[route] = [0, 0]); c[0]++; c[1] += n; }
-const q = (k, a) => sql.unsafe(Q[k], a || [], { prepare: true });
+const q = (text, a) => sql.unsafe(text, a || [], { prepare: true });
 http.createServer(async (req, res) => {
   let route, n = 0, body = '';
   try {
     if (req.url === '/stats') { res.end(JSON.stringify(counts)); return; }
-    if (req.url === '/') { route = 'GET /'; for (const k of ['IA','IU','IT']) { body += (await q(k)).length; n++; } }
-    else if (req.url.startsWith('/articles/')) { route = 'GET /articles/{id}'; const id = parseInt(req.url.slice(10)); for (const k of ['DA','DU','DC']) { body += (await q(k, [id])).length; n++; } }
-    else if (req.url.startsWith('/tags/')) { route = 'GET /tags/{slug}'; const s = req.url.slice(6); for (const k of ['TT','TA','TU','TG']) { body += (await q(k, [s])).length; n++; } }
+    if (req.url === '/') { route = 'GET /'; for (const t of SQL.index) { body += (await q(t)).length; n++; } }
+    else if (req.url.startsWith('/articles/')) { route = 'GET /articles/{id}'; const id = parseInt(req.url.slice(10)); for (const t of SQL.detail) { body += (await q(t, [id])).length; n++; } }
+    else if (req.url.startsWith('/tags/')) { route = 'GET /tags/{slug}'; const s = req.url.slice(6); for (const t of SQL.tag) { body += (await q(t, [s])).length; n++; } }
     else { res.statusCode = 404; res.end('no'); return; }
     note(route, n); res.end(body);
   } catch (e) { res.statusCode = 500; res.end(String(e)); }

@@ -230,12 +230,9 @@ static void test_gap_recovery(void)
 	CHECK_EQ_U(r.st.rfq, 1 + 1 + 1 + 5);
 }
 
-static void test_returned_in_transaction(void)
+/* BEGIN, a statement, then a lone Sync while the transaction is open */
+static void tx_lone_sync(void)
 {
-	/* a query inside a transaction, then the pool's release ping while the
-	 * transaction is still open: a connection handed back mid-transaction */
-	start();
-	startup();
 	FE('Q', "BEGIN");
 	BE('C', "BEGIN\0");
 	BE('Z', "T");
@@ -244,6 +241,22 @@ static void test_returned_in_transaction(void)
 	BE('Z', "T");
 	FE0('S');
 	BE('Z', "T");
+}
+
+static void commit(void)
+{
+	FE('Q', "COMMIT");
+	BE('C', "COMMIT\0");
+	BE('Z', "I");
+}
+
+static void test_returned_in_transaction(void)
+{
+	/* a query inside a transaction, then the pool's release ping while the
+	 * transaction is still open: a connection handed back mid-transaction */
+	start();
+	startup();
+	tx_lone_sync();
 	rtt_finish(&r);
 	CHECK_EQ_U(r.st.pings[PING_RELEASE], 1);
 	CHECK_EQ_U(r.st.returned_in_tx, 1);
@@ -253,17 +266,8 @@ static void test_returned_in_transaction(void)
 	 * alone (no pool's pings to learn a policy from): no hand-back */
 	start();
 	startup();
-	FE('Q', "BEGIN");
-	BE('C', "BEGIN\0");
-	BE('Z', "T");
-	FE('Q', "UPDATE t SET a = 1");
-	BE('C', "UPDATE 1\0");
-	BE('Z', "T");
-	FE0('S');
-	BE('Z', "T");
-	FE('Q', "COMMIT");
-	BE('C', "COMMIT\0");
-	BE('Z', "I");
+	tx_lone_sync();
+	commit();
 	rtt_finish(&r);
 	CHECK_EQ_U(r.st.by_class[RT_PING], 1);
 	CHECK_EQ_U(r.st.returned_in_tx, 0);
@@ -276,18 +280,9 @@ static void test_returned_in_transaction(void)
 	r.policy = &ev;
 	startup();
 	for (int i = 0; i < 8; i++) {
-		FE('Q', "BEGIN");
-		BE('C', "BEGIN\0");
-		BE('Z', "T");
-		FE('Q', "UPDATE t SET a = 1");
-		BE('C', "UPDATE 1\0");
-		BE('Z', "T");
-		FE0('S');
-		BE('Z', "T");
+		tx_lone_sync();
 		now += 5000000; /* idle after it */
-		FE('Q', "COMMIT");
-		BE('C', "COMMIT\0");
-		BE('Z', "I");
+		commit();
 	}
 	rtt_finish(&r);
 	CHECK_EQ_U(r.st.by_class[RT_PING], 8);
