@@ -21,6 +21,12 @@
 
 #define SOURCE_ERRBUF 512
 #define SOURCE_POLL_MS 100 /* live: the poll and the kernel block timeout */
+/* live: packets per dispatch at most.  pcap_dispatch(-1) on a TPACKET_V3
+ * ring hands over every block that is ready; an analysis slower than the
+ * traffic (an ASan build, a saturated app) then never came back, and the
+ * caller's status line, samples and --duration stood still until the load
+ * stopped.  4096 packets is a few ms of work, and a whole block or more. */
+#define SOURCE_BATCH 4096
 
 struct source_packet {
 	const uint8_t *data;
@@ -86,7 +92,8 @@ struct live_opts {
 int source_open_live(struct source *s, const struct live_opts *o, char *err, char *warn);
 
 /* Hand what is there to fn (a live source waits up to SOURCE_POLL_MS
- * first; every packet also goes to its -w file).  Returns the packets
+ * first and hands over SOURCE_BATCH packets at most; every packet also
+ * goes to its -w file).  Returns the packets
  * handed over (0: none for now, or a signal), SOURCE_END or SOURCE_ERROR. */
 static inline int source_dispatch(struct source *s, source_fn *fn, void *ctx)
 {

@@ -113,7 +113,7 @@ static void relay(u_char *u, const struct pcap_pkthdr *h, const u_char *bytes)
 static int dispatch_now(struct source *s, source_fn *fn, void *ctx)
 {
 	struct relay r = {s, fn, ctx};
-	int n = pcap_dispatch(s->p, -1, relay, (u_char *)&r);
+	int n = pcap_dispatch(s->p, SOURCE_BATCH, relay, (u_char *)&r);
 	if (n == PCAP_ERROR) {
 		snprintf(s->err, SOURCE_ERRBUF, "%s", pcap_geterr(s->p));
 		return SOURCE_ERROR;
