@@ -31,6 +31,7 @@
 #define INFER_SAMPLE (1u << 14) /* uncertain round trips kept for the fit */
 #define INFER_FEATURES 256
 #define INFER_NONE 0xffff
+#define INFER_LOCK_ROUTES 64 /* routes whose pages' order is followed (lockstep) */
 
 struct infer_cand {
 	uint16_t route;
@@ -96,6 +97,20 @@ struct infer {
 	 * of them it could have held */
 	uint64_t vague[INFER_FEATURES / 64];
 	double vague_rts; /* the uncertain round trips of those features, tied ones in */
+	/* Lockstep: at each start of a page of route b, the pages of route a
+	 * in flight (beside[a * INFER_LOCK_ROUTES + b]; routes below
+	 * INFER_LOCK_ROUTES), the starts by route, and, after infer_solve,
+	 * bit b of lock[a]: b's pages start beside more of a's than other
+	 * pages do (or a's beside b's) - one of a's pages leads each of b's,
+	 * as a load tool cycling through paths in a fixed order (wrk's
+	 * request()) or a browser fetching the same API after each page makes
+	 * them.  Then a's and b's pages are among the candidates of each
+	 * other's round trips alike, and which one ran them rests on the
+	 * density alone: select_feature calls such a share doubtful whatever
+	 * its likelihood (docs/pages.md). */
+	double *beside;
+	double started[INFER_LOCK_ROUTES];
+	uint64_t lock[INFER_LOCK_ROUTES];
 	uint64_t rng;
 	bool solved;
 	uint32_t threads; /* the fit's (infer_solve): 2, or 1 */
@@ -134,6 +149,16 @@ void infer_narrow(struct infer *in, uint64_t handle, const struct infer_cand *ca
 
 /* A route's page closed, len_ns long: it counts towards its rates. */
 void infer_page(struct infer *in, uint32_t r, uint64_t len_ns);
+
+/* A page of route b started beside a page of route a still in flight
+ * (once per such page), and a page of route b started (after its pairs):
+ * for the lockstep test. */
+static inline void infer_started_beside(struct infer *in, uint32_t a, uint32_t b)
+{
+	if (in->beside && a < INFER_LOCK_ROUTES && b < INFER_LOCK_ROUTES)
+		in->beside[a * INFER_LOCK_ROUTES + b] += 1;
+}
+void infer_page_start(struct infer *in, uint32_t b);
 
 /* The fit (idempotent): fills final[] and var. */
 void infer_solve(struct infer *in);

@@ -98,6 +98,61 @@ static void test_strong_share_kept(void)
 	infer_free(&in);
 }
 
+/* A capture like test_strong_share_kept's, its pages started so: at each of
+ * route 1's starts `lead` of route 0's pages in flight, at each of route
+ * 0's 2 others of route 0 (and route 1's 2 at both). */
+static void strong_share_started(int lead)
+{
+	two_routes();
+	for (int i = 0; i < 400; i++) {
+		for (int k = 0; k < lead; k++)
+			infer_started_beside(&in, 0, 1);
+		for (int k = 0; k < 2; k++)
+			infer_started_beside(&in, 1, 1);
+		infer_page_start(&in, 1);
+		for (int k = 0; k < 2; k++) {
+			infer_started_beside(&in, 0, 0);
+			infer_started_beside(&in, 1, 0);
+		}
+		infer_page_start(&in, 0);
+	}
+	/* route 0's statement, its pages the thicker, and route 1 running it
+	 * on one page in five where its pages are alone but for a thin one */
+	for (int i = 0; i < 400; i++)
+		held(20, 600, 150);
+	for (int i = 0; i < 80; i++)
+		held(20, 10, 1000);
+	infer_solve(&in);
+}
+
+/* Route 1's pages each started beside one more of route 0's than chance
+ * gives (a load tool's fixed cycle of paths): which of the two ran a round
+ * trip held by both rests on the density alone, however strong the
+ * likelihood says it is - route 1's share is in doubt, out of the
+ * estimate, in the interval.  At time averages (2 and 2), the share stays. */
+static void test_lockstep_share_in_doubt(void)
+{
+	strong_share_started(2);
+	printf("  at time averages: lock %d, route 1 %.1f\n", (int)(in.lock[0] >> 1 & 1),
+	       in.routes[1].final[20]);
+	CHECK(in.lock[0] == 0 && in.lock[1] == 0);
+	CHECK(!bit(in.routes[1].doubt, 20));
+	CHECK(in.routes[1].final[20] > 60 && in.routes[0].final[20] > 300);
+	infer_free(&in);
+
+	strong_share_started(3);
+	printf("  lockstep: lock %d %d, route 1 %.2f doubt %d, shift %.1f %.1f\n",
+	       (int)(in.lock[0] >> 1 & 1), (int)(in.lock[1] & 1), in.routes[1].final[20],
+	       bit(in.routes[1].doubt, 20), in.routes[1].shift_lo, in.routes[1].shift_hi);
+	CHECK(in.lock[0] >> 1 & 1);
+	CHECK(in.lock[1] & 1); /* both ways */
+	CHECK(bit(in.routes[1].doubt, 20));
+	CHECK(in.routes[1].final[20] < 0.01);
+	CHECK(fabs(in.routes[0].final[20] - 480) < 0.01);
+	CHECK(in.routes[1].shift_hi > 60); /* the interval reaches the fit with it */
+	infer_free(&in);
+}
+
 /* Between the two: evidence, but not very strong - out of the estimate
  * (a statement is one route's unless the capture says otherwise plainly),
  * and the interval spans the fit with it. */
@@ -268,6 +323,7 @@ int main(void)
 	RUN(test_two_threads_same);
 	RUN(test_weak_share_taken_out);
 	RUN(test_strong_share_kept);
+	RUN(test_lockstep_share_in_doubt);
 	RUN(test_doubtful_share_widens);
 	RUN(test_flat_kept);
 	RUN(test_certain_kept);
