@@ -1384,6 +1384,11 @@ static void correct_by_fit(struct attrib *a)
 	infer_solve(in);
 	a->unplaced_feats = vague_features(in);
 	a->unplaced_rts = in->vague_rts;
+	a->lockstep_pairs = 0;
+	for (uint32_t i = 0; i < a->nroutes && i < INFER_LOCK_ROUTES; i++) {
+		a->routes[i].lockstep = in->lock[i];
+		a->lockstep_pairs += (uint32_t)__builtin_popcountll(in->lock[i] >> i); /* j > i */
+	}
 	for (uint32_t i = 0; i < a->nroutes && i < in->nroutes; i++) {
 		struct attrib_route *rt = &a->routes[i];
 		const struct infer_route *x = &in->routes[i];

@@ -70,6 +70,9 @@ struct attrib_route {
 	 * capture cannot place between routes that its pages could have held
 	 * (infer.h: vague) */
 	double unplaced_lo, unplaced_hi;
+	/* after the fit: bit k, route k's pages and its start in lockstep
+	 * (infer.h struct infer's lock; routes below INFER_LOCK_ROUTES) */
+	uint64_t lockstep;
 	/* Redis (--redis-port): round trips as the pages waited on them, the
 	 * server's flights (a pipeline shared by pages counts once), commands */
 	double redis_rt, redis_flights, redis_cmds;
@@ -162,6 +165,7 @@ struct attrib {
 	 * their round trips (infer.h: vague) */
 	uint32_t unplaced_feats;
 	double unplaced_rts;
+	uint32_t lockstep_pairs; /* pairs of routes whose pages start in lockstep */
 	/* the same of the Redis fit: commands whose sending route the capture
 	 * cannot tell (their routes' Redis figures have no interval to span them) */
 	uint32_t unplaced_cmds;

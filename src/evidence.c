@@ -198,6 +198,13 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 			     at->unplaced_feats, at->unplaced_feats > 1 ? "s" : "", at->unplaced_rts,
 			     at->unplaced_feats > 1 ? "them" : "it", at->unplaced_feats > 1 ? "their" : "its",
 			     at->unplaced_feats > 1 ? "them" : "it");
+	if (estimated && at->lockstep_pairs)
+		evidence_add(ev, EV_LOCKSTEP, at->lockstep_pairs, false,
+			     "%" PRIu32 " pair%s of routes start in lockstep (one's pages right behind the "
+			     "other's: a load tool cycling paths in a fixed order?): a statement both could "
+			     "have run goes to the one that runs most of it, the other's share only into "
+			     "its 95%% interval (JSON lockstep_with per route)",
+			     at->lockstep_pairs, at->lockstep_pairs > 1 ? "s" : "");
 	if (at->unplaced_cmds)
 		evidence_add(ev, EV_UNPLACED_COMMANDS, at->unplaced_cmds, false,
 			     "%" PRIu32 " Redis command name%s (%.0f commands) fit pages of several routes "

@@ -45,7 +45,8 @@
 	X(REDIS_DAMAGE, "redis-damage", EV_WARNING)                                         \
 	X(REDIS_ONLY, "redis-only", EV_NOTE)                                                \
 	X(UNPLACED, "unplaced-statements", EV_NOTE)                                         \
-	X(UNPLACED_COMMANDS, "unplaced-commands", EV_NOTE)
+	X(UNPLACED_COMMANDS, "unplaced-commands", EV_NOTE)                                  \
+	X(LOCKSTEP, "lockstep-routes", EV_NOTE)
 
 #define EV_ENUM(id, name, sev) EV_##id,
 enum ev_code { EVIDENCE_CODES(EV_ENUM) EV_NCODES };

@@ -136,9 +136,12 @@ void infer_page_start(struct infer *in, uint32_t b)
  * mean).  Measured on the C app under wrk -c16 cycling its paths
  * (docs/pages.md): about 0.3 more index pages in flight at the tag pages'
  * starts, 6 to 16 standard errors in 6-10 s; with the same paths chosen
- * at random 0.00. */
+ * at random 0.00.  Under LOCK_MIN_PAGES starts of b the count is no
+ * Poisson mean (three pages beside a rare route's would do), and no pair
+ * is found. */
 #define LOCK_EXCESS 0.2
 #define LOCK_SIGMA 5.0
+#define LOCK_MIN_PAGES 100
 static void find_lockstep(struct infer *in)
 {
 	memset(in->lock, 0, sizeof in->lock);
@@ -155,7 +158,7 @@ static void find_lockstep(struct infer *in)
 			sum += s[c];
 		for (uint32_t b = 0; b < R; b++) {
 			double nb = in->started[b], others = all - nb;
-			if (b == a || nb < 1 || others < 1)
+			if (b == a || nb < LOCK_MIN_PAGES || others < LOCK_MIN_PAGES)
 				continue;
 			double base = (sum - s[b]) / others, excess = s[b] / nb - base;
 			double se = sqrt((base > 0.01 ? base : 0.01) / nb);

@@ -232,7 +232,8 @@ static void redis_null(cJSON *o)
 
 /* redis: --redis-port was given; redis_measured: and Redis was seen
  * (analysis_redis_measured) - else its figures are null, not 0 */
-static cJSON *route_json(const struct attrib_route *r, bool redis, bool redis_measured)
+static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, bool redis,
+			 bool redis_measured)
 {
 	double n = (double)r->pages;
 	cJSON *o = cJSON_CreateObject();
@@ -269,6 +270,12 @@ static cJSON *route_json(const struct attrib_route *r, bool redis, bool redis_me
 	cJSON *un = cJSON_AddArrayToObject(rt, "unplaced");
 	cJSON_AddItemToArray(un, cJSON_CreateNumber(round(r->unplaced_lo / n * 1e6) / 1e6 + 0.0));
 	cJSON_AddItemToArray(un, cJSON_CreateNumber(round(r->unplaced_hi / n * 1e6) / 1e6 + 0.0));
+	if (r->lockstep) { /* the routes its pages start in lockstep with (docs/pages.md) */
+		cJSON *ls = cJSON_AddArrayToObject(o, "lockstep_with");
+		for (uint32_t k = 0; k < 64 && k < at->nroutes; k++)
+			if (r->lockstep >> k & 1)
+				cJSON_AddItemToArray(ls, esc_json_string(at->routes[k].name));
+	}
 	if (r->pages_exact) {
 		cJSON_AddNumberToObject(rt, "min", r->rt_min);
 		cJSON_AddNumberToObject(rt, "max", r->rt_max);
@@ -442,7 +449,7 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		for (uint32_t i = 0; i < at->nroutes; i++)
 			if (at->routes[i].pages || at->routes[i].pages_long)
 				cJSON_AddItemToArray(routes,
-						     route_json(&at->routes[i], a->opts.nredis_ports > 0,
+						     route_json(at, &at->routes[i], a->opts.nredis_ports > 0,
 								analysis_redis_measured(a)));
 	}
 

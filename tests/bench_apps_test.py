@@ -94,6 +94,10 @@ def check_saturated(mode, pcap, want_rt, wrk_out):
     pages = sum(x["pages"] for x in d["routes"])
     check(f"{mode}, saturated: pages behind the figures ({pages} of wrk's {done}) >= 90%",
           pages >= 0.9 * done, True)
+    # wrk's cycle puts an index page right before each tag page: found, and said
+    check(f"{mode}, saturated: the tag route in lockstep with the index route, and a note",
+          ("GET /" in r.get("GET /tags/{slug}", {}).get("lockstep_with", []),
+           any(w["code"] == "lockstep-routes" for w in d["warnings"])), (True, True))
     for route, want in zip(("GET /articles/{id}", "GET /", "GET /tags/{slug}"), want_rt):
         x = r.get(route, {})
         rt = x.get("round_trips_per_page", {})

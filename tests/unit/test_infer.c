@@ -98,13 +98,14 @@ static void test_strong_share_kept(void)
 	infer_free(&in);
 }
 
-/* A capture like test_strong_share_kept's, its pages started so: at each of
- * route 1's starts `lead` of route 0's pages in flight, at each of route
- * 0's 2 others of route 0 (and route 1's 2 at both). */
-static void strong_share_started(int lead)
+/* A capture like test_strong_share_kept's, `starts` of each route's pages
+ * seen starting so: at each of route 1's starts `lead` of route 0's pages
+ * in flight, at each of route 0's 2 others of route 0 (and route 1's 2 at
+ * both). */
+static void strong_share_started(int lead, int starts)
 {
 	two_routes();
-	for (int i = 0; i < 400; i++) {
+	for (int i = 0; i < starts; i++) {
 		for (int k = 0; k < lead; k++)
 			infer_started_beside(&in, 0, 1);
 		for (int k = 0; k < 2; k++)
@@ -132,7 +133,7 @@ static void strong_share_started(int lead)
  * estimate, in the interval.  At time averages (2 and 2), the share stays. */
 static void test_lockstep_share_in_doubt(void)
 {
-	strong_share_started(2);
+	strong_share_started(2, 400);
 	printf("  at time averages: lock %d, route 1 %.1f\n", (int)(in.lock[0] >> 1 & 1),
 	       in.routes[1].final[20]);
 	CHECK(in.lock[0] == 0 && in.lock[1] == 0);
@@ -140,7 +141,12 @@ static void test_lockstep_share_in_doubt(void)
 	CHECK(in.routes[1].final[20] > 60 && in.routes[0].final[20] > 300);
 	infer_free(&in);
 
-	strong_share_started(3);
+	/* a lead seen at 60 starts only is no evidence yet (LOCK_MIN_PAGES) */
+	strong_share_started(3, 60);
+	CHECK(in.lock[0] == 0 && !bit(in.routes[1].doubt, 20));
+	infer_free(&in);
+
+	strong_share_started(3, 400);
 	printf("  lockstep: lock %d %d, route 1 %.2f doubt %d, shift %.1f %.1f\n",
 	       (int)(in.lock[0] >> 1 & 1), (int)(in.lock[1] & 1), in.routes[1].final[20],
 	       bit(in.routes[1].doubt, 20), in.routes[1].shift_lo, in.routes[1].shift_hi);
