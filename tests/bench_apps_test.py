@@ -75,7 +75,12 @@ def check_mixed(mode, pcap, want_rt, want_pings):
           True)
 
 
-def check_saturated(mode, pcap, want_rt, wrk_out):
+# the saturated phase's two orders of wrk's paths: its fixed cycle (an index
+# page right before each tag page) and a random choice (no lockstep)
+ORDERS = (("cycle", "paths[i % #paths + 1]"), ("random", "paths[math.random(#paths)]"))
+
+
+def check_saturated(what, pcap, want_rt, wrk_out, cycle):
     """wrk -c16 on a 2-vCPU machine: the pool and the CPU saturated, pages
     mostly waiting, every route's pages in flight at every moment, and wrk's
     fixed cycle of paths starting a tag page right after every index page:
@@ -85,37 +90,44 @@ def check_saturated(mode, pcap, want_rt, wrk_out):
     between them is one route's (docs/pages.md).  Each figure within 5% and
     its interval holding the truth (before the lockstep was found: 5-15%
     off, 24% under ASan in CI, and in 2 of 6 runs the index route's
-    interval, 9.75-10.10 for 9, short of the truth)."""
+    interval, 9.75-10.10 for 9, short of the truth).  cycle false: the same
+    paths chosen at random, where no pair may be found in lockstep."""
     p = subprocess.run([PGRTT, "analyze", "-p", PORT, "--http-port", HTTP, "-F", "json",
                         "--no-progress", pcap], capture_output=True, text=True)
     d = json.loads(p.stdout)
     r = {x["route"]: x for x in d["routes"]}
     done = int(re.search(r"(\d+) requests in", wrk_out).group(1))
     pages = sum(x["pages"] for x in d["routes"])
-    check(f"{mode}, saturated: pages behind the figures ({pages} of wrk's {done}) >= 90%",
+    check(f"{what}: pages behind the figures ({pages} of wrk's {done}) >= 90%",
           pages >= 0.9 * done, True)
-    # wrk's cycle puts an index page right before each tag page: found, and said
-    check(f"{mode}, saturated: the tag route in lockstep with the index route, and a note",
-          ("GET /" in r.get("GET /tags/{slug}", {}).get("lockstep_with", []),
-           any(w["code"] == "lockstep-routes" for w in d["warnings"])), (True, True))
+    # wrk's cycle puts an index page right before each tag page: found, and
+    # said; the same paths at random: no pair at all
+    locked = ([x["route"] for x in d["routes"] if x.get("lockstep_with")],
+              any(w["code"] == "lockstep-routes" for w in d["warnings"]))
+    if cycle:
+        check(f"{what}: the tag route in lockstep with the index route, and a note",
+              ("GET /" in r.get("GET /tags/{slug}", {}).get("lockstep_with", []), locked[1]),
+              (True, True))
+    else:
+        check(f"{what}: no routes in lockstep, no note", locked, ([], False))
     for route, want in zip(("GET /articles/{id}", "GET /", "GET /tags/{slug}"), want_rt):
         x = r.get(route, {})
         rt = x.get("round_trips_per_page", {})
         got, (lo, hi) = rt.get("mean"), rt.get("interval95", (None, None))
         if got is None:
-            check(f"{mode}, saturated: {route} has a figure", None, "a figure")
+            check(f"{what}: {route} has a figure", None, "a figure")
             continue
         shift = rt.get("model_shift", (None, None))
         # no page runs fewer than none: a shift past the figure (a density
         # that gave the route next to nothing - a CI run's detail route,
         # about 9, shifted by -9.45: every route's pages in flight at every
         # moment, the density alone decides) leaves the low end at 0
-        check(f"{mode}, saturated: {route}'s interval covers the model's shifts {shift}",
+        check(f"{what}: {route}'s interval covers the model's shifts {shift}",
               shift[0] is not None and lo - 1e-6 <= max(0.0, got + shift[0]) <= got
               <= got + shift[1] <= hi + 1e-6, True)
         s = x["by_class_per_page"]["startup"]  # a connection the pool opens: not the pattern
         got, lo, hi = got - s, lo - s, hi - s
-        check(f"{mode}, saturated: {route} within 5% of {want} and an interval that holds it"
+        check(f"{what}: {route} within 5% of {want} and an interval that holds it"
               f" (got {got:.2f}, 95% {lo:.2f}-{hi:.2f})",
               near(got, want, 0.05) and lo - 1e-6 <= want <= hi + 1e-6, True)
 
@@ -211,32 +223,40 @@ def main():
                 check(f"{mode}, saturated: wrk installed", shutil.which("wrk") is not None,
                       os.environ.get("PGRTT_REQUIRE_LIVE") != "1")
             elif mode == "axum-sqlx-ping fifo":
-                lua = os.path.join(tmp, "cycle.lua")
-                with open(lua, "w") as f:
-                    f.write('local paths = {"/articles/3", "/", "/tags/tag-7", "/articles/11",'
-                            ' "/articles/500"}\nlocal i = 0\nrequest = function()\n'
-                            '  i = i + 1\n  return wrk.format("GET", paths[i % #paths + 1])\n'
-                            'end\n')
-                # 6 s: about 8,000 pages, the lockstep 6-12 standard errors
-                wrk = ["wrk", "-t", "2", "-c", "16", "-d", "6", "-s", lua,
-                       f"http://127.0.0.1:{HTTP}"]
-                subprocess.run(wrk[:6] + ["1"] + wrk[7:], check=True, capture_output=True)
-                saturated = os.path.join(tmp, "saturated.pcap")
-                for attempt in range(3):
-                    out = capture(saturated, (PORT, HTTP), lambda: subprocess.run(
-                        wrk, check=True, capture_output=True, text=True).stdout, False)
-                    gaps = damage(saturated)
-                    if not gaps:
-                        break
-                    print(f"note {mode}: the saturated capture lost packets ({gaps}):"
-                          " captured again", flush=True)
-                # a damaged capture is no evidence of the estimate
-                check(f"{mode}, saturated: a capture without gaps", gaps, "")
+                saturated = []
+                for order, pick in ORDERS:
+                    lua = os.path.join(tmp, f"{order}.lua")
+                    with open(lua, "w") as f:
+                        # each thread its own seed (the same sequence twice, shifted, would
+                        # be a lockstep of its own)
+                        f.write('local paths = {"/articles/3", "/", "/tags/tag-7", "/articles/11",'
+                                ' "/articles/500"}\nlocal i = 0\nlocal n = 0\n'
+                                'function setup(thread) n = n + 1; thread:set("id", n) end\n'
+                                'function init(args) math.randomseed(12 + id) end\n'
+                                f'request = function()\n  i = i + 1\n  return wrk.format("GET", {pick})\n'
+                                'end\n')
+                    # 6 s: about 8,000 pages, the lockstep 6-12 standard errors
+                    wrk = ["wrk", "-t", "2", "-c", "16", "-d", "6", "-s", lua,
+                           f"http://127.0.0.1:{HTTP}"]
+                    subprocess.run(wrk[:6] + ["1"] + wrk[7:], check=True, capture_output=True)
+                    pcap = os.path.join(tmp, f"saturated-{order}.pcap")
+                    for attempt in range(3):
+                        out = capture(pcap, (PORT, HTTP), lambda: subprocess.run(
+                            wrk, check=True, capture_output=True, text=True).stdout, False)
+                        gaps = damage(pcap)
+                        if not gaps:
+                            break
+                        print(f"note {mode}: the saturated capture lost packets ({gaps}):"
+                              " captured again", flush=True)
+                    # a damaged capture is no evidence of the estimate
+                    check(f"{mode}, saturated, {order}: a capture without gaps", gaps, "")
+                    saturated.append((order, pcap, out))
         finally:
             app.terminate()
             app.wait()
-        if saturated:
-            check_saturated(mode, saturated, (detail, index, tag), out)
+        for order, pcap, out in saturated or ():
+            check_saturated(f"{mode}, saturated, {order}", pcap, (detail, index, tag), out,
+                            order == "cycle")
         for name, pcap, routes in (("one page at a time", seq, ("GET /articles/{id}", "GET /",
                                                                  "GET /tags/{slug}")),
                                    ("8 clients on the detail route", conc,
