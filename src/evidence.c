@@ -201,9 +201,10 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 	if (estimated && at->lockstep_pairs)
 		evidence_add(ev, EV_LOCKSTEP, at->lockstep_pairs, false,
 			     "%" PRIu32 " pair%s of routes start in lockstep (one's pages right behind the "
-			     "other's: a load tool cycling paths in a fixed order?): a statement both could "
-			     "have run goes to the one that runs most of it, the other's share only into "
-			     "its 95%% interval (JSON lockstep_with per route)",
+			     "other's: a load tool cycling paths in a fixed order?): which of them ran a "
+			     "statement both could have run rests on the model alone, and their figures "
+			     "can be off by more than their 95%% intervals say (JSON lockstep_with per "
+			     "route; vary the order of the load)",
 			     at->lockstep_pairs, at->lockstep_pairs > 1 ? "s" : "");
 	if (at->unplaced_cmds)
 		evidence_add(ev, EV_UNPLACED_COMMANDS, at->unplaced_cmds, false,

@@ -170,11 +170,6 @@ static void find_lockstep(struct infer *in)
 	}
 }
 
-static bool in_lockstep(const struct infer *in, uint32_t a, uint32_t b)
-{
-	return a < INFER_LOCK_ROUTES && b < INFER_LOCK_ROUTES && (in->lock[a] >> b & 1);
-}
-
 /* A route's rate for f while the capture runs: what it was given and
  * surely had, per page, pulled towards the rate over all routes while it
  * has few pages (one page's worth). */
@@ -1061,10 +1056,8 @@ static void select_feature(struct infer *in, struct select *sl, uint32_t f, doub
 			ll -= least;
 			continue;
 		}
-		/* strong or not, a share of a route in lockstep with the largest
-		 * is the density's word alone: in doubt */
 		for (uint32_t t = 0; t < nt; t++)
-			if (2 * gain[t] - 2 * price < VERY_STRONG || in_lockstep(in, keep, test[t]))
+			if (2 * gain[t] - 2 * price < VERY_STRONG)
 				in->routes[test[t]].doubt[f / 64] |= 1ull << (f % 64);
 		break;
 	}

@@ -106,8 +106,9 @@ struct infer {
 	 * request()) or a browser fetching the same API after each page makes
 	 * them.  Then a's and b's pages are among the candidates of each
 	 * other's round trips alike, and which one ran them rests on the
-	 * density alone: select_feature calls such a share doubtful whatever
-	 * its likelihood (docs/pages.md). */
+	 * density alone: the figures can be off by more than their intervals
+	 * say, and a note says so (docs/pages.md; calling such shares doubtful
+	 * was tried and not kept). */
 	double *beside;
 	double started[INFER_LOCK_ROUTES];
 	uint64_t lock[INFER_LOCK_ROUTES];
