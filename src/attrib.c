@@ -1206,13 +1206,11 @@ static void start_page(struct attrib *a, uint32_t s)
 			if (q->route != p->route)
 				q->mixed = p->mixed = true;
 			infer_started_beside(&a->infer, q->route, p->route);
-			infer_started_beside(&a->rinfer, q->route, p->route);
 		}
 	}
 	a->active[a->nactive++] = s;
 	a->active_version++;
-	infer_page_start(&a->infer, p->route);
-	infer_page_start(&a->rinfer, p->route);
+	infer_page_start(&a->infer, p->route); /* lockstep: the note's (Redis's fit reads none) */
 	uint64_t end = page_end(a, p);
 	if (end < a->next_expire)
 		a->next_expire = end;

@@ -272,7 +272,7 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 	cJSON_AddItemToArray(un, cJSON_CreateNumber(round(r->unplaced_hi / n * 1e6) / 1e6 + 0.0));
 	if (r->lockstep) { /* the routes its pages start in lockstep with (docs/pages.md) */
 		cJSON *ls = cJSON_AddArrayToObject(o, "lockstep_with");
-		for (uint32_t k = 0; k < 64 && k < at->nroutes; k++)
+		for (uint32_t k = 0; k < INFER_LOCK_ROUTES && k < at->nroutes; k++)
 			if (r->lockstep >> k & 1)
 				cJSON_AddItemToArray(ls, esc_json_string(at->routes[k].name));
 	}
