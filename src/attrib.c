@@ -1416,6 +1416,8 @@ static void correct_by_fit(struct attrib *a)
 		rt->shift_hi = x->shift_hi;
 		rt->unplaced_lo = -x->vague_share;
 		rt->unplaced_hi = x->vague_more;
+		rt->lockstep_lo = -x->lock_share;
+		rt->lockstep_hi = x->lock_more;
 		/* rounding: never below nothing (a class the fit took a route's
 		 * share of away printed as -0.00) */
 		rt->rt = rt->rt > 0 ? rt->rt : 0;

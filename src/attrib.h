@@ -70,6 +70,9 @@ struct attrib_route {
 	 * capture cannot place between routes that its pages could have held
 	 * (infer.h: vague) */
 	double unplaced_lo, unplaced_hi;
+	/* that sum with none (<= 0) of the statements it shares with a route
+	 * in lockstep with it, or all of theirs (>= 0): infer.c lock_bounds */
+	double lockstep_lo, lockstep_hi;
 	/* after the fit: bit k, route k's pages and its start in lockstep
 	 * (infer.h struct infer's lock; routes below INFER_LOCK_ROUTES) */
 	uint64_t lockstep;

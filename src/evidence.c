@@ -202,8 +202,9 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 		evidence_add(ev, EV_LOCKSTEP, at->lockstep_pairs, false,
 			     "%" PRIu32 " pair%s of routes start in lockstep (one's pages right behind the "
 			     "other's: a load tool cycling paths in a fixed order?): which of them ran a "
-			     "statement both could have run rests on the model alone, and their figures "
-			     "can be off by more than their 95%% intervals say (JSON lockstep_with per "
+			     "statement both could have run rests on the model alone: their figures can "
+			     "be far off, and where the fit split such a statement between them their "
+			     "95%% intervals span none to all of it (JSON lockstep_with and lockstep per "
 			     "route; vary the order of the load)",
 			     at->lockstep_pairs, at->lockstep_pairs > 1 ? "s" : "");
 	if (at->unplaced_cmds)

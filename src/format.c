@@ -58,9 +58,9 @@ void route_interval(const struct attrib_route *r, double *lo, double *hi)
 	double mean = r->rt / n, half = 1.96 * sqrt(r->var > 0 ? r->var : 0) / n;
 	/* the sample's noise, widened by what another density model would
 	 * have made of the same round trips and by the statements the capture
-	 * cannot place (docs/pages.md) */
-	double lo_ = mean - half + (r->shift_lo + r->unplaced_lo) / n;
-	double hi_ = mean + half + (r->shift_hi + r->unplaced_hi) / n;
+	 * cannot place, or a route in lockstep could have run (docs/pages.md) */
+	double lo_ = mean - half + (r->shift_lo + r->unplaced_lo + r->lockstep_lo) / n;
+	double hi_ = mean + half + (r->shift_hi + r->unplaced_hi + r->lockstep_hi) / n;
 	*lo = lo_ > 0 ? lo_ : 0;
 	*hi = hi_;
 }

@@ -1312,6 +1312,58 @@ static bool vague_bounds(struct infer *in)
 	return true;
 }
 
+/* Lockstep's ranges, into the routes' lock_share and lock_more.  Where
+ * a's pages start right behind b's, one of each is among the candidates of
+ * every round trip of the other's, and which of them ran a statement both
+ * hold a share of rests on the density alone: the likelihood can call a
+ * wrong split very strong (the C app under wrk's fixed cycle: the tag
+ * route's statement 70/30 with the index route, BIC difference ~140).  So
+ * where the fit split a statement between them, each one's interval
+ * spans none of its share and all of its partners' (and as much of the
+ * pings tied to it).  A share under LOCK_DUST of the statement is the
+ * fit's leftover (EM leaves every candidate a little), not a split: the
+ * interval of the route holding it reaches none of it, its partners' all
+ * of it, and no further.  Vague statements span none to all already
+ * (vague_bounds). */
+#define LOCK_DUST 0.02
+static void lock_bounds(struct infer *in)
+{
+	uint32_t R = in->nroutes < INFER_LOCK_ROUTES ? in->nroutes : INFER_LOCK_ROUTES;
+	for (uint32_t q = 0; q < INFER_FEATURES; q++) {
+		double uq = in->feats[q].uncertain;
+		if (uq <= 0 || in->feats[q].tied != INFER_NONE || has_bit(in->vague, q))
+			continue;
+		double fam = uq;
+		for (uint32_t f = 0; f < INFER_FEATURES; f++)
+			if (in->feats[f].tied == q)
+				fam += in->feats[f].uncertain;
+		double per = fam / uq;
+		for (uint32_t a = 0; a < R; a++) {
+			if (!in->lock[a])
+				continue;
+			struct infer_route *x = &in->routes[a];
+			double had = x->final[q] - x->certain[q], big = 0, dust = 0;
+			for (uint32_t b = 0; b < R; b++) {
+				if (b == a || !(in->lock[a] >> b & 1))
+					continue;
+				double hb = in->routes[b].final[q] - in->routes[b].certain[q];
+				*(hb >= LOCK_DUST * uq ? &big : &dust) += hb;
+			}
+			bool mine = had >= LOCK_DUST * uq;
+			/* a split: none of its share, all of theirs; a route the fit
+			 * gave the statement but for its partners' leftovers: those
+			 * too (a 0.2% leftover of the detail route's statement left
+			 * its interval 3.34-3.998 for 4); a leftover: none of it */
+			double more = dust + (mine ? big : 0);
+			if (mine && big <= 0 && dust <= 0)
+				continue;
+			if (!mine || big > 0)
+				x->lock_share += had * per;
+			x->lock_more += (more < uq - had ? more : uq - had) * per;
+		}
+	}
+}
+
 void infer_solve(struct infer *in)
 {
 	if (in->solved)
@@ -1322,6 +1374,7 @@ void infer_solve(struct infer *in)
 		struct infer_route *x = &in->routes[r];
 		x->var = x->shift_lo = x->shift_hi = 0;
 		x->vague_share = x->vague_more = 0;
+		x->lock_share = x->lock_more = 0;
 		memset(x->off, 0, sizeof x->off);
 		memset(x->doubt, 0, sizeof x->doubt);
 		if (!x->certain)
@@ -1461,6 +1514,7 @@ void infer_solve(struct infer *in)
 	restore(in, save);
 	if (in->nsample >= 4 * JACK_PARTS)
 		vague_bounds(in); /* out of memory: the intervals without them */
+	lock_bounds(in);
 out:
 	if (sv) {
 		worker_free(&sv->w[0]);

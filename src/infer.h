@@ -73,6 +73,10 @@ struct infer_route {
 	 * the capture cannot tell (struct infer's vague), and what more their
 	 * records could have given it (the interval spans both) */
 	double vague_share, vague_more;
+	/* after infer_solve: of its total, what is in features it shares with
+	 * a route it starts in lockstep with, and what more of them that
+	 * route's share could be (the interval spans both: lock_bounds) */
+	double lock_share, lock_more;
 };
 
 struct infer_feature {
@@ -106,9 +110,10 @@ struct infer {
 	 * request()) or a browser fetching the same API after each page makes
 	 * them.  Then a's and b's pages are among the candidates of each
 	 * other's round trips alike, and which one ran them rests on the
-	 * density alone: the figures can be off by more than their intervals
-	 * say, and a note says so (docs/pages.md; calling such shares doubtful
-	 * was tried and not kept). */
+	 * density alone: the figures can be far off, a note says so, and the
+	 * intervals span the statements the fit split between them
+	 * (lock_bounds; docs/pages.md; calling such shares doubtful was tried
+	 * and not kept). */
 	double *beside;
 	double started[INFER_LOCK_ROUTES];
 	uint64_t lock[INFER_LOCK_ROUTES];

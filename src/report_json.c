@@ -270,6 +270,10 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 	cJSON *un = cJSON_AddArrayToObject(rt, "unplaced");
 	cJSON_AddItemToArray(un, cJSON_CreateNumber(round(r->unplaced_lo / n * 1e6) / 1e6 + 0.0));
 	cJSON_AddItemToArray(un, cJSON_CreateNumber(round(r->unplaced_hi / n * 1e6) / 1e6 + 0.0));
+	/* and what a route in lockstep with it could have run instead of it, or it instead of them */
+	cJSON *lk = cJSON_AddArrayToObject(rt, "lockstep");
+	cJSON_AddItemToArray(lk, cJSON_CreateNumber(round(r->lockstep_lo / n * 1e6) / 1e6 + 0.0));
+	cJSON_AddItemToArray(lk, cJSON_CreateNumber(round(r->lockstep_hi / n * 1e6) / 1e6 + 0.0));
 	if (r->lockstep) { /* the routes its pages start in lockstep with (docs/pages.md) */
 		cJSON *ls = cJSON_AddArrayToObject(o, "lockstep_with");
 		for (uint32_t k = 0; k < INFER_LOCK_ROUTES && k < at->nroutes; k++)
