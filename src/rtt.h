@@ -208,6 +208,7 @@ struct rtt {
 	uint32_t be_empty, be_complete, be_rowdesc;
 	uint8_t bound_kind;
 	uint64_t bound_sig, bound_text;
+	uint64_t close_sig; /* what the round trip's first Close closes (a round trip that only closes is known by it) */
 
 	/* prepared statements by name (bounded; collisions overwrite) */
 	struct rtt_stmt stmts[RTT_STMT_SLOTS];
