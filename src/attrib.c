@@ -1427,6 +1427,8 @@ static void correct_by_fit(struct attrib *a)
 		rt->unplaced_hi = x->vague_more;
 		rt->lockstep_lo = -x->lock_share;
 		rt->lockstep_hi = x->lock_more;
+		rt->alike_lo = -x->alike_share;
+		rt->alike_hi = x->alike_more;
 		/* rounding: never below nothing (a class the fit took a route's
 		 * share of away printed as -0.00) */
 		rt->rt = rt->rt > 0 ? rt->rt : 0;

@@ -73,6 +73,10 @@ struct attrib_route {
 	/* that sum with none (<= 0) of the statements it shares with a route
 	 * in lockstep with it, or all of theirs (>= 0): infer.c lock_bounds */
 	double lockstep_lo, lockstep_hi;
+	/* and with none of its shares the capture saw only beside a
+	 * statement's largest route, or the largest with all of others' seen
+	 * so (infer.c alike_bounds) */
+	double alike_lo, alike_hi;
 	/* after the fit: bit k, route k's pages and its start in lockstep
 	 * (infer.h struct infer's lock; routes below INFER_LOCK_ROUTES) */
 	uint64_t lockstep;

@@ -59,8 +59,8 @@ void route_interval(const struct attrib_route *r, double *lo, double *hi)
 	/* the sample's noise, widened by what another density model would
 	 * have made of the same round trips and by the statements the capture
 	 * cannot place, or a route in lockstep could have run (docs/pages.md) */
-	double lo_ = mean - half + (r->shift_lo + r->unplaced_lo + r->lockstep_lo) / n;
-	double hi_ = mean + half + (r->shift_hi + r->unplaced_hi + r->lockstep_hi) / n;
+	double lo_ = mean - half + (r->shift_lo + r->unplaced_lo + r->lockstep_lo + r->alike_lo) / n;
+	double hi_ = mean + half + (r->shift_hi + r->unplaced_hi + r->lockstep_hi + r->alike_hi) / n;
 	*lo = lo_ > 0 ? lo_ : 0;
 	*hi = hi_;
 }

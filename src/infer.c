@@ -1364,6 +1364,100 @@ static void lock_bounds(struct infer *in)
 	}
 }
 
+/* Co-presence's ranges, into the routes' alike_share and alike_more: what
+ * lockstep's are (lock_bounds) for any pair the capture never saw apart.
+ * A route's share of a feature whose round trips all had a page of the
+ * feature's largest route among their candidates rests on the density
+ * alone, however strong the likelihood calls it: node-postgres's pool under
+ * wrk -c16, its three routes at random, gave the index route 2.7% of the
+ * tag route's first statement (the tag page sends it as it starts, its
+ * density is spread over a long window), 3.03 (3.027-3.028) for 3.  So a
+ * route's share that the capture saw without the largest route's pages
+ * in under ALIKE_SOLO of its weight spans none of it, and the largest
+ * route's interval all of it (and as much of the pings tied to it); so
+ * does a share under LOCK_DUST (EM's leftover).  A route that ran the
+ * feature where the largest did not is seen to run it: the fit stands. */
+#define ALIKE_SOLO 0.05
+static void alike_bounds(struct infer *in)
+{
+	uint32_t R = in->nroutes;
+	double *solo = calloc((size_t)R * INFER_FEATURES, sizeof(double));
+	double *seen = calloc((size_t)R * INFER_FEATURES, sizeof(double));
+	uint32_t major[INFER_FEATURES];
+	if (!solo || !seen)
+		goto out; /* the intervals without them */
+	for (uint32_t q = 0; q < INFER_FEATURES; q++) {
+		major[q] = INFER_NONE;
+		if (in->feats[q].uncertain <= 0 || in->feats[q].tied != INFER_NONE ||
+		    has_bit(in->vague, q))
+			continue;
+		double best = 0;
+		for (uint32_t r = 0; r < R; r++) {
+			double h = in->routes[r].final[q] - in->routes[r].certain[q];
+			if (h > best) {
+				best = h;
+				major[q] = r;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < in->nsample; i++) {
+		const struct infer_rec *rec = &in->sample[i];
+		uint32_t q = rec->feat;
+		if (q >= INFER_FEATURES || major[q] == INFER_NONE)
+			continue;
+		double z = 0;
+		bool beside = false, ok = rec->n > 0;
+		for (uint32_t k = 0; k < rec->n && ok; k++) {
+			uint32_t r = rec->c[k].route;
+			ok = r < R;
+			if (ok) {
+				z += in->routes[r].beta[q] * rec->c[k].w;
+				beside |= r == major[q];
+			}
+		}
+		if (!ok || !(z > 0))
+			continue;
+		for (uint32_t k = 0; k < rec->n; k++) {
+			uint32_t r = rec->c[k].route;
+			double p = in->routes[r].beta[q] * rec->c[k].w / z;
+			seen[(size_t)r * INFER_FEATURES + q] += p;
+			if (!beside)
+				solo[(size_t)r * INFER_FEATURES + q] += p;
+		}
+	}
+	for (uint32_t q = 0; q < INFER_FEATURES; q++) {
+		uint32_t L = major[q];
+		if (L == INFER_NONE)
+			continue;
+		double uq = in->feats[q].uncertain, fam = uq;
+		for (uint32_t f = 0; f < INFER_FEATURES; f++)
+			if (in->feats[f].tied == q)
+				fam += in->feats[f].uncertain;
+		double per = fam / uq;
+		struct infer_route *xl = &in->routes[L];
+		double room = uq - (xl->final[q] - xl->certain[q]);
+		for (uint32_t r = 0; r < R && room > 0; r++) {
+			struct infer_route *x = &in->routes[r];
+			double h = x->final[q] - x->certain[q];
+			if (r == L || h <= 0)
+				continue;
+			if (r < INFER_LOCK_ROUTES && L < INFER_LOCK_ROUTES && (in->lock[r] >> L & 1))
+				continue; /* lock_bounds spans the pair */
+			size_t c = (size_t)r * INFER_FEATURES + q;
+			if (h >= LOCK_DUST * uq &&
+			    (solo[c] >= ALIKE_SOLO * seen[c] || x->certain[q] >= ALIKE_SOLO * h))
+				continue; /* seen running it apart from the largest, or alone */
+			double give = h < room ? h : room;
+			x->alike_share += h * per;
+			xl->alike_more += give * per;
+			room -= give;
+		}
+	}
+out:
+	free(solo);
+	free(seen);
+}
+
 void infer_solve(struct infer *in)
 {
 	if (in->solved)
@@ -1375,6 +1469,7 @@ void infer_solve(struct infer *in)
 		x->var = x->shift_lo = x->shift_hi = 0;
 		x->vague_share = x->vague_more = 0;
 		x->lock_share = x->lock_more = 0;
+		x->alike_share = x->alike_more = 0;
 		memset(x->off, 0, sizeof x->off);
 		memset(x->doubt, 0, sizeof x->doubt);
 		if (!x->certain)
@@ -1515,6 +1610,7 @@ void infer_solve(struct infer *in)
 	if (in->nsample >= 4 * JACK_PARTS)
 		vague_bounds(in); /* out of memory: the intervals without them */
 	lock_bounds(in);
+	alike_bounds(in);
 out:
 	if (sv) {
 		worker_free(&sv->w[0]);

@@ -77,6 +77,10 @@ struct infer_route {
 	 * a route it starts in lockstep with, and what more of them that
 	 * route's share could be (the interval spans both: lock_bounds) */
 	double lock_share, lock_more;
+	/* after infer_solve: of its total, its shares the capture saw only
+	 * beside the feature's largest route, and what more of others' shares
+	 * seen so could be its (the interval spans both: alike_bounds) */
+	double alike_share, alike_more;
 };
 
 struct infer_feature {

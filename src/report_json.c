@@ -274,6 +274,10 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 	cJSON *lk = cJSON_AddArrayToObject(rt, "lockstep");
 	cJSON_AddItemToArray(lk, cJSON_CreateNumber(round(r->lockstep_lo / n * 1e6) / 1e6 + 0.0));
 	cJSON_AddItemToArray(lk, cJSON_CreateNumber(round(r->lockstep_hi / n * 1e6) / 1e6 + 0.0));
+	/* and what its shares seen only beside a statement's largest route could */
+	cJSON *al = cJSON_AddArrayToObject(rt, "alike");
+	cJSON_AddItemToArray(al, cJSON_CreateNumber(round(r->alike_lo / n * 1e6) / 1e6 + 0.0));
+	cJSON_AddItemToArray(al, cJSON_CreateNumber(round(r->alike_hi / n * 1e6) / 1e6 + 0.0));
 	if (r->lockstep) { /* the routes its pages start in lockstep with (docs/pages.md) */
 		cJSON *ls = cJSON_AddArrayToObject(o, "lockstep_with");
 		for (uint32_t k = 0; k < INFER_LOCK_ROUTES && k < at->nroutes; k++)
