@@ -2,6 +2,7 @@
 #include "attrib.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1368,9 +1369,17 @@ static void correct_redis_by_fit(struct attrib *a)
 		double d = 0;
 		for (uint32_t f = 0; f < INFER_FEATURES; f++)
 			d += x->final[f] - x->certain[f] - x->given[f];
+		double cmds = rt->redis_cmds + d > 0 ? rt->redis_cmds + d : 0;
+		/* the interval as the statements' (format.c route_interval): the
+		 * sample's noise, the model's, what the capture cannot place */
+		double half = 1.96 * sqrt(x->var > 0 ? x->var : 0);
+		double lo = cmds - half + x->shift_lo - x->vague_share - x->lock_share - x->alike_share;
+		double hi = cmds + half + x->shift_hi + x->vague_more + x->lock_more + x->alike_more;
+		rt->redis_cmd_lo = lo > 0 ? lo : 0;
+		rt->redis_cmd_hi = hi > rt->redis_cmd_lo ? hi : rt->redis_cmd_lo;
+		rt->redis_interval = rt->pages_mixed > 0;
 		if (d == 0)
 			continue;
-		double cmds = rt->redis_cmds + d > 0 ? rt->redis_cmds + d : 0;
 		if (rt->redis_cmds > 1e-9) {
 			rt->redis_rt *= cmds / rt->redis_cmds;
 			rt->redis_flights *= cmds / rt->redis_cmds;

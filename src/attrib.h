@@ -83,6 +83,11 @@ struct attrib_route {
 	/* Redis (--redis-port): round trips as the pages waited on them, the
 	 * server's flights (a pipeline shared by pages counts once), commands */
 	double redis_rt, redis_flights, redis_cmds;
+	/* after the Redis fit (pages of several routes held its commands):
+	 * the commands' 95% interval, totals as redis_cmds (docs/pages.md);
+	 * redis_interval false: none (exact or aggregate, or no fit) */
+	double redis_cmd_lo, redis_cmd_hi;
+	bool redis_interval;
 	uint32_t rt_min, rt_max;                /* over exact pages */
 	uint64_t rt_dist[ATTRIB_DIST_MAX + 1]; /* exact pages with k round trips; last: more */
 	struct hist *http_ns;                   /* page times */
@@ -174,7 +179,7 @@ struct attrib {
 	double unplaced_rts;
 	uint32_t lockstep_pairs; /* pairs of routes whose pages start in lockstep */
 	/* the same of the Redis fit: commands whose sending route the capture
-	 * cannot tell (their routes' Redis figures have no interval to span them) */
+	 * cannot tell (their routes' Redis intervals span none to all of them) */
 	uint32_t unplaced_cmds;
 	double unplaced_cmd_n;
 	/* what inference learns: statement (or class) features, their round

@@ -211,9 +211,10 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 		evidence_add(ev, EV_UNPLACED_COMMANDS, at->unplaced_cmds, false,
 			     "%" PRIu32 " Redis command name%s (%.0f commands) fit pages of several routes "
 			     "about as well: the capture cannot tell which route sends %s, so %s routes' "
-			     "Redis figures are a guess (they have no interval)",
+			     "Redis intervals span none to all of %s",
 			     at->unplaced_cmds, at->unplaced_cmds > 1 ? "s" : "", at->unplaced_cmd_n,
-			     at->unplaced_cmds > 1 ? "them" : "it", at->unplaced_cmds > 1 ? "their" : "its");
+			     at->unplaced_cmds > 1 ? "them" : "it", at->unplaced_cmds > 1 ? "their" : "its",
+			     at->unplaced_cmds > 1 ? "them" : "it");
 	if (at->dropped)
 		evidence_add(ev, EV_ATTRIBUTION_DROPPED, at->dropped, true,
 			     "%" PRIu64 " pages or round trips were not attributed: more than %u waited "

@@ -27,5 +27,9 @@ double route_inferred_share(const struct attrib_route *r);
 /* A 95% interval of its round trips per page under the inference: the
  * mean +- 1.96 standard deviations of the inferred part (docs/pages.md). */
 void route_interval(const struct attrib_route *r, double *lo, double *hi);
+/* The Redis figures' 95% intervals per page, round trips as the pages
+ * waited on them and commands; false (NAN) where there is none: not
+ * estimated (attrib.h redis_interval) */
+bool route_redis_interval(const struct attrib_route *r, double rt[2], double cmds[2]);
 
 #endif

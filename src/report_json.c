@@ -318,6 +318,15 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 		cJSON_AddNumberToObject(o, "redis_round_trips_per_page", per_page(r->redis_rt, n));
 		cJSON_AddNumberToObject(o, "redis_flights_per_page", per_page(r->redis_flights, n));
 		cJSON_AddNumberToObject(o, "redis_commands_per_page", per_page(r->redis_cmds, n));
+		double rrt[2], rcm[2]; /* estimated: their 95% intervals (docs/pages.md) */
+		if (route_redis_interval(r, rrt, rcm)) {
+			cJSON *a = cJSON_AddArrayToObject(o, "redis_round_trips_interval95");
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(round(rrt[0] * 1e6) / 1e6));
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(round(rrt[1] * 1e6) / 1e6));
+			a = cJSON_AddArrayToObject(o, "redis_commands_interval95");
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(round(rcm[0] * 1e6) / 1e6));
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(round(rcm[1] * 1e6) / 1e6));
+		}
 	}
 	return o;
 }

@@ -82,6 +82,9 @@ struct route_figures {
 	/* Redis per page (docs/pages.md): waited on, commands; NAN when the
 	 * run was not measured with --redis-port */
 	double redis_rt, redis_cmds;
+	/* their 95% intervals where estimated (an analysis's; a stored run
+	 * keeps none: NAN) */
+	double redis_rt_lo, redis_rt_hi, redis_cmds_lo, redis_cmds_hi;
 	bool lower_bound;   /* the run's counts are lower bounds */
 	char warnings[256]; /* the run's findings, codes separated by spaces (no notes) */
 };

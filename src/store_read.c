@@ -167,6 +167,7 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 									 : db_column_double(st, 25);
 		r->redis_cmds = db_column_type(st, 26) == DB_NULL ? NAN
 									   : db_column_double(st, 26);
+		r->redis_rt_lo = r->redis_rt_hi = r->redis_cmds_lo = r->redis_cmds_hi = NAN;
 	}
 	if (rc == 0 && step == DB_ERROR) { /* not the end of the rows: a failure */
 		set_err(err, "reading routes", db);

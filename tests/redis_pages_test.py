@@ -177,6 +177,22 @@ def main():
         rx = x.get("redis_commands_per_page")
         check(f"two routes at once: the detail page no Redis command (got {rx})",
               rx is not None and rx <= 0.05, True)
+        ci, xi = c.get("redis_commands_interval95"), x.get("redis_commands_interval95")
+        check(f"two routes at once: Redis 95% intervals that hold what the pages sent, 1 and 0"
+              f" per page (got {ci}, {xi})",
+              bool(ci and xi) and ci[0] - 1e-6 <= 1 <= ci[1] + 1e-6 and xi[0] <= 1e-6 and xi[1] >= -1e-6
+              and ci[1] - ci[0] <= 0.5, True)
+        # the gate judges an estimated Redis figure by its interval, as it
+        # does the round trips: within, or wholly over
+        p = subprocess.run(base + ["--redis-port", str(REDIS), "--max-redis-cmds-per-page", "2",
+                                   mixed], capture_output=True, text=True)
+        check("audit, two routes at once: Redis commands within a budget of 2",
+              (p.returncode, "estimated (95% interval" in p.stdout and "within budget 2" in p.stdout),
+              (0, True))
+        p = subprocess.run(base + ["--redis-port", str(REDIS), "--max-redis-cmds-per-page", "0.5",
+                                   mixed], capture_output=True, text=True)
+        check("audit, two routes at once: the cached page's Redis commands wholly over 0.5",
+              (p.returncode, "wholly over budget 0.5" in p.stdout), (1, True))
         px = x.get("round_trips_per_page", {}).get("mean", 0)
         check(f"two routes at once: the detail page's 3 PostgreSQL round trips within 5% (got"
               f" {px:.3f})", abs(px - 3) <= 0.15, True)

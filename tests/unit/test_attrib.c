@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "attrib.h"
+#include "format.h"
 #include "tinytest.h"
 
 #define MS 1000000ull
@@ -188,6 +189,15 @@ static void test_redis_mixed_routes(void)
 	CHECK(fabs(rc->redis_cmds + rd->redis_cmds - nc) < 1e-6); /* every command somewhere */
 	CHECK(fabs(rc->redis_rt / rc->pages - 1) < 0.05);
 	CHECK(a.redis_mixed > nc / 2); /* most were held by both routes' pages */
+	/* each estimate with its 95% interval, holding the truth (1 and 0 per
+	 * page); the audit judges Redis budgets by it */
+	double rt[2], cm[2], rt2[2], cm2[2];
+	CHECK(route_redis_interval(rc, rt, cm) && route_redis_interval(rd, rt2, cm2));
+	printf("  redis intervals: cached %.3f-%.3f commands, %.3f-%.3f round trips; other %.3f-%.3f\n",
+	       cm[0], cm[1], rt[0], rt[1], cm2[0], cm2[1]);
+	CHECK(cm[0] <= 1 + 1e-9 && 1 <= cm[1] + 1e-9 && cm[1] - cm[0] < 0.5);
+	CHECK(rt[0] <= 1 + 1e-9 && 1 <= rt[1] + 1e-9);
+	CHECK(cm2[0] <= 1e-9 && cm2[1] < 0.25);
 	attrib_free(&a);
 }
 
@@ -722,8 +732,8 @@ static void test_mixed_saturated_pool(void)
  * only one of them running it) beside Redis commands that it can (a
  * cached route's GETs, the pages of another route around them): the note
  * counts the statement.  The Redis fit ran second and wrote its own count
- * (none) over it - and Redis routes have no interval for a note to speak
- * of. */
+ * (none) over it; the Redis command it cannot place has a note of its own,
+ * and its routes' Redis intervals span none to all of it. */
 static void test_unplaced_beside_redis(void)
 {
 	attrib_init(&a, 0, 0);
@@ -763,6 +773,13 @@ static void test_unplaced_beside_redis(void)
 	/* each route's interval spans none to all of it */
 	CHECK(fabs(rx->rt + ry->rt - 2000) < 1e-6);
 	CHECK(rx->unplaced_lo <= -rx->rt + 1e-6 && rx->rt + rx->unplaced_hi >= 2000 - 1e-6);
+	/* and so do their Redis intervals, of the SET: none to one per page */
+	double rt[2], cm[2];
+	CHECK(route_redis_interval(rx, rt, cm));
+	printf("  the SET's routes: x %.3f (%.3f-%.3f) commands per page\n", rx->redis_cmds / rx->pages,
+	       cm[0], cm[1]);
+	CHECK(cm[0] <= 1e-6 && cm[1] >= 1 - 1e-6);
+	CHECK(route_redis_interval(ry, rt, cm) && cm[0] <= 1e-6 && cm[1] >= 1 - 1e-6);
 	attrib_free(&a);
 }
 
