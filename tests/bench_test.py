@@ -163,6 +163,8 @@ def main():
         check(f"{name}: measured, nothing the capture cannot vouch for",
               (d["measured"], d["warnings"]), (True, []))
         check(f"{name}: pages measured", d["pages"] > 100, True)
+        # a run whose capture lost packets is run again, twice at most (--quick: one run)
+        check(f"{name}: recaptured runs counted", d.get("recaptured") in (0, 1, 2), True)
         check(f"{name}: /compute costs no round trip", c["round_trips_per_page"], 0)
         check(f"{name}: a cached page, once warm, costs no round trip",
               (cached["round_trips_per_page"], cached["pages"] > 100, cached["errors"]), (0, True, 0))
