@@ -292,6 +292,7 @@ struct phase {
 	bool ok;
 	bool measured;      /* pages captured, and nothing the figures cannot vouch for */
 	char warnings[256]; /* the capture's findings (evidence.h), codes */
+	bool capture_lost;  /* the capture lost packets: kernel drops, stream gaps */
 	int recaptured;     /* runs before it whose capture lost packets (bench_app) */
 };
 
@@ -493,6 +494,7 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 				      ev_code_name(code));
 		if (o >= sizeof ph->warnings)
 			o = sizeof ph->warnings - 1;
+		ph->capture_lost |= code == EV_DROPS || code == EV_GAPS;
 		if (code != EV_NO_POSTGRESQL && code != EV_NO_ROUND_TRIPS &&
 		    code != EV_PAGES_WITHOUT_ROUND_TRIPS) {
 			blocked = true;
@@ -900,25 +902,16 @@ static cJSON *route_json(const struct broute *r, const struct phase *m)
 	return o;
 }
 
-/* One app: its pages checked, then each route's warm-up and runs.  Returns
- * EXIT_OK, EXIT_FAILED (a check) or EXIT_ERROR (setup: stop). */
 /* A run whose only fault is its capture's: the kernel or pgrtt lost
  * packets (drops, gaps) while the app answered every request well. */
 #define RECAPTURES 2
 static bool capture_damaged(const struct phase *ph)
 {
-	if (ph->errors > 0 || ph->non_2xx > 0)
-		return false;
-	if (ph->drops > 0)
-		return true;
-	for (const char *w = ph->warnings; *w;) {
-		size_t n = strcspn(w, " ");
-		if ((n == 4 && memcmp(w, "gaps", 4) == 0) || (n == 5 && memcmp(w, "drops", 5) == 0))
-			return true;
-		w += n + (w[n] == ' ');
-	}
-	return false;
+	return ph->errors == 0 && ph->non_2xx == 0 && (ph->drops > 0 || ph->capture_lost);
 }
+
+/* One app: its pages checked, then each route's warm-up and runs.  Returns
+ * EXIT_OK, EXIT_FAILED (a check) or EXIT_ERROR (setup: stop). */
 
 static int bench_app(struct bench *B, const struct bench_app *a, struct child *ac, int port,
 		     char (*ref)[1 << 17], cJSON *ja, int nth, int napps)

@@ -1265,6 +1265,17 @@ static void fit_task(struct solve *sv, struct worker *w, uint32_t k)
  * 5 s capture of wrk cycling the blog app's routes (a tag page starts as
  * the index page before it does) gave / 9.82 for 9 with an interval of
  * 9.52-9.86. */
+/* Feature q's uncertain round trips and those of the features tied to
+ * it (settle_tied): what q's split gives out. */
+static double tied_family(const struct infer *in, uint32_t q)
+{
+	double fam = in->feats[q].uncertain;
+	for (uint32_t f = 0; f < INFER_FEATURES; f++)
+		if (in->feats[f].tied == q)
+			fam += in->feats[f].uncertain;
+	return fam;
+}
+
 static bool vague_bounds(struct infer *in)
 {
 	uint32_t R = in->nroutes, nv = 0;
@@ -1293,10 +1304,7 @@ static bool vague_bounds(struct infer *in)
 			continue;
 		/* the uncertain round trips given by q's split: its own, and
 		 * those of the features tied to it (settle_tied) */
-		double uq = in->feats[q].uncertain, fam = uq;
-		for (uint32_t f = 0; f < INFER_FEATURES; f++)
-			if (in->feats[f].tied == q)
-				fam += in->feats[f].uncertain;
+		double uq = in->feats[q].uncertain, fam = tied_family(in, q);
 		in->vague_rts += fam;
 		double per = fam / uq, scale = uq / v[R];
 		for (uint32_t r = 0; r < R; r++) {
@@ -1333,11 +1341,7 @@ static void lock_bounds(struct infer *in)
 		double uq = in->feats[q].uncertain;
 		if (uq <= 0 || in->feats[q].tied != INFER_NONE || has_bit(in->vague, q))
 			continue;
-		double fam = uq;
-		for (uint32_t f = 0; f < INFER_FEATURES; f++)
-			if (in->feats[f].tied == q)
-				fam += in->feats[f].uncertain;
-		double per = fam / uq;
+		double per = tied_family(in, q) / uq;
 		for (uint32_t a = 0; a < R; a++) {
 			if (!in->lock[a])
 				continue;
@@ -1429,14 +1433,11 @@ static void alike_bounds(struct infer *in)
 		uint32_t L = major[q];
 		if (L == INFER_NONE)
 			continue;
-		double uq = in->feats[q].uncertain, fam = uq;
-		for (uint32_t f = 0; f < INFER_FEATURES; f++)
-			if (in->feats[f].tied == q)
-				fam += in->feats[f].uncertain;
+		double uq = in->feats[q].uncertain, fam = tied_family(in, q);
 		double per = fam / uq;
 		struct infer_route *xl = &in->routes[L];
 		double room = uq - (xl->final[q] - xl->certain[q]);
-		for (uint32_t r = 0; r < R && room > 0; r++) {
+		for (uint32_t r = 0; r < R; r++) {
 			struct infer_route *x = &in->routes[r];
 			double h = x->final[q] - x->certain[q];
 			if (r == L || h <= 0)
@@ -1447,6 +1448,8 @@ static void alike_bounds(struct infer *in)
 			if (h >= LOCK_DUST * uq &&
 			    (solo[c] >= ALIKE_SOLO * seen[c] || x->certain[q] >= ALIKE_SOLO * h))
 				continue; /* seen running it apart from the largest, or alone */
+			/* each such share down to none; the largest up by as many as
+			 * it did not hold already */
 			double give = h < room ? h : room;
 			x->alike_share += h * per;
 			xl->alike_more += give * per;

@@ -222,6 +222,14 @@ static double per_page(double total, double pages)
 	return round(total / pages * 1e6) / 1e6;
 }
 
+/* name: [lo, hi], each to 6 decimals (never -0) */
+static void add_range(cJSON *o, const char *name, double lo, double hi)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, name);
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(round(lo * 1e6) / 1e6 + 0.0));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(round(hi * 1e6) / 1e6 + 0.0));
+}
+
 /* The Redis figures of a route with none to show: not measured. */
 static void redis_null(cJSON *o)
 {
@@ -259,25 +267,15 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 	cJSON_AddNumberToObject(rt, "mean", per_page(r->rt, n));
 	double lo, hi;
 	route_interval(r, &lo, &hi);
-	cJSON *iv = cJSON_AddArrayToObject(rt, "interval95"); /* under the inference */
-	cJSON_AddItemToArray(iv, cJSON_CreateNumber(round(lo * 1e6) / 1e6));
-	cJSON_AddItemToArray(iv, cJSON_CreateNumber(round(hi * 1e6) / 1e6));
+	add_range(rt, "interval95", lo, hi); /* under the inference */
 	/* of that interval, what the model's other densities moved the figure by */
-	cJSON *ms = cJSON_AddArrayToObject(rt, "model_shift");
-	cJSON_AddItemToArray(ms, cJSON_CreateNumber(round(r->shift_lo / n * 1e6) / 1e6 + 0.0));
-	cJSON_AddItemToArray(ms, cJSON_CreateNumber(round(r->shift_hi / n * 1e6) / 1e6 + 0.0));
+	add_range(rt, "model_shift", r->shift_lo / n, r->shift_hi / n);
 	/* and what the statements the capture cannot place between routes could */
-	cJSON *un = cJSON_AddArrayToObject(rt, "unplaced");
-	cJSON_AddItemToArray(un, cJSON_CreateNumber(round(r->unplaced_lo / n * 1e6) / 1e6 + 0.0));
-	cJSON_AddItemToArray(un, cJSON_CreateNumber(round(r->unplaced_hi / n * 1e6) / 1e6 + 0.0));
+	add_range(rt, "unplaced", r->unplaced_lo / n, r->unplaced_hi / n);
 	/* and what a route in lockstep with it could have run instead of it, or it instead of them */
-	cJSON *lk = cJSON_AddArrayToObject(rt, "lockstep");
-	cJSON_AddItemToArray(lk, cJSON_CreateNumber(round(r->lockstep_lo / n * 1e6) / 1e6 + 0.0));
-	cJSON_AddItemToArray(lk, cJSON_CreateNumber(round(r->lockstep_hi / n * 1e6) / 1e6 + 0.0));
+	add_range(rt, "lockstep", r->lockstep_lo / n, r->lockstep_hi / n);
 	/* and what its shares seen only beside a statement's largest route could */
-	cJSON *al = cJSON_AddArrayToObject(rt, "alike");
-	cJSON_AddItemToArray(al, cJSON_CreateNumber(round(r->alike_lo / n * 1e6) / 1e6 + 0.0));
-	cJSON_AddItemToArray(al, cJSON_CreateNumber(round(r->alike_hi / n * 1e6) / 1e6 + 0.0));
+	add_range(rt, "alike", r->alike_lo / n, r->alike_hi / n);
 	if (r->lockstep) { /* the routes its pages start in lockstep with (docs/pages.md) */
 		cJSON *ls = cJSON_AddArrayToObject(o, "lockstep_with");
 		for (uint32_t k = 0; k < INFER_LOCK_ROUTES && k < at->nroutes; k++)
@@ -320,12 +318,8 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 		cJSON_AddNumberToObject(o, "redis_commands_per_page", per_page(r->redis_cmds, n));
 		double rrt[2], rcm[2]; /* estimated: their 95% intervals (docs/pages.md) */
 		if (route_redis_interval(r, rrt, rcm)) {
-			cJSON *a = cJSON_AddArrayToObject(o, "redis_round_trips_interval95");
-			cJSON_AddItemToArray(a, cJSON_CreateNumber(round(rrt[0] * 1e6) / 1e6));
-			cJSON_AddItemToArray(a, cJSON_CreateNumber(round(rrt[1] * 1e6) / 1e6));
-			a = cJSON_AddArrayToObject(o, "redis_commands_interval95");
-			cJSON_AddItemToArray(a, cJSON_CreateNumber(round(rcm[0] * 1e6) / 1e6));
-			cJSON_AddItemToArray(a, cJSON_CreateNumber(round(rcm[1] * 1e6) / 1e6));
+			add_range(o, "redis_round_trips_interval95", rrt[0], rrt[1]);
+			add_range(o, "redis_commands_interval95", rcm[0], rcm[1]);
 		}
 	}
 	return o;
