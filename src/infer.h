@@ -124,6 +124,8 @@ struct infer {
 	uint64_t rng;
 	bool solved;
 	uint32_t threads; /* the fit's (infer_solve): 2, or 1 */
+	bool whole; /* never freeze a cell (infer.c's FREEZE): the tests' reference */
+	uint64_t thinned; /* after infer_solve: block steps that read only unfrozen cells (the caller's thread) */
 };
 
 void infer_init(struct infer *in);

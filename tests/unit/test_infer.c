@@ -435,8 +435,81 @@ static void test_two_threads_same(void)
 	infer_free(&two);
 }
 
+/* Many routes at once, as a busy app's capture gives them: 48 routes, two
+ * features each, every round trip held by its route's page and fifteen
+ * others.  After a few EM steps nearly every cell holds next to none of its
+ * feature, and they are frozen (infer.c's FREEZE): the figures are to be
+ * what the whole fit gives, and each route's near its truth. */
+#define MANY_ROUTES 48
+static uint32_t many(struct infer *x, bool whole, double *truth)
+{
+	infer_init(x);
+	x->threads = 1;
+	x->whole = whole;
+	uint64_t rng = 7;
+	for (uint32_t r = 0; r < MANY_ROUTES; r++) {
+		truth[r] = 0;
+		for (int i = 0; i < 200; i++)
+			infer_page(x, r, 3 * MS);
+	}
+	for (int i = 0; i < 12000; i++) {
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		uint32_t f = (uint32_t)(rng % (2 * MANY_ROUTES)), own = f / 2;
+		struct infer_cand c[16];
+		c[0] = (struct infer_cand){(uint16_t)own, 1, (float)(200 + (rng >> 20) % 200)};
+		for (uint32_t k = 1; k < 16; k++) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			uint32_t r = (uint32_t)(rng % MANY_ROUTES);
+			for (uint32_t j = 0; j < k; j++)
+				r = c[j].route == r ? (r + 1) % MANY_ROUTES : r;
+			for (uint32_t j = 0; j < k; j++) /* once more: the step may meet an earlier one */
+				r = c[j].route == r ? (r + 1) % MANY_ROUTES : r;
+			c[k] = (struct infer_cand){(uint16_t)r, 1, (float)(200 + (rng >> 24) % 200)};
+		}
+		double p[16];
+		infer_weigh(x, f, c, 16, p);
+		truth[own] += 1;
+	}
+	infer_solve(x);
+	return MANY_ROUTES;
+}
+
+static double total(const struct infer_route *x)
+{
+	double t = 0;
+	for (uint32_t f = 0; f < INFER_FEATURES; f++)
+		t += x->final[f];
+	return t;
+}
+
+static void test_frozen_cells_same_figures(void)
+{
+	static struct infer thin, whole;
+	double truth[MANY_ROUTES], worst = 0, worst_truth = 0;
+	uint32_t R = many(&thin, false, truth);
+	many(&whole, true, truth);
+	CHECK(thin.thinned > 0);  /* cells were frozen */
+	CHECK(whole.thinned == 0); /* and here never */
+	uint32_t near = 0;
+	for (uint32_t r = 0; r < R; r++) {
+		double a = total(&thin.routes[r]), b = total(&whole.routes[r]);
+		double d = fabs(a - b) / truth[r], e = fabs(a - truth[r]) / truth[r];
+		worst = d > worst ? d : worst;
+		worst_truth = e > worst_truth ? e : worst_truth;
+		near += e <= 0.05;
+	}
+	printf("  frozen cells: %llu thinned block steps; figures off the whole fit's by %.2e at most,"
+	       " off the truth by %.3f at most, %u of %u routes within 5%%\n",
+	       (unsigned long long)thin.thinned, worst, worst_truth, near, R);
+	CHECK(worst < 1e-3);
+	CHECK(near >= R * 9 / 10);
+	infer_free(&thin);
+	infer_free(&whole);
+}
+
 int main(void)
 {
+	RUN(test_frozen_cells_same_figures);
 	RUN(test_two_threads_same);
 	RUN(test_weak_share_taken_out);
 	RUN(test_strong_share_kept);
