@@ -94,6 +94,7 @@ struct routes_in {
 	struct infer_cand grp[64];
 	uint32_t in[64];
 	uint32_t n;
+	uint64_t seen; /* bit route % 64 of every route in grp[]: most aren't, and need no search */
 	bool all_mixed; /* every candidate already overlaps another route's page */
 };
 
@@ -624,9 +625,12 @@ static struct attrib_conn *conn_entry(struct attrib *a, uint64_t conn)
 /* Page p joins its route's group in g (a new one if none yet): its index. */
 static uint32_t group_of(struct routes_in *g, const struct attrib_page *p)
 {
-	uint32_t k = 0;
-	while (k < g->n && g->grp[k].route != p->route)
-		k++;
+	uint64_t bit = 1ull << (p->route % 64);
+	uint32_t k = g->n;
+	if (g->seen & bit) /* perhaps there: look (with 32 pages in flight, a fifth of placing) */
+		for (k = 0; k < g->n && g->grp[k].route != p->route;)
+			k++;
+	g->seen |= bit;
 	if (k == g->n) {
 		g->grp[k].route = (uint16_t)p->route;
 		g->grp[k].pages = 0;
@@ -641,6 +645,7 @@ static uint32_t group_of(struct routes_in *g, const struct attrib_page *p)
 static void group_routes(const struct attrib *a, const uint32_t *c, uint32_t n, struct routes_in *g)
 {
 	g->n = 0;
+	g->seen = 0;
 	g->all_mixed = true;
 	for (uint32_t i = 0; i < n; i++)
 		g->in[i] = group_of(g, &a->pages[c[i]]);
@@ -962,6 +967,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 		 * need to look for the others.  A later query of a checkout
 		 * needs them still working, unless a transaction binds it. */
 		g.n = 0;
+		g.seen = 0;
 		g.all_mixed = true;
 		/* a later statement needs its pages still working; a statement's
 		 * Close or the COMMIT or ROLLBACK may come as the answer goes out
@@ -996,6 +1002,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 		return;
 	}
 	g.n = k->g.n;
+	g.seen = k->g.seen;
 	g.all_mixed = k->g.all_mixed;
 	memcpy(g.grp, k->g.grp, g.n * sizeof(*g.grp));
 	if (announces && g.n > 1 && may_wait &&

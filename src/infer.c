@@ -193,10 +193,14 @@ static uint64_t next_rand(struct infer *in)
 static uint32_t group(const struct infer_cand *c, uint32_t n, struct infer_cand *out)
 {
 	uint32_t m = 0;
+	uint64_t seen = 0; /* bit route % 64 of each route in out[] (or once there): most need no search */
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = 0;
-		while (k < m && out[k].route != c[i].route)
-			k++;
+		uint64_t bit = 1ull << (c[i].route % 64);
+		uint32_t k = m;
+		if (seen & bit)
+			for (k = 0; k < m && out[k].route != c[i].route;)
+				k++;
+		seen |= bit;
 		if (k < m) {
 			out[k].w += c[i].w;
 			out[k].pages = (uint16_t)(out[k].pages + c[i].pages);
