@@ -770,7 +770,8 @@ static void thin_free(struct fit *ft)
 /* Block k may be thinned: many routes, pairs (not dense), not tied. */
 static bool thinnable(const struct infer *in, const struct fit *ft, const struct pk_block *bk)
 {
-	return ft->thin && !in->whole && !bk->dense && bk->nr > DENSE_MAX && in->feats[bk->feat].tied == INFER_NONE;
+	return ft->thin && !in->whole && !bk->dense && bk->nr > DENSE_MAX &&
+	       in->feats[bk->feat].tied == INFER_NONE;
 }
 
 /* After a full step of block k: old rates ft->b, new ft->nb.  Freezes
@@ -871,20 +872,24 @@ static void em_step(struct infer *in, struct fit *ft, const struct packed *pk, b
 		const struct pk_block *bk = &pk->blocks[k];
 		const uint16_t *route = pk->route + bk->route0;
 		uint32_t f = bk->feat;
-		for (uint32_t j = 0; j < bk->nr; j++)
-			ft->b[j] = beta[CELL(ft, route[j], f)];
 		bool thin = thinnable(in, ft, bk);
 		if (thin && !full && !all && ft->thin->blocks[k].on) {
+			/* the cells left alone: their rates in, their sums out */
 			const struct thin_block *tb = &ft->thin->blocks[k];
+			const uint16_t *cell = ft->thin->cell + tb->cell0;
+			for (uint32_t c = 0; c < tb->nc; c++)
+				ft->b[cell[c]] = beta[CELL(ft, route[cell[c]], f)];
 			thin_e(ft->thin, k, ft->b, ft->s);
 			in->thinned++;
 			for (uint32_t c = 0; c < tb->nc; c++) {
-				uint32_t j = ft->thin->cell[tb->cell0 + c];
+				uint32_t j = cell[c];
 				m_cell(in, ft, route[j], f, ft->s[j]);
 				beta[CELL(ft, route[j], f)] = in->routes[route[j]].beta[f];
 			}
 			continue;
 		}
+		for (uint32_t j = 0; j < bk->nr; j++)
+			ft->b[j] = beta[CELL(ft, route[j], f)];
 		block_e(pk, bk, ft->b, ft->s, false);
 		if (!all && in->feats[f].tied != INFER_NONE)
 			/* a feature tied to another: settle_tied set it on every

@@ -441,7 +441,7 @@ static void test_two_threads_same(void)
  * feature, and they are frozen (infer.c's FREEZE): the figures are to be
  * what the whole fit gives, and each route's near its truth. */
 #define MANY_ROUTES 48
-static uint32_t many(struct infer *x, bool whole, double *truth)
+static void many(struct infer *x, bool whole, double *truth)
 {
 	infer_init(x);
 	x->threads = 1;
@@ -458,12 +458,15 @@ static uint32_t many(struct infer *x, bool whole, double *truth)
 		struct infer_cand c[16];
 		c[0] = (struct infer_cand){(uint16_t)own, 1, (float)(200 + (rng >> 20) % 200)};
 		for (uint32_t k = 1; k < 16; k++) {
-			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-			uint32_t r = (uint32_t)(rng % MANY_ROUTES);
-			for (uint32_t j = 0; j < k; j++)
-				r = c[j].route == r ? (r + 1) % MANY_ROUTES : r;
-			for (uint32_t j = 0; j < k; j++) /* once more: the step may meet an earlier one */
-				r = c[j].route == r ? (r + 1) % MANY_ROUTES : r;
+			uint32_t r;
+			bool taken;
+			do { /* fifteen other routes, each once */
+				rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+				r = (uint32_t)(rng % MANY_ROUTES);
+				taken = false;
+				for (uint32_t j = 0; j < k; j++)
+					taken |= c[j].route == r;
+			} while (taken);
 			c[k] = (struct infer_cand){(uint16_t)r, 1, (float)(200 + (rng >> 24) % 200)};
 		}
 		double p[16];
@@ -471,7 +474,6 @@ static uint32_t many(struct infer *x, bool whole, double *truth)
 		truth[own] += 1;
 	}
 	infer_solve(x);
-	return MANY_ROUTES;
 }
 
 static double total(const struct infer_route *x)
@@ -486,7 +488,8 @@ static void test_frozen_cells_same_figures(void)
 {
 	static struct infer thin, whole;
 	double truth[MANY_ROUTES], worst = 0, worst_truth = 0;
-	uint32_t R = many(&thin, false, truth);
+	const uint32_t R = MANY_ROUTES;
+	many(&thin, false, truth);
 	many(&whole, true, truth);
 	CHECK(thin.thinned > 0);  /* cells were frozen */
 	CHECK(whole.thinned == 0); /* and here never */
