@@ -190,6 +190,7 @@ struct attrib {
 	uint32_t nfeat;
 	uint64_t page_serial;
 	struct attrib_conn *conns;
+	uint64_t conns_pending[ATTRIB_CONNS / 64]; /* bit i: conns[i] holds acquire pings waiting */
 	struct attrib_redis_flight *rflights; /* ATTRIB_REDIS_CONNS, in sets of 4 */
 	uint64_t rflight_clock;
 	struct infer infer;
