@@ -624,32 +624,33 @@ static struct attrib_conn *conn_entry(struct attrib *a, uint64_t conn)
 }
 
 /* Page p joins its route's group in g (a new one if none yet): its index. */
-static uint32_t group_of(struct routes_in *g, const struct attrib_page *p)
+static uint32_t group_of(struct routes_in *g, uint32_t route, bool mixed)
 {
-	uint64_t bit = 1ull << (p->route % 64);
+	uint64_t bit = 1ull << (route % 64);
 	uint32_t k = g->n;
 	if (g->seen & bit) /* perhaps there: look (with 32 pages in flight, a fifth of placing) */
-		for (k = 0; k < g->n && g->grp[k].route != p->route;)
+		for (k = 0; k < g->n && g->grp[k].route != route;)
 			k++;
 	g->seen |= bit;
 	if (k == g->n) {
-		g->grp[k].route = (uint16_t)p->route;
+		g->grp[k].route = (uint16_t)route;
 		g->grp[k].pages = 0;
 		g->grp[k].w = 0;
 		g->n++;
 	}
 	g->grp[k].pages++;
-	g->all_mixed &= p->mixed;
+	g->all_mixed &= mixed;
 	return k;
 }
 
+/* The active pages at[c[i]] by route */
 static void group_routes(const struct attrib *a, const uint32_t *c, uint32_t n, struct routes_in *g)
 {
 	g->n = 0;
 	g->seen = 0;
 	g->all_mixed = true;
 	for (uint32_t i = 0; i < n; i++)
-		g->in[i] = group_of(g, &a->pages[c[i]]);
+		g->in[i] = group_of(g, a->active[c[i]].route, a->active[c[i]].mixed);
 }
 
 /* The end of a page's grace (saturating: a page ending near UINT64_MAX
@@ -688,7 +689,8 @@ static uint32_t tie(const struct attrib *a, const struct attrib_conn *e, uint64_
 		return 0;
 	for (uint32_t i = 0; i < m; i++) {
 		sh[i].w /= sum;
-		g->grp[group_of(g, &a->pages[sh[i].slot])].w += sh[i].w;
+		const struct attrib_page *p = &a->pages[sh[i].slot];
+		g->grp[group_of(g, p->route, p->mixed)].w += sh[i].w;
 	}
 	return m;
 }
@@ -726,9 +728,8 @@ static void remember(struct attrib *a, struct attrib_conn *e, uint32_t f, const 
  * docs/pages.md; so was the part before its answer alone: 2.15 for 2 on
  * captures/web-mixed.pcap, whose short pages then outweigh the long);
  * per second: floats keep it. */
-static float density(const struct attrib *a, uint32_t slot)
+static float density(const struct attrib_live *p)
 {
-	const struct attrib_page *p = &a->pages[slot];
 	return (float)(1e9 / ((double)(p->t1 - p->t0) + 1e3));
 }
 
@@ -743,31 +744,28 @@ static const struct attrib_cands *candidates(struct attrib *a, uint64_t t)
 	struct attrib_cands *k = a->cands;
 	if (k->valid && k->version == a->active_version && t >= k->from && t <= k->until)
 		return k;
-	uint32_t loose[64];
+	uint32_t work[64], loose[64]; /* active entries */
 	uint32_t ns = 0, nl = 0;
 	uint64_t until = UINT64_MAX;
 	for (uint32_t i = 0; i < a->nactive; i++) {
-		uint32_t s = a->active[i];
-		const struct attrib_page *p = &a->pages[s];
-		uint64_t end = page_end(a, p);
-		uint64_t next = t < p->t0 ? p->t0 - 1 : t <= p->t_answer ? p->t_answer : end;
+		const struct attrib_live *p = &a->active[i];
+		uint64_t next = t < p->t0 ? p->t0 - 1 : t <= p->t_answer ? p->t_answer : p->end;
 		until = next < until ? next : until;
-		if (t < p->t0 || t > end)
+		if (t < p->t0 || t > p->end)
 			continue;
 		if (t <= p->t_answer && ns < 64)
-			k->c[ns++] = s;
+			work[ns++] = i;
 		else if (nl < 64)
-			loose[nl++] = s;
+			loose[nl++] = i;
 	}
-	k->n = ns;
+	const uint32_t *pick = ns ? work : loose;
+	k->n = ns ? ns : nl;
 	k->working = ns > 0;
-	if (!ns) {
-		memcpy(k->c, loose, nl * sizeof(*k->c));
-		k->n = nl;
-	}
-	group_routes(a, k->c, k->n, &k->g);
+	group_routes(a, pick, k->n, &k->g);
 	for (uint32_t i = 0; i < k->n; i++) {
-		k->d[i] = density(a, k->c[i]);
+		const struct attrib_live *p = &a->active[pick[i]];
+		k->c[i] = p->slot;
+		k->d[i] = density(p);
 		k->g.grp[k->g.in[i]].w += k->d[i];
 	}
 	k->valid = true;
@@ -824,14 +822,14 @@ static double spread(struct attrib *a, const struct attrib_rt_rec *r, const stru
  * cannot tell whose it was; the checkout's span can. */
 static void narrow(struct attrib *a, const struct attrib_conn *e, uint64_t t, bool working)
 {
-	uint32_t c[64], n = 0;
+	uint32_t c[64], n = 0; /* active entries */
 	for (uint32_t i = 0; i < a->nactive && n < 64; i++) {
-		const struct attrib_page *p = &a->pages[a->active[i]];
+		const struct attrib_live *p = &a->active[i];
 		/* and among the first statement's candidates: working then, if any
 		 * page was */
 		if (p->t0 <= e->ep_t0 && (!e->anchor_working || e->anchor_t <= p->t_answer) &&
-		    t <= (working ? p->t_answer : page_end(a, p)))
-			c[n++] = a->active[i];
+		    t <= (working ? p->t_answer : p->end))
+			c[n++] = i;
 	}
 	if (n == 0)
 		return; /* none held all of it: the checkout was not what it seemed */
@@ -844,7 +842,7 @@ static void narrow(struct attrib *a, const struct attrib_conn *e, uint64_t t, bo
 	struct routes_in g;
 	group_routes(a, c, n, &g);
 	for (uint32_t i = 0; i < n; i++) {
-		const struct attrib_page *p = &a->pages[c[i]];
+		const struct attrib_live *p = &a->active[c[i]];
 		double room = (double)(p->t1 - p->t0) - span;
 		g.grp[g.in[i]].w += (float)(1e9 / ((room > 0 ? room : 0) + 1e3));
 	}
@@ -1220,20 +1218,26 @@ static void start_page(struct attrib *a, uint32_t s)
 		return;
 	}
 	for (uint32_t i = 0; i < a->nactive; i++) {
-		struct attrib_page *q = &a->pages[a->active[i]];
+		struct attrib_live *q = &a->active[i];
 		if (q->t1 >= p->t0) {
-			q->overlapped = p->overlapped = true;
-			if (q->route != p->route)
-				q->mixed = p->mixed = true;
+			bool mixed = q->route != p->route;
+			if (!q->overlapped || (mixed && !q->mixed)) { /* the page itself only then */
+				struct attrib_page *qp = &a->pages[q->slot];
+				q->overlapped = qp->overlapped = true;
+				q->mixed = qp->mixed = q->mixed || mixed;
+			}
+			p->overlapped = true;
+			p->mixed |= mixed;
 			infer_started_beside(&a->infer, q->route, p->route);
 		}
 	}
-	a->active[a->nactive++] = s;
+	struct attrib_live *l = &a->active[a->nactive++];
+	*l = (struct attrib_live){p->t0, p->t1, p->t_answer, page_end(a, p), s, (uint16_t)p->route,
+				  p->overlapped, p->mixed};
 	a->active_version++;
 	infer_page_start(&a->infer, p->route); /* lockstep: the note's (Redis's fit reads none) */
-	uint64_t end = page_end(a, p);
-	if (end < a->next_expire)
-		a->next_expire = end;
+	if (l->end < a->next_expire)
+		a->next_expire = l->end;
 }
 
 static int by_start(const void *x, const void *y)
@@ -1306,11 +1310,10 @@ static void expire(struct attrib *a, uint64_t t)
 		return;
 	uint64_t next = UINT64_MAX;
 	for (uint32_t i = 0; i < a->nactive;) {
-		uint32_t s = a->active[i];
-		struct attrib_page *p = &a->pages[s];
-		uint64_t end = page_end(a, p);
+		uint32_t s = a->active[i].slot;
+		uint64_t end = a->active[i].end;
 		if (end < t) {
-			close_page(a, p);
+			close_page(a, &a->pages[s]);
 			slot_free(a, s);
 			a->active[i] = a->active[--a->nactive];
 			a->active_version++;
@@ -1480,7 +1483,7 @@ void attrib_finish(struct attrib *a)
 		}
 	memset(a->conns_pending, 0, sizeof a->conns_pending);
 	while (a->nactive) { /* what ends at the very last nanosecond */
-		uint32_t s = a->active[--a->nactive];
+		uint32_t s = a->active[--a->nactive].slot;
 		a->active_version++;
 		close_page(a, &a->pages[s]);
 		slot_free(a, s);
