@@ -45,7 +45,28 @@ void infer_free(struct infer *in)
 	free(in->routes);
 	free(in->sample);
 	free(in->beside);
+	free(in->cells);
 	memset(in, 0, sizeof(*in));
+}
+
+/* Route r's cell of feature f: its certain, then its given */
+static double *cell(const struct infer *in, uint32_t r, uint32_t f)
+{
+	return in->cells + 2 * ((size_t)f * in->cell_stride + r);
+}
+
+/* Cells for c routes a feature: the rows laid out again at that stride. */
+static bool cells_grow(struct infer *in, uint32_t c)
+{
+	double *n = calloc((size_t)INFER_FEATURES * c * 2, sizeof(double));
+	if (!n)
+		return false;
+	for (uint32_t f = 0; in->cells && f < INFER_FEATURES; f++)
+		memcpy(n + 2 * (size_t)f * c, cell(in, 0, f), 2 * in->cell_stride * sizeof(double));
+	free(in->cells);
+	in->cells = n;
+	in->cell_stride = c;
+	return true;
 }
 
 bool infer_route(struct infer *in, uint32_t r)
@@ -62,6 +83,8 @@ bool infer_route(struct infer *in, uint32_t r)
 		in->routes = p;
 		in->cap_routes = c;
 	}
+	if (in->cell_stride < in->cap_routes && !cells_grow(in, in->cap_routes))
+		return false;
 	for (; in->nroutes <= r; in->nroutes++) {
 		struct infer_route *x = &in->routes[in->nroutes];
 		memset(x, 0, sizeof(*x));
@@ -86,7 +109,7 @@ void infer_certain(struct infer *in, uint32_t r, uint32_t f, double w)
 {
 	if (f >= INFER_FEATURES || !infer_route(in, r))
 		return;
-	in->routes[r].certain[f] += w;
+	cell(in, r, f)[0] += w;
 	in->feat_sum[f] += w;
 	in->solved = false;
 }
@@ -98,7 +121,7 @@ void infer_tied(struct infer *in, uint32_t r, uint32_t f, double w, bool first)
 	if (first)
 		in->feats[f].uncertain += 1;
 	if (infer_route(in, r)) {
-		in->routes[r].given[f] += w;
+		cell(in, r, f)[1] += w;
 		in->routes[r].possible += w > 0;
 		in->feat_sum[f] += w;
 	}
@@ -175,8 +198,8 @@ static void find_lockstep(struct infer *in)
  * has few pages (one page's worth). */
 static double rate_now(const struct infer *in, uint32_t r, uint32_t f, double all)
 {
-	const struct infer_route *x = &in->routes[r];
-	return (x->certain[f] + x->given[f] + all) / (x->pages + 1) + RATE_FLOOR;
+	const double *c = cell(in, r, f);
+	return (c[0] + c[1] + all) / (in->routes[r].pages + 1) + RATE_FLOOR;
 }
 
 static uint64_t next_rand(struct infer *in)
@@ -273,7 +296,7 @@ uint64_t infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cand
 		p[i] = z > 0 ? p[i] / z : 1.0 / n;
 		if (f < INFER_FEATURES && in->routes && cands[i].route < in->nroutes &&
 		    in->routes[cands[i].route].given) {
-			in->routes[cands[i].route].given[f] += p[i];
+			cell(in, cands[i].route, f)[1] += p[i];
 			in->routes[cands[i].route].possible += 1; /* cands are one per route */
 			in->feat_sum[f] += p[i];
 		}
@@ -1673,6 +1696,9 @@ void infer_solve(struct infer *in)
 		if (!x->certain)
 			return; /* out of memory somewhere: the running guess stands */
 		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
+			const double *c = cell(in, r, f);
+			x->certain[f] = c[0];
+			x->given[f] = c[1];
 			x->final[f] = x->certain[f] + x->given[f];
 			x->beta[f] = x->final[f] / (x->pages > 0 ? x->pages : 1) + RATE_FLOOR;
 		}

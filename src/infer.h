@@ -55,8 +55,8 @@ struct infer_rec {
 struct infer_route {
 	double pages;
 	double expo[INFER_MODELS]; /* per model: what its pages expose, sum of len^(1 - gamma) */
-	double *certain; /* INFER_FEATURES: round trips only its pages held */
-	double *given;   /* INFER_FEATURES: what infer_weigh gave it so far */
+	double *certain; /* INFER_FEATURES: round trips only its pages held (after infer_solve) */
+	double *given;   /* INFER_FEATURES: what infer_weigh gave it (after infer_solve) */
 	double *beta;    /* INFER_FEATURES: round trips per page (the fit) */
 	double *final;   /* INFER_FEATURES: after infer_solve, its total */
 	double var;              /* after infer_solve: variance of its total (all features) */
@@ -95,6 +95,13 @@ struct infer {
 	/* over all routes: certain + given per feature, and pages (rates while
 	 * the capture runs, without a pass over the routes per round trip) */
 	double feat_sum[INFER_FEATURES], pages_total;
+	/* while the capture runs, each route's certain and given by feature,
+	 * then route (cells[2 * (f * cell_stride + r)] and the next): a round
+	 * trip's candidates' rates lie in one row, not in each route's arrays
+	 * 8 KiB apart (infer_weigh missed the cache twice per candidate route);
+	 * infer_solve copies them into the routes' certain[] and given[] */
+	double *cells;
+	uint32_t cell_stride;
 	struct infer_rec *sample;
 	uint32_t nsample;
 	uint64_t seen; /* uncertain round trips offered to the sample */
