@@ -169,7 +169,8 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		a->port_proto[a->opts.ports[i]] = PROTO_PGSQL;
 	a->nbuckets = 1024;
 	a->buckets = calloc(a->nbuckets, sizeof(*a->buckets));
-	if (!a->buckets)
+	a->text_kinds = calloc(1, sizeof(*a->text_kinds));
+	if (!a->buckets || !a->text_kinds)
 		return -1;
 	hist_init(&a->lat);
 	hist_init(&a->redis_lat);
@@ -577,6 +578,7 @@ void analysis_free(struct analysis *a)
 		attrib_free(&a->attrib);
 	}
 	free(a->buckets);
+	free(a->text_kinds);
 	free(a->listed);
 	memset(a, 0, sizeof(*a));
 }

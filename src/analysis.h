@@ -147,6 +147,7 @@ struct analysis {
 	struct attrib attrib;           /* pages and routes, with HTTP ports */
 	struct attrib_pipe pipe;        /* the protocols' way to it (maybe a thread) */
 	struct ping_evidence ping_ev;   /* the pool's ping policy, learnt (rtt.h) */
+	struct rtt_texts *text_kinds;   /* statement texts classified, for every connection (rtt.h) */
 	enum ping_policy ping_policy;   /* what it said at the end (analysis_finish) */
 	bool attributing;
 	uint64_t next_settle;           /* packet count of the next watermark pass */

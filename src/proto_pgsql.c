@@ -57,6 +57,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 		 a->opts.on_rt || a->attributing ? on_round_trip : NULL, s);
 	s->rtt.on_part = a->attributing ? on_part : NULL;
 	s->rtt.policy = &a->ping_ev;
+	s->rtt.shared = a->text_kinds;
 	s->rtt.fingerprints = a->attributing;
 	s->rtt.ring = a->opts.texts;
 	s->rtt.text_values = a->opts.text_values;

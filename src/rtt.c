@@ -332,6 +332,29 @@ static uint8_t classify_parse(const char *q, size_t n, bool whole)
 	return sql_is_select_param(q, n) ? RTT_KIND_SELECT_PARAM : (uint8_t)sql_classify(q, n, true);
 }
 
+/* A text the connection's own slots do not hold: from the analysis's (the
+ * same two ways a set), or classified and fingerprinted - and kept there. */
+static struct rtt_text shared_text(struct rtt *r, uint64_t h, const char *q, size_t n, bool parse,
+				   bool whole)
+{
+	struct rtt_text *t = r->shared ? &r->shared->slot[h % (RTT_SHARED_TEXTS / 2) * 2] : NULL;
+	if (t && t[0].hash == h)
+		return t[0];
+	if (t && t[1].hash == h) {
+		struct rtt_text hit = t[1];
+		t[1] = t[0];
+		t[0] = hit;
+		return hit;
+	}
+	struct rtt_text x = {h, parse ? classify_parse(q, n, whole) : (uint8_t)sql_classify(q, n, whole),
+			     r->fingerprints ? sql_fingerprint(q, n) : 0};
+	if (t) {
+		t[1] = t[0];
+		t[0] = x;
+	}
+	return x;
+}
+
 /* The kind and fingerprint of a text from cache, or by classifying and
  * fingerprinting it: a Parse's text or a Query's, whole or cut short, each
  * with a kind of its own. */
@@ -343,13 +366,10 @@ static uint8_t text_kind(struct rtt *r, const char *q, size_t n, bool parse, boo
 	struct rtt_text *t = &r->texts[h % (RTT_TEXT_SLOTS / 2) * 2];
 	if (t[0].hash != h) {
 		struct rtt_text was = t[0];
-		if (t[1].hash == h) {
+		if (t[1].hash == h)
 			t[0] = t[1];
-		} else {
-			t[0].hash = h;
-			t[0].kind = parse ? classify_parse(q, n, whole) : (uint8_t)sql_classify(q, n, whole);
-			t[0].sig = r->fingerprints ? sql_fingerprint(q, n) : 0;
-		}
+		else
+			t[0] = shared_text(r, h, q, n, parse, whole);
 		t[1] = was;
 	}
 	*sig = t[0].sig;

@@ -178,6 +178,15 @@ struct rtt_text {
 	uint64_t sig;
 };
 
+/* Texts classified, shared by an analysis's connections (rtt.shared): a
+ * pool hands every statement of an app to every connection, and one
+ * connection's slots hold its last few only (an app of 120 routes and 240
+ * statements fingerprinted nearly every query again). */
+#define RTT_SHARED_TEXTS 4096
+struct rtt_texts {
+	struct rtt_text slot[RTT_SHARED_TEXTS];
+};
+
 struct rtt {
 	struct rtt_stats st;
 	struct hist *lat;     /* optional: latency per round trip (ns) */
@@ -186,6 +195,7 @@ struct rtt {
 	void *ctx;
 	rtt_fn *on_part; /* optional: each part of a flight that has several (struct rt_part) */
 	struct ping_evidence *policy; /* optional: shared by the analysis */
+	struct rtt_texts *shared;     /* optional: shared by the analysis, behind texts[] */
 	bool fingerprints; /* give round trips their statement's sig (attribution needs it) */
 	struct textring *ring;  /* optional: keep round trips' statement texts (rt.text) */
 	bool text_values;       /* ... as sent; otherwise normalised (sqlnorm.h) */

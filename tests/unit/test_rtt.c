@@ -1,6 +1,7 @@
 /* test_rtt.c - the round-trip engine on message sequences whose flights and
  * classes are known: pipelines, Flush, COPY in extended mode, pings and
  * their roles, resets, and recovery after capture gaps. */
+#include <stdio.h>
 #include <string.h>
 
 #include "rtt.h"
@@ -499,6 +500,41 @@ static void test_statement_sigs(void)
 	}
 }
 
+/* Texts classified once for every connection (rtt.shared): more
+ * statements than a connection's own slots hold, over two connections,
+ * each given its fingerprint and class as without the table, and the
+ * table holding every one of them. */
+static void test_shared_texts(void)
+{
+	static struct rtt_texts shared;
+	memset(&shared, 0, sizeof shared);
+	for (int conn = 0; conn < 3; conn++) {
+		start();
+		r.fingerprints = true;
+		r.shared = conn < 2 ? &shared : NULL; /* the third: the reference */
+		startup();
+		for (int round = 0; round < 2; round++)
+			for (int k = 0; k < 60; k++) {
+				char q[64];
+				int n = snprintf(q, sizeof q, "SELECT c FROM t%d WHERE id = %d", k, round);
+				msg(PGSQL_FE, 'Q', q, (size_t)n + 1);
+				BE('C', "SELECT 1\0");
+				Z();
+				uint64_t want = sql_fingerprint(q, (size_t)n);
+				CHECK(nrt > 0 && sigs[(nrt - 1) % 64] == want);
+				CHECK_STR(classes[(nrt - 1) % 64], "query");
+				nrt = 0;
+			}
+		rtt_finish(&r);
+	}
+	int held = 0;
+	for (int i = 0; i < RTT_SHARED_TEXTS; i++)
+		held += shared.slot[i].hash != 0;
+	/* 60 statements x 2 texts each (the literals differ), less any a set of
+	 * two had no room for; none without the table */
+	CHECK(held >= 110 && held <= 120);
+}
+
 static struct rt parts[64];
 static int nparts;
 
@@ -732,6 +768,7 @@ static void test_statement_names(void)
 int main(void)
 {
 	RUN(test_statement_sigs);
+	RUN(test_shared_texts);
 	RUN(test_flight_parts);
 	RUN(test_flight_parts_watermark);
 	RUN(test_flush_after_syncs);
