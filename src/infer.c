@@ -502,6 +502,8 @@ static inline double cand_w(const struct infer_cand *c, int model)
 	return (float)((c->pages ? c->pages : 1) * pow(per, GAMMAS[model]));
 }
 
+static void pack_feats(struct packed *pk, uint32_t nroute);
+
 static void pack(const struct part *pt, struct packed *pk)
 {
 	uint32_t start[INFER_FEATURES + 1] = {0}, at[INFER_FEATURES];
@@ -573,8 +575,13 @@ static void pack(const struct part *pt, struct packed *pk)
 		for (uint32_t j = 0; j < bk->nr; j++)
 			pk->local[pk->route[bk->route0 + j]] = 0;
 	}
-	/* the blocks' routes turned around: each route's features, in block
-	 * (so feature) order */
+	pack_feats(pk, nroute);
+}
+
+/* The blocks' routes turned around: each route's features, in block (so
+ * feature) order. */
+static void pack_feats(struct packed *pk, uint32_t nroute)
+{
 	uint32_t R = pk->nroutes;
 	memset(pk->feats_at, 0, ((size_t)R + 1) * sizeof(*pk->feats_at));
 	for (uint32_t i = 0; i < nroute; i++)
@@ -590,6 +597,49 @@ static void pack(const struct part *pt, struct packed *pk)
 	}
 	for (uint32_t i = 0; i < nroute; i++)
 		pk->local[pk->route[i]] = 0;
+}
+
+/* The blocks of the features in only, from a packing of the whole sample
+ * (stride 1, no part left out, model 0): what pack gives for those
+ * features, copied rather than packed again from the records - the sample
+ * is megabytes, read twice and then by feature, and the refit and the
+ * fit with the doubtful each packed it again (~1 ms each on the blog
+ * app's captures, after the reading). */
+static void pack_subset(const struct packed *all, const uint64_t *only, struct packed *pk)
+{
+	uint32_t nroute = 0, nw = 0, noff = 0;
+	memset(pk->nf, 0, sizeof pk->nf);
+	memset(pk->block_of, -1, sizeof pk->block_of);
+	pk->n = 0;
+	pk->nblocks = 0;
+	for (uint32_t k = 0; k < all->nblocks; k++) {
+		const struct pk_block *from = &all->blocks[k];
+		if (!has_bit(only, from->feat))
+			continue;
+		struct pk_block *bk = &pk->blocks[pk->nblocks];
+		pk->block_of[from->feat] = (int16_t)pk->nblocks++;
+		*bk = *from;
+		bk->route0 = nroute;
+		bk->w0 = nw;
+		bk->off0 = noff;
+		memcpy(pk->route + nroute, all->route + from->route0, from->nr * sizeof(*pk->route));
+		nroute += from->nr;
+		if (from->dense) {
+			size_t m = (size_t)from->n * from->nr;
+			memcpy(pk->w + nw, all->w + from->w0, m * sizeof(*pk->w));
+			nw += (uint32_t)m;
+		} else {
+			uint32_t lo = all->off[from->off0], hi = all->off[from->off0 + from->n];
+			for (uint32_t i = 0; i <= from->n; i++)
+				pk->off[noff++] = all->off[from->off0 + i] - lo + nw;
+			memcpy(pk->w + nw, all->w + lo, (hi - lo) * sizeof(*pk->w));
+			memcpy(pk->loc + nw, all->loc + lo, (hi - lo) * sizeof(*pk->loc));
+			nw += hi - lo;
+		}
+		pk->nf[from->feat] = all->nf[from->feat];
+		pk->n += from->n;
+	}
+	pack_feats(pk, nroute);
 }
 
 /* The sum of logs of the records' z, as the log of their product with
@@ -1326,6 +1376,7 @@ struct worker {
 
 struct solve {
 	const struct packed *all; /* the whole sample, packed: the tests read it */
+	struct packed whole;      /* that packing, kept: the refit's and the doubtful's come from it */
 	const double *save;       /* the estimate's final and beta, by route */
 	const double *tot;        /* its totals */
 	uint32_t stride;
@@ -1462,8 +1513,7 @@ static void fit_task(struct solve *sv, struct worker *w, uint32_t k)
 	} else if (i < TASK_DOUBT) {
 		model_fit(in, ft, &w->pk, sv->stride, (int)(i - TASK_MODEL), t);
 	} else { /* the doubtful in: the interval's other end */
-		const struct part some = {-1, 1, in->sample, in->nsample, sv->doubts, 0};
-		pack(&some, &w->pk);
+		pack_subset(&sv->whole, sv->doubts, &w->pk);
 		ft->doubtful = false;
 		ft->only = sv->doubts;
 		start_from_lift(in, ft, &w->pk);
@@ -1713,12 +1763,13 @@ void infer_solve(struct infer *in)
 	double *tot = calloc(R, sizeof(double));
 	double *save = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));
 	double *out = calloc((size_t)R * NTASKS, sizeof(double));
-	if (!sv || !tot || !save || !out || !worker_init(&sv->w[0], in, false))
+	if (!sv || !tot || !save || !out || !worker_init(&sv->w[0], in, false) ||
+	    !packed_alloc(&sv->whole, in->nsample, R))
 		goto out; /* the running guess stands */
 	bool two = in->threads > 1 && worker_init(&sv->w[1], in, true);
 	struct worker *w0 = &sv->w[0];
 	struct fit *ft = &w0->ft;
-	struct packed *pk = &w0->pk;
+	struct packed *pk = &sv->whole;
 	for (uint32_t r = 0; r < R; r++)
 		tot[r] = route_total(&in->routes[r]);
 	const struct part all = {-1, 1, in->sample, in->nsample, NULL, 0};
@@ -1775,8 +1826,8 @@ void infer_solve(struct infer *in)
 		refit[w] = offs[w] | doubts[w];
 	ft->doubtful = true;
 	if (any_bit(refit)) {
-		const struct part some = {-1, 1, in->sample, in->nsample, refit, 0};
-		pack(&some, pk);
+		pk = &w0->pk;
+		pack_subset(&sv->whole, refit, pk);
 		ft->only = refit;
 		start_from_lift(in, ft, pk);
 		fit_to(in, ft, pk, FIT_STEPS, tot);
@@ -1840,6 +1891,7 @@ out:
 	if (sv) {
 		worker_free(&sv->w[0]);
 		worker_free(&sv->w[1]);
+		packed_free(&sv->whole);
 	}
 	free(sv);
 	free(tot);
