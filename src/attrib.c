@@ -643,7 +643,7 @@ static uint32_t group_of(struct routes_in *g, uint32_t route, bool mixed)
 	return k;
 }
 
-/* The active pages at[c[i]] by route */
+/* The active pages active[c[i]], grouped by route */
 static void group_routes(const struct attrib *a, const uint32_t *c, uint32_t n, struct routes_in *g)
 {
 	g->n = 0;
