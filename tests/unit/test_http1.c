@@ -328,6 +328,85 @@ static void test_gap_to_end_of_body(void)
 	CHECK_EQ_U(conn.error, HTTP1_OK);
 }
 
+/* Fed whole, a header block is read where it lies (http1.c whole_block);
+ * byte by byte it is copied a line at a time.  At the edges of that fast
+ * path - the size and field limits to the byte, lines of CRs alone, bare
+ * LFs, trailers counting on from the header's fields - both must give the
+ * same messages, error and counters. */
+static void same_both_ways(const char *cli, const char *srv)
+{
+	static struct http1_conn a, b;
+	struct log la = {0}, lb = {0};
+	run(cli, srv, 0, true, &la, &a);
+	run(cli, srv, (size_t)-1, true, &lb, &b);
+	CHECK_EQ_U(la.n, lb.n);
+	for (int i = 0; i < la.n && i < lb.n; i++) {
+		const struct ev *x = &la.ev[i], *y = &lb.ev[i];
+		CHECK(x->request == y->request && x->status == y->status && x->seq == y->seq &&
+		      x->body == y->body && strcmp(x->method, y->method) == 0 &&
+		      strcmp(x->target, y->target) == 0 && x->interim == y->interim &&
+		      x->close_delimited == y->close_delimited);
+	}
+	CHECK_EQ_U(a.error, b.error);
+	CHECK_EQ_U(a.malformed, b.malformed);
+	CHECK_EQ_U(a.requests, b.requests);
+	CHECK_EQ_U(a.responses, b.responses);
+}
+
+static void test_block_edges(void)
+{
+	static char buf[HTTP1_HEADER_MAX + 256];
+	const char *ok = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+	/* a block of exactly the limit, then one byte over it */
+	for (int extra = 0; extra <= 1; extra++) {
+		strcpy(buf, "GET / HTTP/1.1\r\nX: ");
+		size_t fill = HTTP1_HEADER_MAX - strlen(buf) - 4 + (size_t)extra;
+		memset(buf + strlen(buf), 'a', fill);
+		buf[HTTP1_HEADER_MAX - 4 + (size_t)extra] = '\0';
+		strcat(buf, "\r\n\r\n");
+		CHECK_EQ_U(strlen(buf), HTTP1_HEADER_MAX + (size_t)extra);
+		same_both_ways(buf, ok);
+		struct log l = {0};
+		run(buf, ok, 0, false, &l, &conn);
+		CHECK_EQ_U(conn.error, extra ? HTTP1_E_HEADER_SIZE : HTTP1_OK);
+		CHECK_EQ_U(conn.requests, extra ? 0 : 1);
+	}
+	/* the field limit to the line: FIELDS_MAX fields pass, one more fails */
+	for (int extra = 0; extra <= 1; extra++) {
+		strcpy(buf, "GET / HTTP/1.1\r\n");
+		for (int i = 0; i < HTTP1_FIELDS_MAX + extra; i++)
+			strcat(buf, "A: b\r\n");
+		strcat(buf, "\r\n");
+		same_both_ways(buf, ok);
+		struct log l = {0};
+		run(buf, ok, 0, false, &l, &conn);
+		CHECK_EQ_U(conn.error, extra ? HTTP1_E_HEADER_COUNT : HTTP1_OK);
+	}
+	/* trailers count on from the header's fields */
+	strcpy(buf, "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n");
+	for (int i = 0; i < HTTP1_FIELDS_MAX - 2; i++)
+		strcat(buf, "A: b\r\n");
+	strcat(buf, "\r\n1\r\nx\r\n0\r\nT: 1\r\nU: 2\r\n\r\n");
+	same_both_ways(buf, ok);
+	/* blocks ended by a line of CRs alone, by a bare LF; CRs inside a line */
+	same_both_ways("GET /a HTTP/1.1\r\nHost: a\r\n\r\r\n", ok);
+	same_both_ways("GET /a HTTP/1.1\r\nHost: a\r\r\r\n", ok); /* CRs end no line */
+	same_both_ways("GET /b HTTP/1.1\nHost: a\n\n", "HTTP/1.1 200 OK\nContent-Length: 2\n\nok");
+	same_both_ways("GET /c HTTP/1.1\r\nX: a\rb\r\n\r\n", ok);
+	same_both_ways("GET /d HTTP/1.1\r\n\r\r\r\n", ok);
+	/* a block the segment does not hold whole: the copy reads it */
+	same_both_ways("GET /e HTTP/1.1\r\nHost: a\r\n", "");
+	struct log l = {0};
+	/* a line of two CRs ends the block, and is no field: malformed either way */
+	run("GET /a HTTP/1.1\r\nHost: a\r\n\r\r\n", ok, 0, false, &l, &conn);
+	CHECK_EQ_U(conn.error, HTTP1_E_HEADER_SYNTAX);
+	memset(&l, 0, sizeof l);
+	run("GET /b HTTP/1.1\nHost: a\n\n", ok, 0, false, &l, &conn);
+	CHECK_EQ_U(l.n, 2);
+	CHECK(strcmp(l.ev[0].target, "/b") == 0);
+	CHECK_EQ_U(conn.error, HTTP1_OK);
+}
+
 int main(void)
 {
 	RUN(test_keepalive_pipelined);
@@ -341,5 +420,6 @@ int main(void)
 	RUN(test_malformed);
 	RUN(test_unmatched_response);
 	RUN(test_gap);
+	RUN(test_block_edges);
 	return TT_EXIT();
 }
