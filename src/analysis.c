@@ -588,6 +588,11 @@ bool analysis_redis_measured(const struct analysis *a)
 	return a->opts.nredis_ports > 0 && a->tot.redis.st.round_trips > 0;
 }
 
+bool analysis_pg_measured(const struct analysis *a)
+{
+	return a->tot.st.round_trips > 0;
+}
+
 /* Keep the summary for the listing: the first ANALYSIS_MAX_LISTED, the
  * rest counted in the totals only. */
 void analysis_summarize(struct conn_summary *m, const struct reasm_dir *tcp,

@@ -180,6 +180,11 @@ void analysis_free(struct analysis *a);
  * NULL, "-", a failed rule), never 0: a wrong port is no Redis-free app. */
 bool analysis_redis_measured(const struct analysis *a);
 
+/* PostgreSQL round trips were counted: without one (a wrong -p, nothing
+ * but encrypted connections, a Redis-only capture) no route's round trips
+ * per page were measured - null, NULL, "-", "not measured", never 0. */
+bool analysis_pg_measured(const struct analysis *a);
+
 /* The Redis commands counted, most frequent first (names alike: by name);
  * the rest ("", past REDIS_NAMES_MAX names) left out and returned in rest.
  * out holds REDIS_NAMES_MAX.  Returns how many. */

@@ -193,6 +193,25 @@ static void per_page(struct checks *cs, const struct adata *d, const struct poli
 	for (int i = 0; i < d->n; i++) {
 		const struct route_figures *r = &d->r[i];
 		double rt = r->rt, pings = r->ping, acq = r->acq, rel = r->rel;
+		if (isnan(rt)) {
+			/* no PostgreSQL round trip in the run: no figure to hold a rule
+			 * to, and none shown as 0.  Passed only where its fatal finding
+			 * was allowed by name (the rules then run on nothing, as
+			 * docs/ci.md says); a Redis-only run fails them */
+			const char *allowed = NULL;
+			for (int k = 0; k < d->ev.n; k++)
+				if (d->ev.f[k].severity == EV_FATAL && p->allow[d->ev.f[k].code])
+					allowed = ev_code_name(d->ev.f[k].code);
+			if (p->max_rt >= 0 || p->nbudgets || p->max_rfq >= 0 || p->max_pings >= 0 ||
+			    p->max_conns >= 0)
+				add_check(cs, r->route, "round-trips-per-page", allowed != NULL,
+					  "round trips per page not measured: no PostgreSQL round trip "
+					  "in the run%s%s%s",
+					  allowed ? " (" : " (see its warnings)", allowed ? allowed : "",
+					  allowed ? " allowed)" : "");
+			redis_rules(cs, r, p);
+			continue;
+		}
 		double limit = p->max_rt;
 		for (int b = 0; b < p->nbudgets; b++) {
 			const char *bn = p->budget_route[b];
@@ -590,6 +609,11 @@ static int from_analysis(const struct analysis *a, bool partial, struct adata *d
 		snprintf(x->attribution, sizeof x->attribution, "%s", route_attribution(r));
 		x->inferred = route_inferred_share(r);
 		route_interval(r, &x->rt_lo, &x->rt_hi);
+		if (!analysis_pg_measured(a)) { /* as the store reads such a run */
+			x->rt = x->rfq = x->ping = x->acq = x->rel = x->conns = NAN;
+			x->inferred = x->rt_lo = x->rt_hi = NAN;
+			snprintf(x->attribution, sizeof x->attribution, "not measured");
+		}
 		x->redis_rt = analysis_redis_measured(a) ? r->redis_rt / n : NAN;
 		x->redis_cmds = analysis_redis_measured(a) ? r->redis_cmds / n : NAN;
 		double rrt[2], rcm[2];

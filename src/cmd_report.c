@@ -3,6 +3,7 @@
  * two runs, --compare) into a stored_report and hands it to the format's
  * writer (stored_*.c).  Says on stderr what a report leaves out. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,11 @@ static void warn_runs(struct store *s, const struct run_figures *runs, int n)
  * (a report never drops a run without saying so). */
 static bool left_out_why(const struct run_figures *f, char *why, size_t cap)
 {
+	if (f->routes_unmeasured) {
+		snprintf(why, cap, "round trips per page not measured (%.80s)",
+			 f->warnings[0] ? f->warnings : "no PostgreSQL round trip");
+		return true;
+	}
 	if (f->routes > 0)
 		return false;
 	if (!f->http)
@@ -258,6 +264,20 @@ int cmd_report(int argc, char **argv)
 	}
 	for (int i = 0; i < nruns; i++)
 		rep.any_http |= runs[i].http;
+	/* routes whose round trips were not measured (no PostgreSQL round trip
+	 * in their run: store_routes gives them NaN) are no row of figures:
+	 * their runs are left out of the routes section, with why */
+	int kept = 0;
+	for (int i = 0; i < nrows; i++) {
+		if (!isnan(rows[i].rt)) {
+			rows[kept++] = rows[i];
+			continue;
+		}
+		for (int j = 0; j < nruns; j++)
+			if (runs[j].run == rows[i].run)
+				runs[j].routes_unmeasured = true;
+	}
+	nrows = rep.nrows = kept;
 	int nleft = 0;
 	for (int i = 0; rep.any_http && i < nruns; i++)
 		if (left_out_why(&runs[i], left[nleft].why, sizeof left[nleft].why))

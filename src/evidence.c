@@ -182,6 +182,11 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 			     "inside a page: is this capture missing the application's database "
 			     "connections (another host, port or interface)?",
 			     pages, t->st.round_trips);
+	/* with no round trip in a page nothing was estimated: the finding
+	 * above (or no-postgresql) says why, and "0.0% inferred" beside it
+	 * would read as a figure */
+	if (rts <= 0)
+		estimated = 0;
 	if (estimated)
 		evidence_add(ev, EV_MIXED_ROUTES, estimated, false,
 			     "%" PRIu64 " route%s figures are estimated: %" PRIu64 " pages overlapped pages of other "

@@ -240,8 +240,27 @@ static void redis_null(cJSON *o)
 
 /* redis: --redis-port was given; redis_measured: and Redis was seen
  * (analysis_redis_measured) - else its figures are null, not 0 */
+/* A route's Redis per page (with --redis-port; r has pages). */
+static void route_redis_json(cJSON *o, const struct attrib_route *r, bool redis_measured)
+{
+	double n = (double)r->pages;
+	if (!redis_measured) {
+		redis_null(o);
+		return;
+	}
+	/* attrib.h: as the pages waited on them; the server's; commands */
+	cJSON_AddNumberToObject(o, "redis_round_trips_per_page", per_page(r->redis_rt, n));
+	cJSON_AddNumberToObject(o, "redis_flights_per_page", per_page(r->redis_flights, n));
+	cJSON_AddNumberToObject(o, "redis_commands_per_page", per_page(r->redis_cmds, n));
+	double rrt[2], rcm[2]; /* estimated: their 95% intervals (docs/pages.md) */
+	if (route_redis_interval(r, rrt, rcm)) {
+		add_range(o, "redis_round_trips_interval95", rrt[0], rrt[1]);
+		add_range(o, "redis_commands_interval95", rcm[0], rcm[1]);
+	}
+}
+
 static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, bool redis,
-			 bool redis_measured)
+			 bool redis_measured, bool pg_measured)
 {
 	double n = (double)r->pages;
 	cJSON *o = cJSON_CreateObject();
@@ -251,14 +270,28 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 	cJSON_AddNumberToObject(o, "pages_aggregate", (double)r->pages_aggregate);
 	cJSON_AddNumberToObject(o, "pages_mixed", (double)r->pages_mixed); /* estimated */
 	cJSON_AddNumberToObject(o, "pages_long", (double)r->pages_long); /* past --page-timeout */
-	cJSON_AddStringToObject(o, "attribution", route_attribution(r));
-	if (!r->pages) { /* every page open past --page-timeout: nothing measured, not 0 */
+	cJSON_AddStringToObject(o, "attribution", pg_measured ? route_attribution(r) : "not measured");
+	if (!r->pages || !pg_measured) {
+		/* every page open past --page-timeout, or no PostgreSQL round
+		 * trip counted at all (analysis_pg_measured): nothing measured,
+		 * not 0 - but a page's latency and Redis were, where there are pages */
 		const char *none[] = {"inferred_share", "round_trips_per_page",
 				      "ready_for_query_per_page", "by_class_per_page", "http_latency_ms",
 				      "pg_time_per_page_ms", "connections_per_page"};
-		for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
-			cJSON_AddNullToObject(o, none[i]);
-		if (redis)
+		for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+			if (i == 4 && r->pages) {
+				cJSON *lat = cJSON_AddObjectToObject(o, none[i]);
+				cJSON_AddNumberToObject(lat, "p50",
+							(double)hist_quantile(r->http_ns, 0.5) / 1e6);
+				cJSON_AddNumberToObject(lat, "p99",
+							(double)hist_quantile(r->http_ns, 0.99) / 1e6);
+			} else {
+				cJSON_AddNullToObject(o, none[i]);
+			}
+		}
+		if (redis && r->pages)
+			route_redis_json(o, r, redis_measured);
+		else if (redis)
 			redis_null(o);
 		return o;
 	}
@@ -310,18 +343,8 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 		cJSON_AddNullToObject(o, "connections_per_page");
 	else
 		cJSON_AddNumberToObject(o, "connections_per_page", round(cpp * 1e6) / 1e6);
-	if (redis && !redis_measured) {
-		redis_null(o);
-	} else if (redis) { /* attrib.h: as the pages waited on them; the server's; commands */
-		cJSON_AddNumberToObject(o, "redis_round_trips_per_page", per_page(r->redis_rt, n));
-		cJSON_AddNumberToObject(o, "redis_flights_per_page", per_page(r->redis_flights, n));
-		cJSON_AddNumberToObject(o, "redis_commands_per_page", per_page(r->redis_cmds, n));
-		double rrt[2], rcm[2]; /* estimated: their 95% intervals (docs/pages.md) */
-		if (route_redis_interval(r, rrt, rcm)) {
-			add_range(o, "redis_round_trips_interval95", rrt[0], rrt[1]);
-			add_range(o, "redis_commands_interval95", rcm[0], rcm[1]);
-		}
-	}
+	if (redis)
+		route_redis_json(o, r, redis_measured);
 	return o;
 }
 
@@ -461,7 +484,8 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 			if (at->routes[i].pages || at->routes[i].pages_long)
 				cJSON_AddItemToArray(routes,
 						     route_json(at, &at->routes[i], a->opts.nredis_ports > 0,
-								analysis_redis_measured(a)));
+								analysis_redis_measured(a),
+								analysis_pg_measured(a)));
 	}
 
 	struct evidence ev;

@@ -727,6 +727,15 @@ static int put_connections(struct store *s, const struct analysis *a, char *err)
 	return rc;
 }
 
+/* v, or NULL where it was not measured (or is NaN): never a 0 for nothing */
+static void bind_measured(struct db_stmt *st, int k, bool measured, double v)
+{
+	if (measured && !isnan(v))
+		db_bind_double(st, k, v);
+	else
+		db_bind_null(st, k);
+}
+
 static int put_routes(struct store *s, const struct analysis *a, char *err)
 {
 	if (!a->attributing)
@@ -748,6 +757,10 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 	}
 	int rc = 0;
 	const struct attrib *at = &a->attrib;
+	/* no PostgreSQL round trip counted (a wrong -p...): the pages and their
+	 * latency stand, the round trips per page were not measured - NULL,
+	 * not 0, and the attribution says so (analysis_pg_measured) */
+	bool pg = analysis_pg_measured(a);
 	for (uint32_t i = 0; i < at->nroutes && rc == 0; i++) {
 		const struct attrib_route *r = &at->routes[i];
 		if (!r->pages) /* no page, no figure: nothing to store as one */
@@ -763,9 +776,9 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 		db_bind_int64(st, k++, (int64_t)r->pages);
 		db_bind_int64(st, k++, (int64_t)r->pages_exact);
 		db_bind_int64(st, k++, (int64_t)r->pages_mixed);
-		db_bind_text(st, k++, route_attribution(r));
-		db_bind_double(st, k++, r->rt / n);
-		if (r->pages_exact) {
+		db_bind_text(st, k++, pg ? route_attribution(r) : "not measured");
+		bind_measured(st, k++, pg, r->rt / n);
+		if (r->pages_exact && pg) {
 			db_bind_int64(st, k++, r->rt_min);
 			db_bind_int64(st, k++, r->rt_max);
 		} else {
@@ -776,20 +789,16 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 				r->pings[PING_RELEASE], b[RT_RESET], b[RT_TRANSACTION], b[RT_PREPARE],
 				other};
 		for (size_t j = 0; j < sizeof per / sizeof per[0]; j++)
-			db_bind_double(st, k++, per[j] / n);
+			bind_measured(st, k++, pg, per[j] / n);
 		db_bind_double(st, k++, (double)hist_quantile(r->http_ns, 0.5) / 1e6);
 		db_bind_double(st, k++, (double)hist_quantile(r->http_ns, 0.99) / 1e6);
-		db_bind_double(st, k++, r->pg_ns / n / 1e6);
-		double cpp = route_conns_per_page(r);
-		if (isnan(cpp))
-			db_bind_null(st, k++);
-		else
-			db_bind_double(st, k++, cpp);
+		bind_measured(st, k++, pg, r->pg_ns / n / 1e6);
+		bind_measured(st, k++, pg, route_conns_per_page(r)); /* NaN: every page estimated */
 		double lo, hi;
 		route_interval(r, &lo, &hi);
-		db_bind_double(st, k++, route_inferred_share(r));
-		db_bind_double(st, k++, lo);
-		db_bind_double(st, k++, hi);
+		bind_measured(st, k++, pg, route_inferred_share(r));
+		bind_measured(st, k++, pg, lo);
+		bind_measured(st, k++, pg, hi);
 		double redis[] = {r->redis_rt, r->redis_flights, r->redis_cmds};
 		for (size_t j = 0; j < sizeof redis / sizeof redis[0]; j++) {
 			if (analysis_redis_measured(a))

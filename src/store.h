@@ -120,6 +120,8 @@ struct run_figures {
 	bool lower_bound; /* the counts are lower bounds */
 	bool measured;    /* no fatal finding (no-postgresql ...): else its counts are not 0 but
 			   * nothing measured, and every output says so */
+	bool routes_unmeasured; /* its routes' round trips were not measured (pgrtt report
+				 * leaves them out of the routes section and says why) */
 	char warnings[256];
 };
 

@@ -113,7 +113,9 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 		"  AND w.severity != 'note'),"
 		" coalesce(r.inferred_share, 0), coalesce(r.round_trips_low, r.round_trips_per_page),"
 		" coalesce(r.round_trips_high, r.round_trips_per_page),"
-		" r.redis_round_trips_per_page, r.redis_commands_per_page"
+		" r.redis_round_trips_per_page, r.redis_commands_per_page,"
+		" EXISTS (SELECT 1 FROM run_warnings w WHERE w.run_id = r.run_id"
+		"  AND w.severity = 'fatal')"
 		" FROM routes r JOIN runs x ON x.id = r.run_id WHERE %s",
 		q->with_mixed_only ? "1 = 1" : "r.pages > 0");
 	o = filter_sql(q, sql, sizeof sql, o);
@@ -153,21 +155,32 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 		double *v[] = {&r->rt,    &r->rfq, &r->query,   &r->ping,  &r->acq,   &r->rel,
 			       &r->reset, &r->tx,  &r->prepare, &r->other, &r->conns, &r->p50,
 			       &r->p99};
+		/* NULL: not measured (conns: every page estimated; all of them: no
+		 * PostgreSQL round trip in the run), never 0 */
 		for (int i = 0; i < (int)(sizeof v / sizeof v[0]); i++)
-			*v[i] = db_column_double(st, 6 + i);
-		if (db_column_type(st, 16) == DB_NULL)
-			r->conns = NAN; /* every page estimated: not measured */
+			*v[i] = db_column_type(st, 6 + i) == DB_NULL ? NAN : db_column_double(st, 6 + i);
 		copy_col(r->attribution, sizeof r->attribution, st, 19);
 		r->lower_bound = db_column_int(st, 20) != 0;
 		copy_col(r->warnings, sizeof r->warnings, st, 21);
-		r->inferred = db_column_double(st, 22);
-		r->rt_lo = db_column_double(st, 23);
-		r->rt_hi = db_column_double(st, 24);
+		for (int c = 22; c <= 24; c++) {
+			double x = db_column_type(st, c) == DB_NULL ? NAN : db_column_double(st, c);
+			*(c == 22 ? &r->inferred : c == 23 ? &r->rt_lo : &r->rt_hi) = x;
+		}
 		r->redis_rt = db_column_type(st, 25) == DB_NULL ? NAN
 									 : db_column_double(st, 25);
 		r->redis_cmds = db_column_type(st, 26) == DB_NULL ? NAN
 									   : db_column_double(st, 26);
 		r->redis_rt_lo = r->redis_rt_hi = r->redis_cmds_lo = r->redis_cmds_hi = NAN;
+		if (db_column_int(st, 27) || strcmp(r->attribution, "not measured") == 0) {
+			/* a run with a fatal finding (no-postgresql...), stored before its
+			 * routes' figures were NULL: 0.0 there was nothing measured */
+			double *pg[] = {&r->rt,   &r->rfq, &r->query,   &r->ping,  &r->acq,
+					&r->rel,  &r->reset, &r->tx,    &r->prepare, &r->other,
+					&r->conns, &r->inferred, &r->rt_lo, &r->rt_hi};
+			for (size_t k = 0; k < sizeof pg / sizeof pg[0]; k++)
+				*pg[k] = NAN;
+			snprintf(r->attribution, sizeof r->attribution, "not measured");
+		}
 	}
 	if (rc == 0 && step == DB_ERROR) { /* not the end of the rows: a failure */
 		set_err(err, "reading routes", db);

@@ -335,6 +335,8 @@ static void compare(FILE *out, const struct stored_report *r)
 				stored_run_name(bars[s].label, sizeof bars[s].label, runs[s]->run,
 						runs[s]->app, runs[s]->labels);
 				bars[s].missing = !runs[s]->http ? "no pages: stored without --http-port"
+						  : runs[s]->routes_unmeasured
+						  ? "round trips not measured (see its warnings)"
 						  : s ? "not in this run (removed)"
 						      : "not in this run (added)";
 			}

@@ -112,6 +112,6 @@ const char *cmp_status(const struct cmp_route *c, const struct run_figures *a,
 	if (c->a && c->b)
 		return "both";
 	if (c->b)
-		return a->http ? "added" : "unmeasured";
-	return b->http ? "removed" : "unmeasured";
+		return a->http && !a->routes_unmeasured ? "added" : "unmeasured";
+	return b->http && !b->routes_unmeasured ? "removed" : "unmeasured";
 }

@@ -319,6 +319,70 @@ elif CASE == "estimated":
     check("connections per page of estimated pages: not measured, failed",
           (p.returncode, "connections per page not measured" in p.stdout), (1, True))
 
+elif CASE == "not-measured":
+    # the wrong -p beside --http-port: the pages are real, their round trips
+    # were not measured.  Stored as NULL with attribution "not measured"
+    # (never 0.0 "estimated"), left out of report's routes with why, compared
+    # as unmeasured, and a route budget is not passed on a 0.00 - only said,
+    # where the finding was allowed by name
+    mixed = os.path.join(CAP, "web-mixed.pcap")
+    wrong = ["-p", "5432", "--http-port", "18080", "--no-progress"]
+    right = ["-p", "55432", "--http-port", "18080", "--no-progress"]
+    p = pgrtt("analyze", *wrong, "--db", db, "-F", "json", mixed)
+    j = json.loads(p.stdout)
+    check("analyze JSON: routes not measured, nulls, latency kept",
+          sorted({(r["attribution"], r["round_trips_per_page"], r["by_class_per_page"],
+                   r["http_latency_ms"] is not None) for r in j["routes"]}),
+          [("not measured", None, None, True)])
+    check("analyze: no mixed-routes note beside no-postgresql",
+          [w["code"] for w in j["warnings"]], ["no-postgresql"])
+    rows = sql(db, "SELECT route, pages, attribution, round_trips_per_page IS NULL,"
+               " query_per_page IS NULL, inferred_share IS NULL, round_trips_low IS NULL,"
+               " http_p50_ms IS NULL FROM routes ORDER BY route")
+    check("stored: NULL, not 0.0, and not measured",
+          [r[2:] for r in rows], [["not measured", "1", "1", "1", "1", "0"]] * 2)
+    check("stored: the pages stand", sum(int(r[1]) for r in rows), 240)
+    wrong_run = int(sql(db, "SELECT max(id) FROM runs")[0][0])
+    pgrtt("analyze", *right, "--db", db, mixed)
+    right_run = wrong_run + 1
+    # a run stored before such routes were NULL: 0.0 "estimated" under a fatal finding
+    old = sql(db, "SELECT count(*) FROM routes WHERE run_id = %d" % right_run)[0][0]
+    pgrtt("analyze", *wrong, "--db", db, mixed)
+    old_run = right_run + 1
+    sql(db, "UPDATE routes SET attribution = 'estimated', round_trips_per_page = 0.0,"
+        " query_per_page = 0.0, inferred_share = 0.0, round_trips_low = 0.0,"
+        " round_trips_high = 0.0 WHERE run_id = %d" % old_run)
+    p = pgrtt("report", "--db", db, "-F", "md")
+    md = p.stdout
+    table = [l for l in md.splitlines() if l.startswith("| GET ")]
+    check("md: only the measured run's routes, no 0.00 row",
+          (len(table), any("**0.00**" in l for l in table), all("#%d" % right_run in l for l in table)),
+          (int(old), False, True))
+    check("md: the other runs left out, and why",
+          "runs %d and %d: round trips per page not measured (no-postgresql)" % (wrong_run, old_run)
+          in md, True)
+    p = pgrtt("report", "--db", db, "-F", "json")
+    left = {e["run"]: e["reason"] for e in json.loads(p.stdout)["left_out"]}
+    check("json: left_out with the reason", sorted(left), [wrong_run, old_run])
+    check("json: no row of the unmeasured runs",
+          sorted({r["run"] for r in json.loads(p.stdout)["rows"]}), [right_run])
+    p = pgrtt("report", "--db", db, "-F", "csv")
+    check("csv: no row of the unmeasured runs",
+          sorted({l.split(",")[0] for l in p.stdout.splitlines()[1:]}), [str(right_run)])
+    p = pgrtt("report", "--db", db, "--compare", str(wrong_run), str(right_run))
+    cmp = [l for l in p.stdout.splitlines() if l.startswith("| GET ")]
+    check("compare: unmeasured, no +nan or change from 0",
+          (len(cmp), all(l.endswith("| unmeasured |") for l in cmp), any("nan" in l for l in cmp)),
+          (2, True, False))
+    for run in (wrong_run, old_run):
+        p = pgrtt("audit", "--db", db, "--run", str(run), "--max-rt-per-page", "4")
+        check(f"audit run {run}: not measured, exit 2", p.returncode, 2)
+        p = pgrtt("audit", "--db", db, "--run", str(run), "--max-rt-per-page", "4",
+                  "--allow", "no-postgresql")
+        lines = [l for l in p.stdout.splitlines() if l.endswith("(no-postgresql allowed)")]
+        check(f"audit run {run}, allowed: each route said not measured, no 0.00",
+              (p.returncode, len(lines), "0.00" in p.stdout), (0, 2, False))
+
 elif CASE == "report":
     # three pool set-ups of the blog app: the report shows 3, 6 and 4 round
     # trips per detail page, as the app was built to make
