@@ -89,8 +89,8 @@ static void help(FILE *out)
 	      "docs/ci.md); nothing usable at all exits 2.\n"
 	      "      --allow CODE[,CODE]        do not fail on these findings (repeatable):\n"
 	      "                                 %s\n"
-	      "Input: capture files with -p, --http-port, -f, --grace, --no-progress as\n"
-	      "'analyze'; or --db FILE with --run N or latest (the default).\n"
+	      "Input: capture files (FILE or -r FILE) with -p, --http-port, -f, --grace,\n"
+	      "--no-progress as 'analyze'; or --db FILE with --run N or latest (the default).\n"
 	      "Output: -F json, -o FILE (the report to FILE), --junit FILE (JUnit XML),\n"
 	      "--github (::error:: annotations; on standard error when JSON is on standard\n"
 	      "output), --write-baseline FILE (also write the measured routes as a baseline).\n"
@@ -915,8 +915,8 @@ int cmd_audit(int argc, char **argv)
 	x.co = &co;
 	/* the route patterns must exist before the options name them */
 	int pr = opts_parse(argc, argv,
-			    OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS | OPTG_OUTPUT |
-				    OPTG_FORMAT | OPTG_DB_READ,
+			    OPTG_READ | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
+				    OPTG_OUTPUT | OPTG_FORMAT | OPTG_DB_READ,
 			    formats, own, audit_opt, &x, &co);
 	if (pr > 0) {
 		help(stdout);

@@ -29,7 +29,7 @@ struct shared {
 };
 
 static const struct shared shared[] = {
-	{OPTG_FILES, "read", 'r', true, O_READ},
+	{OPTG_FILES | OPTG_READ, "read", 'r', true, O_READ},
 	{OPTG_INPUT, "filter", 'f', true, O_FILTER},
 	{OPTG_INPUT, "no-progress", 0, false, O_NO_PROGRESS},
 	{OPTG_INPUT, "no-status", 0, false, O_NO_PROGRESS}, /* capture's first spelling */
@@ -248,6 +248,14 @@ int opts_parse(int argc, char **argv, unsigned groups, const char *const *format
 			return -1;
 		}
 		int id = c > 0 && c < 256 && short_id[c] ? short_id[c] : c;
+		if (id == O_READ && !(groups & OPTG_FILES)) { /* -r FILE as FILE */
+			if (o->nrest == MAX_FILES) {
+				usage_error("too many files");
+				return -1;
+			}
+			rest[o->nrest++] = optarg;
+			continue;
+		}
 		int rc = id < O_READ ? fn(ctx, id, optarg) : shared_opt(o, id, optarg, formats);
 		if (rc != 0)
 			return -1;
@@ -258,6 +266,9 @@ int opts_parse(int argc, char **argv, unsigned groups, const char *const *format
 				return -1;
 		} else if (o->nrest < MAX_FILES) {
 			rest[o->nrest++] = argv[i];
+		} else {
+			usage_error("too many files");
+			return -1;
 		}
 	}
 	if ((groups & OPTG_FILES) && o->ro.nfiles == 0) {

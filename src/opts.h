@@ -26,6 +26,8 @@ enum opt_group {
 	OPTG_FORMAT = 1 << 6, /* -F/--format, among the command's formats */
 	OPTG_DB_READ = 1 << 8, /* --db (read) */
 	OPTG_REDIS = 1 << 9,  /* --redis-port: the commands that count Redis so far */
+	OPTG_READ = 1 << 10,  /* -r/--read FILE without OPTG_FILES: among the positional
+			       * arguments (audit: capture files, or --db) */
 };
 
 /* An option of one command alone. */

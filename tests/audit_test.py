@@ -83,6 +83,14 @@ check("policy not JSON", audit(*WEB, "--policy", pol, cap("web-noping.pcap")).re
 check("no rules: usage error", audit(*WEB, cap("web-noping.pcap")).returncode, 64)
 check("bad forbid flag: usage error", audit(*WEB, "--forbid", "x", cap("web-noping.pcap")).returncode, 64)
 check("missing capture", audit(*WEB, "--forbid", "ping", cap("nope.pcap")).returncode, 2)
+# -r FILE as in analyze, dump and trace: the same run as naming the file
+a = audit(*WEB, "--forbid", "acquire-ping", "-F", "json", cap("web-ping-query.pcap"))
+b = audit(*WEB, "--forbid", "acquire-ping", "-F", "json", "-r", cap("web-ping-query.pcap"))
+check("-r FILE: as FILE", (b.returncode, json.loads(b.stdout)["checks"]),
+      (a.returncode, json.loads(a.stdout)["checks"]))
+check("-r FILE with --db: a usage error", audit("--db", os.path.join(tmp, "x.db"), "--forbid",
+      "ping", "-r", cap("web-ping-query.pcap")).returncode, 64)
+check("-r without a value: a usage error", audit("--forbid", "ping", "-r").returncode, 64)
 # a stored run
 db = os.path.join(tmp, "runs.db")
 subprocess.run([PGRTT, "analyze", *WEB, "--db", db, cap("web-ping-query.pcap")], capture_output=True)
