@@ -172,6 +172,16 @@ static void redis_rules(struct checks *cs, const struct route_figures *r, const 
 	}
 }
 
+/* The fatal finding allowed by name (--allow), or NULL: rules on what was
+ * not measured then pass, saying so (docs/ci.md) */
+static const char *fatal_allowed(const struct adata *d, const struct policy *p)
+{
+	for (int k = 0; k < d->ev.n; k++)
+		if (d->ev.f[k].severity == EV_FATAL && p->allow[d->ev.f[k].code])
+			return ev_code_name(d->ev.f[k].code);
+	return NULL;
+}
+
 static void per_page(struct checks *cs, const struct adata *d, const struct policy *p)
 {
 	bool any = p->max_rt >= 0 || p->max_rfq >= 0 || p->max_pings >= 0 || p->max_conns >= 0 ||
@@ -198,10 +208,7 @@ static void per_page(struct checks *cs, const struct adata *d, const struct poli
 			 * to, and none shown as 0.  Passed only where its fatal finding
 			 * was allowed by name (the rules then run on nothing, as
 			 * docs/ci.md says); a Redis-only run fails them */
-			const char *allowed = NULL;
-			for (int k = 0; k < d->ev.n; k++)
-				if (d->ev.f[k].severity == EV_FATAL && p->allow[d->ev.f[k].code])
-					allowed = ev_code_name(d->ev.f[k].code);
+			const char *allowed = fatal_allowed(d, p);
 			if (p->max_rt >= 0 || p->nbudgets || p->max_rfq >= 0 || p->max_pings >= 0 ||
 			    p->max_conns >= 0)
 				add_check(cs, r->route, "round-trips-per-page", allowed != NULL,
@@ -348,9 +355,17 @@ static void compare_baseline(struct checks *cs, const struct adata *d, const str
 	for (int i = 0; i < d->n; i++) {
 		const struct route_figures *r = &d->r[i];
 		cJSON *b = cJSON_GetObjectItemCaseSensitive(routes, r->route);
-		if (!cJSON_IsNumber(b))
-			continue; /* a new route: nothing to compare with */
+		if (!cJSON_IsNumber(b) || isnan(b->valuedouble))
+			continue; /* a new route (or one its baseline did not measure): nothing to compare with */
 		double was = b->valuedouble, now = r->rt;
+		if (isnan(now)) {
+			const char *allowed = fatal_allowed(d, p);
+			add_check(cs, r->route, "baseline", allowed != NULL,
+				  "round trips per page not measured (no PostgreSQL round trip in the "
+				  "run%s%s%s), baseline %.2f%s",
+				  allowed ? ", " : "", allowed ? allowed : "", allowed ? " allowed" : "", was, from);
+			continue;
+		}
 		bool ok = now <= was + p->max_increase + 1e-9;
 		add_check(cs, r->route, "baseline", ok,
 			  "%.2f round trips per page, baseline %.2f%s (%+.2f, allowed +%g)%s", now, was,
@@ -398,10 +413,12 @@ static int baseline_from(struct checks *cs, const struct adata *d, const struct 
 	}
 	int64_t id = 0;
 	for (int i = 0; i < n; i++)
-		if (runs[i].run != audited && runs[i].run > id && runs[i].routes > 0)
+		if (runs[i].run != audited && runs[i].run > id && runs[i].routes > 0 &&
+		    runs[i].measured) /* a run that measured nothing is no baseline */
 			id = runs[i].run;
 	if (!id) {
-		warnx_("%s: no stored run with pages matches --baseline-from \"%s\"%s", store_shown(dbpath),
+		warnx_("%s: no stored run with measured pages matches --baseline-from \"%s\"%s",
+		       store_shown(dbpath),
 		       p->baseline_from, audited ? " (besides the run audited)" : "");
 		goto out;
 	}

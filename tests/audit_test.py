@@ -206,7 +206,7 @@ p = audit("--db", hist, "--run", "3", "--policy", pol)
 check("baseline_from in a policy", (p.returncode, "of run 2" in p.stdout), (1, True))
 p = audit("--db", hist, "--baseline-from", "app=shop,branch=nope")
 check("--baseline-from that matches nothing: exit 2, said",
-      (p.returncode, "no stored run with pages matches" in p.stderr), (2, True))
+      (p.returncode, "no stored run with measured pages matches" in p.stderr), (2, True))
 check("--baseline-from without --db: usage",
       audit(*WEB, "--baseline-from", "app=shop", cap("web-noping.pcap")).returncode, 64)
 check("--baseline-from not KEY=VALUE: usage",

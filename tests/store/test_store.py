@@ -382,6 +382,18 @@ elif CASE == "not-measured":
         lines = [l for l in p.stdout.splitlines() if l.endswith("(no-postgresql allowed)")]
         check(f"audit run {run}, allowed: each route said not measured, no 0.00",
               (p.returncode, len(lines), "0.00" in p.stdout), (0, 2, False))
+    # baselines: an unmeasured run is never one, and is not compared as 0.00
+    sql(db, "UPDATE runs SET app = 'blog'")
+    p = pgrtt("audit", "--db", db, "--run", str(right_run), "--baseline-from", "app=blog",
+              "--allow", "mixed-routes,lockstep-routes,unplaced-statements")
+    check("baseline-from skips the runs that measured nothing",
+          (p.returncode, "no stored run with measured pages matches" in p.stderr), (2, True))
+    p = pgrtt("audit", "--db", db, "--run", str(old_run), "--baseline-from", "app=blog",
+              "--allow", "no-postgresql")
+    lines = [l for l in p.stdout.splitlines() if "baseline" in l and l.startswith("ok ")]
+    check("an unmeasured run against a baseline: said, not +0.00 / -N",
+          (p.returncode, len(lines), all("not measured" in l and "of run %d" % right_run in l
+                                         for l in lines)), (0, 2, True))
 
 elif CASE == "report":
     # three pool set-ups of the blog app: the report shows 3, 6 and 4 round
