@@ -31,6 +31,33 @@ static void class_line(FILE *out, const struct rtt_stats *st)
 	fputc('\n', out);
 }
 
+/* Redis per page and route, beside PostgreSQL's (--redis-port) */
+static void redis_routes_table(FILE *out, const struct analysis *a)
+{
+	const struct attrib *at = &a->attrib;
+	if (!a->opts.nredis_ports)
+		return;
+	if (!analysis_redis_measured(a)) { /* a wrong port is no Redis-free app */
+		fprintf(out, "redis per page: not measured (no Redis round trip on the --redis-port"
+			     " ports; see warnings)\n");
+		return;
+	}
+	/* Redis beside it: waited on, the server's flights, commands (attrib.h) */
+	fprintf(out, "\n  %-28s %6s %13s %16s %15s  %s\n", "route", "pages", "redis rt/page",
+		"redis flights/pg", "redis cmds/page", "attribution");
+	for (uint32_t i = 0; i < at->nroutes; i++) {
+		const struct attrib_route *r = &at->routes[i];
+		if (!r->pages)
+			continue;
+		double n = (double)r->pages;
+		fprintf(out, "  %-28s %6" PRIu64 " %13.2f %16.2f %15.2f  %s\n", r->name, r->pages,
+			r->redis_rt / n, r->redis_flights / n, r->redis_cmds / n, route_attribution(r));
+	}
+	fprintf(out, "redis round trips: %" PRIu64 " in pages (%" PRIu64 " shared by several), %" PRIu64
+		     " outside any page\n",
+		at->redis_in_pages, at->redis_shared, at->redis_outside);
+}
+
 static void routes_table(FILE *out, const struct analysis *a, const struct evidence *ev)
 {
 	const struct attrib *at = &a->attrib;
@@ -52,6 +79,7 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 		fprintf(out, "\nroutes: %u routes, %" PRIu64 " pages; round trips per page not "
 			     "measured (no PostgreSQL round trip)\n",
 			at->nroutes, pages);
+		redis_routes_table(out, a);
 		return;
 	}
 	fprintf(out, "\nroutes (a round trip belongs to the page it starts in, or up to %.1f ms after):\n",
@@ -100,27 +128,7 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 		fprintf(out, "pages overlapping other routes: %" PRIu64 " (estimated: %" PRIu64
 			     " round trips held by pages of several routes given by inference)\n",
 			at->mixed_pages, at->rts_mixed);
-	if (!a->opts.nredis_ports)
-		return;
-	if (!analysis_redis_measured(a)) { /* a wrong port is no Redis-free app */
-		fprintf(out, "redis per page: not measured (no Redis round trip on the --redis-port"
-			     " ports; see warnings)\n");
-		return;
-	}
-	/* Redis beside it: waited on, the server's flights, commands (attrib.h) */
-	fprintf(out, "\n  %-28s %6s %13s %16s %15s  %s\n", "route", "pages", "redis rt/page",
-		"redis flights/pg", "redis cmds/page", "attribution");
-	for (uint32_t i = 0; i < at->nroutes; i++) {
-		const struct attrib_route *r = &at->routes[i];
-		if (!r->pages)
-			continue;
-		double n = (double)r->pages;
-		fprintf(out, "  %-28s %6" PRIu64 " %13.2f %16.2f %15.2f  %s\n", r->name, r->pages,
-			r->redis_rt / n, r->redis_flights / n, r->redis_cmds / n, route_attribution(r));
-	}
-	fprintf(out, "redis round trips: %" PRIu64 " in pages (%" PRIu64 " shared by several), %" PRIu64
-		     " outside any page\n",
-		at->redis_in_pages, at->redis_shared, at->redis_outside);
+	redis_routes_table(out, a);
 }
 
 /* The Redis totals: round trips against commands (a pipeline is one round
