@@ -590,7 +590,8 @@ bool analysis_redis_measured(const struct analysis *a)
 
 bool analysis_pg_measured(const struct analysis *a)
 {
-	return a->tot.st.round_trips > 0;
+	/* evidence.c's fatal findings, the other way round */
+	return a->tot.st.round_trips > 0 || (a->tot.pg_packets == 0 && analysis_redis_measured(a));
 }
 
 /* Keep the summary for the listing: the first ANALYSIS_MAX_LISTED, the

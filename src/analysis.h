@@ -180,9 +180,12 @@ void analysis_free(struct analysis *a);
  * NULL, "-", a failed rule), never 0: a wrong port is no Redis-free app. */
 bool analysis_redis_measured(const struct analysis *a);
 
-/* PostgreSQL round trips were counted: without one (a wrong -p, nothing
- * but encrypted connections, a Redis-only capture) no route's round trips
- * per page were measured - null, NULL, "-", "not measured", never 0. */
+/* PostgreSQL was measured: round trips were counted, or the capture holds
+ * no PostgreSQL packet at all but Redis was measured (evidence.h's
+ * redis-only: pages served from a cache make 0, truly).  Otherwise - the
+ * fatal no-postgresql or no-round-trips: a wrong -p, nothing but
+ * encrypted connections - no route's round trips per page were measured:
+ * null, NULL, "-", "not measured", never 0. */
 bool analysis_pg_measured(const struct analysis *a);
 
 /* The Redis commands counted, most frequent first (names alike: by name);

@@ -204,18 +204,17 @@ static void per_page(struct checks *cs, const struct adata *d, const struct poli
 		const struct route_figures *r = &d->r[i];
 		double rt = r->rt, pings = r->ping, acq = r->acq, rel = r->rel;
 		if (isnan(rt)) {
-			/* no PostgreSQL round trip in the run: no figure to hold a rule
-			 * to, and none shown as 0.  Passed only where its fatal finding
-			 * was allowed by name (the rules then run on nothing, as
-			 * docs/ci.md says); a Redis-only run fails them */
+			/* PostgreSQL not measured (a fatal finding: analysis_pg_measured):
+			 * no figure to hold a rule to, and none shown as 0.  Passed
+			 * only where that finding was allowed by name (the rules then
+			 * run on nothing, as docs/ci.md says) */
 			const char *allowed = fatal_allowed(d, p);
 			if (p->max_rt >= 0 || p->nbudgets || p->max_rfq >= 0 || p->max_pings >= 0 ||
 			    p->max_conns >= 0)
 				add_check(cs, r->route, "round-trips-per-page", allowed != NULL,
-					  "round trips per page not measured: no PostgreSQL round trip "
-					  "in the run%s%s%s",
-					  allowed ? " (" : " (see its warnings)", allowed ? allowed : "",
-					  allowed ? " allowed)" : "");
+					  "round trips per page not measured (the run measured no "
+					  "PostgreSQL: %s%s)",
+					  allowed ? allowed : "see its warnings", allowed ? " allowed" : "");
 			redis_rules(cs, r, p);
 			continue;
 		}
@@ -361,9 +360,9 @@ static void compare_baseline(struct checks *cs, const struct adata *d, const str
 		if (isnan(now)) {
 			const char *allowed = fatal_allowed(d, p);
 			add_check(cs, r->route, "baseline", allowed != NULL,
-				  "round trips per page not measured (no PostgreSQL round trip in the "
-				  "run%s%s%s), baseline %.2f%s",
-				  allowed ? ", " : "", allowed ? allowed : "", allowed ? " allowed" : "", was, from);
+				  "round trips per page not measured (the run measured no PostgreSQL: "
+				  "%s%s), baseline %.2f%s",
+				  allowed ? allowed : "see its warnings", allowed ? " allowed" : "", was, from);
 			continue;
 		}
 		bool ok = now <= was + p->max_increase + 1e-9;

@@ -95,7 +95,7 @@ static bool left_out_why(const struct run_figures *f, char *why, size_t cap)
 {
 	if (f->routes_unmeasured) {
 		snprintf(why, cap, "round trips per page not measured (%.80s)",
-			 f->warnings[0] ? f->warnings : "no PostgreSQL round trip");
+			 f->warnings[0] ? f->warnings : "PostgreSQL not measured");
 		return true;
 	}
 	if (f->routes > 0)
@@ -264,7 +264,7 @@ int cmd_report(int argc, char **argv)
 	}
 	for (int i = 0; i < nruns; i++)
 		rep.any_http |= runs[i].http;
-	/* routes whose round trips were not measured (no PostgreSQL round trip
+	/* routes whose round trips were not measured (a fatal finding
 	 * in their run: store_routes gives them NaN) are no row of figures:
 	 * their runs are left out of the routes section, with why */
 	int kept = 0;

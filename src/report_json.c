@@ -272,8 +272,8 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 	cJSON_AddNumberToObject(o, "pages_long", (double)r->pages_long); /* past --page-timeout */
 	cJSON_AddStringToObject(o, "attribution", pg_measured ? route_attribution(r) : "not measured");
 	if (!r->pages || !pg_measured) {
-		/* every page open past --page-timeout, or no PostgreSQL round
-		 * trip counted at all (analysis_pg_measured): nothing measured,
+		/* every page open past --page-timeout, or PostgreSQL not
+		 * measured (a fatal finding, analysis_pg_measured): nothing measured,
 		 * not 0 - but a page's latency and Redis were, where there are pages */
 		const char *none[] = {"inferred_share", "round_trips_per_page",
 				      "ready_for_query_per_page", "by_class_per_page", "http_latency_ms",

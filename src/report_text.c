@@ -72,16 +72,6 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 			return;
 		}
 	}
-	if (!analysis_pg_measured(a)) { /* Redis alone: its figures below */
-		uint64_t pages = 0;
-		for (uint32_t r = 0; r < at->nroutes; r++)
-			pages += at->routes[r].pages;
-		fprintf(out, "\nroutes: %u routes, %" PRIu64 " pages; round trips per page not "
-			     "measured (no PostgreSQL round trip)\n",
-			at->nroutes, pages);
-		redis_routes_table(out, a);
-		return;
-	}
 	fprintf(out, "\nroutes (a round trip belongs to the page it starts in, or up to %.1f ms after):\n",
 		(double)at->grace_ns / 1e6);
 	fprintf(out, "  %-28s %6s %8s %9s %7s %-19s %6s %6s %6s %8s %8s %6s  %s\n", "route", "pages",

@@ -757,7 +757,7 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 	}
 	int rc = 0;
 	const struct attrib *at = &a->attrib;
-	/* no PostgreSQL round trip counted (a wrong -p...): the pages and their
+	/* PostgreSQL not measured (a fatal finding: a wrong -p...): the pages and their
 	 * latency stand, the round trips per page were not measured - NULL,
 	 * not 0, and the attribution says so (analysis_pg_measured) */
 	bool pg = analysis_pg_measured(a);
