@@ -748,7 +748,6 @@ static double block_e(const struct packed *pk, const struct pk_block *bk, const 
 	return want_ll ? l.ll + log(l.prod) + (double)l.exp2 * 0.693147180559945309417 : 0;
 }
 
-/* Route x's final and rate for feature f, of posterior sum `sum`. */
 /* What the M step of feature f's cells shares: computed once a block, not
  * once a cell (a division and three tests per cell were a tenth of a fit's
  * time with 120 routes; the same values, so the same bits). */
@@ -767,6 +766,7 @@ static inline struct m_feat m_feat_of(const struct infer *in, const struct fit *
 	return m;
 }
 
+/* Route r's final and rate for feature f, of posterior sum `sum` (m: f's) */
 static inline void m_cell_of(const struct infer *in, const struct fit *ft, uint32_t r, uint32_t f,
 			     double sum, const struct m_feat *m)
 {
@@ -781,7 +781,6 @@ static inline void m_cell_of(const struct infer *in, const struct fit *ft, uint3
 	x->beta[f] = off ? RATE_FLOOR : rate_of(ft, x, x->final[f]);
 	ft->dtot[r] += x->final[f] - was;
 }
-
 
 /* ----------------------------------------------------------------------
  * Frozen cells

@@ -238,8 +238,6 @@ static void redis_null(cJSON *o)
 	cJSON_AddNullToObject(o, "redis_commands_per_page");
 }
 
-/* redis: --redis-port was given; redis_measured: and Redis was seen
- * (analysis_redis_measured) - else its figures are null, not 0 */
 /* A route's Redis per page (with --redis-port; r has pages). */
 static void route_redis_json(cJSON *o, const struct attrib_route *r, bool redis_measured)
 {
@@ -259,6 +257,17 @@ static void route_redis_json(cJSON *o, const struct attrib_route *r, bool redis_
 	}
 }
 
+/* A route's HTTP latency (r has pages) */
+static void http_latency_json(cJSON *o, const struct attrib_route *r)
+{
+	cJSON *lat = cJSON_AddObjectToObject(o, "http_latency_ms");
+	cJSON_AddNumberToObject(lat, "p50", (double)hist_quantile(r->http_ns, 0.5) / 1e6);
+	cJSON_AddNumberToObject(lat, "p99", (double)hist_quantile(r->http_ns, 0.99) / 1e6);
+}
+
+/* redis: --redis-port was given; redis_measured: and Redis was seen
+ * (analysis_redis_measured) - else its figures are null, not 0; likewise
+ * pg_measured (analysis_pg_measured) for the round trips */
 static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, bool redis,
 			 bool redis_measured, bool pg_measured)
 {
@@ -275,20 +284,17 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 		/* every page open past --page-timeout, or PostgreSQL not
 		 * measured (a fatal finding, analysis_pg_measured): nothing measured,
 		 * not 0 - but a page's latency and Redis were, where there are pages */
-		const char *none[] = {"inferred_share", "round_trips_per_page",
-				      "ready_for_query_per_page", "by_class_per_page", "http_latency_ms",
-				      "pg_time_per_page_ms", "connections_per_page"};
-		for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
-			if (i == 4 && r->pages) {
-				cJSON *lat = cJSON_AddObjectToObject(o, none[i]);
-				cJSON_AddNumberToObject(lat, "p50",
-							(double)hist_quantile(r->http_ns, 0.5) / 1e6);
-				cJSON_AddNumberToObject(lat, "p99",
-							(double)hist_quantile(r->http_ns, 0.99) / 1e6);
-			} else {
-				cJSON_AddNullToObject(o, none[i]);
-			}
-		}
+		const char *before[] = {"inferred_share", "round_trips_per_page",
+					"ready_for_query_per_page", "by_class_per_page"};
+		const char *after[] = {"pg_time_per_page_ms", "connections_per_page"};
+		for (size_t i = 0; i < sizeof before / sizeof before[0]; i++)
+			cJSON_AddNullToObject(o, before[i]);
+		if (r->pages)
+			http_latency_json(o, r);
+		else
+			cJSON_AddNullToObject(o, "http_latency_ms");
+		for (size_t i = 0; i < sizeof after / sizeof after[0]; i++)
+			cJSON_AddNullToObject(o, after[i]);
 		if (redis && r->pages)
 			route_redis_json(o, r, redis_measured);
 		else if (redis)
@@ -334,9 +340,7 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 	cJSON_AddNumberToObject(bc, "ping_acquire", per_page(r->pings[PING_ACQUIRE], n));
 	cJSON_AddNumberToObject(bc, "ping_release", per_page(r->pings[PING_RELEASE], n));
 	cJSON_AddNumberToObject(bc, "ping_idle", per_page(r->pings[PING_IDLE], n));
-	cJSON *lat = cJSON_AddObjectToObject(o, "http_latency_ms");
-	cJSON_AddNumberToObject(lat, "p50", (double)hist_quantile(r->http_ns, 0.5) / 1e6);
-	cJSON_AddNumberToObject(lat, "p99", (double)hist_quantile(r->http_ns, 0.99) / 1e6);
+	http_latency_json(o, r);
 	cJSON_AddNumberToObject(o, "pg_time_per_page_ms", r->pg_ns / n / 1e6);
 	double cpp = route_conns_per_page(r); /* null: every page estimated */
 	if (isnan(cpp))

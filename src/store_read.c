@@ -162,10 +162,9 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 		copy_col(r->attribution, sizeof r->attribution, st, 19);
 		r->lower_bound = db_column_int(st, 20) != 0;
 		copy_col(r->warnings, sizeof r->warnings, st, 21);
-		for (int c = 22; c <= 24; c++) {
-			double x = db_column_type(st, c) == DB_NULL ? NAN : db_column_double(st, c);
-			*(c == 22 ? &r->inferred : c == 23 ? &r->rt_lo : &r->rt_hi) = x;
-		}
+		double *iv[] = {&r->inferred, &r->rt_lo, &r->rt_hi};
+		for (int i = 0; i < 3; i++)
+			*iv[i] = db_column_type(st, 22 + i) == DB_NULL ? NAN : db_column_double(st, 22 + i);
 		r->redis_rt = db_column_type(st, 25) == DB_NULL ? NAN
 									 : db_column_double(st, 25);
 		r->redis_cmds = db_column_type(st, 26) == DB_NULL ? NAN
