@@ -24,8 +24,8 @@ static const double GAMMAS[INFER_MODELS] = INFER_GAMMAS;
 struct part {
 	int skip;
 	uint32_t stride;
-	const struct infer_rec *recs;
-	uint32_t nrec;
+	const unsigned char *recs; /* records of rec_size bytes */
+	uint32_t nrec, rec_size;
 	const uint64_t *only; /* bits by feature: only their records (NULL: all) */
 	int model; /* the weights under GAMMAS[model] (model_fit; 0: as recorded) */
 };
@@ -47,6 +47,12 @@ void infer_free(struct infer *in)
 	free(in->beside);
 	free(in->cells);
 	memset(in, 0, sizeof(*in));
+}
+
+/* Sample record i */
+static struct infer_rec *rec_at(const struct infer *in, uint32_t i)
+{
+	return (struct infer_rec *)(in->sample + (size_t)i * in->rec_size);
 }
 
 /* Route r's cell of feature f: its certain, then its given */
@@ -244,21 +250,40 @@ static uint32_t group(const struct infer_cand *c, uint32_t n, struct infer_cand 
 /* A handle on sample slot `slot` holding round trip number id */
 #define HANDLE(slot, id) ((uint64_t)(id) << 32 | (slot))
 
+/* Room in each record for n candidates: the sample laid out again with
+ * larger records (a few times at most: 4, 8, 16, INFER_CANDS). */
+static bool sample_room(struct infer *in, uint32_t n)
+{
+	if (in->sample && n <= in->rec_cap)
+		return true;
+	uint32_t cap = in->rec_cap ? in->rec_cap : 4;
+	while (cap < n)
+		cap *= 2;
+	cap = cap < INFER_CANDS ? cap : INFER_CANDS;
+	uint32_t size = (uint32_t)(sizeof(struct infer_rec) + cap * sizeof(struct infer_cand));
+	unsigned char *p = realloc(in->sample, (size_t)INFER_SAMPLE * size);
+	if (!p)
+		return false;
+	for (uint32_t i = in->nsample; i-- > 0;) /* from the last: each moves up */
+		memmove(p + (size_t)i * size, p + (size_t)i * in->rec_size, in->rec_size);
+	in->sample = p;
+	in->rec_cap = cap;
+	in->rec_size = size;
+	return true;
+}
+
 static uint64_t keep_sample(struct infer *in, uint32_t f, const struct infer_cand *cands,
 			    uint32_t n)
 {
 	struct infer_cand c[INFER_CANDS];
 	n = group(cands, n, c);
-	if (!in->sample) {
-		in->sample = malloc(INFER_SAMPLE * sizeof(*in->sample));
-		if (!in->sample)
-			return 0;
-	}
+	if (!sample_room(in, n))
+		return 0;
 	in->seen++;
 	uint64_t slot = in->nsample < INFER_SAMPLE ? in->nsample : next_rand(in) % in->seen;
 	if (slot >= INFER_SAMPLE)
 		return 0; /* a uniform sample of all of them: reservoir sampling */
-	struct infer_rec *rec = &in->sample[slot];
+	struct infer_rec *rec = rec_at(in, (uint32_t)slot);
 	if (in->nsample < INFER_SAMPLE)
 		in->nsample++;
 	rec->id = (uint32_t)in->seen ? (uint32_t)in->seen : 1;
@@ -271,9 +296,9 @@ static uint64_t keep_sample(struct infer *in, uint32_t f, const struct infer_can
 void infer_narrow(struct infer *in, uint64_t handle, const struct infer_cand *cands, uint32_t n)
 {
 	uint32_t slot = (uint32_t)handle, id = (uint32_t)(handle >> 32);
-	if (!handle || !in->sample || slot >= in->nsample || in->sample[slot].id != id || n == 0)
+	if (!handle || !in->sample || slot >= in->nsample || rec_at(in, slot)->id != id || n == 0)
 		return;
-	struct infer_rec *rec = &in->sample[slot];
+	struct infer_rec *rec = rec_at(in, slot);
 	struct infer_cand c[INFER_CANDS];
 	n = group(cands, n, c);
 	rec->n = (uint8_t)n;
@@ -395,7 +420,7 @@ static inline void prefetch_rec(const struct part *pt, uint32_t i)
 {
 	uint64_t ahead = i + (uint64_t)PREFETCH_AHEAD * pt->stride;
 	if (ahead < pt->nrec)
-		__builtin_prefetch(&pt->recs[ahead]);
+		__builtin_prefetch(pt->recs + ahead * pt->rec_size);
 }
 
 /* A loop over the records of part pt, each as rec (the body follows). */
@@ -403,7 +428,8 @@ static inline void prefetch_rec(const struct part *pt, uint32_t i)
 	for (uint32_t i_ = 0, j_ = 0; i_ < (pt)->nrec; i_ += (pt)->stride, j_++)               \
 		if (prefetch_rec(pt, i_), (pt)->skip >= 0 && (int)(j_ % JACK_PARTS) == (pt)->skip) { \
 		} else                                                                         \
-			for (const struct infer_rec *rec = &(pt)->recs[i_]; rec; rec = NULL)
+			for (const struct infer_rec *rec = (const void *)((pt)->recs + (size_t)i_ * (pt)->rec_size); \
+			     rec; rec = NULL)
 
 /* A part's records as the fit reads them, hundreds of times over: by
  * feature (a record's candidates are all of its feature), each feature's
@@ -1111,7 +1137,7 @@ static void start_from_lift(struct infer *in, struct fit *ft, const struct packe
 static void model_fit(struct infer *in, struct fit *ft, struct packed *pk, uint32_t stride, int m,
 		      double *t)
 {
-	struct part pt = {-1, stride, in->sample, in->nsample, NULL, m};
+	struct part pt = {-1, stride, in->sample, in->nsample, in->rec_size, NULL, m};
 	pack(&pt, pk);
 	ft->model = m;
 	start_from_lift(in, ft, pk);
@@ -1528,7 +1554,7 @@ static void fit_task(struct solve *sv, struct worker *w, uint32_t k)
 	restore(in, sv->save);
 	memcpy(t, sv->tot, R * sizeof(double));
 	if (i < TASK_MODEL) { /* the jackknife: the estimate without part i */
-		struct part pt = {(int)i, sv->stride, in->sample, in->nsample, NULL, 0};
+		struct part pt = {(int)i, sv->stride, in->sample, in->nsample, in->rec_size, NULL, 0};
 		pack(&pt, &w->pk);
 		start_from_lift(in, ft, &w->pk);
 		fit_to(in, ft, &w->pk, FIT_STEPS, t);
@@ -1579,7 +1605,7 @@ static bool vague_bounds(struct infer *in)
 	if (!seen)
 		return false;
 	for (uint32_t i = 0; i < in->nsample; i++) {
-		const struct infer_rec *rec = &in->sample[i];
+		const struct infer_rec *rec = rec_at(in, i);
 		if (rec->feat >= INFER_FEATURES || at[rec->feat] < 0)
 			continue;
 		double *v = seen + (size_t)at[rec->feat] * (R + 1);
@@ -1695,7 +1721,7 @@ static void alike_bounds(struct infer *in)
 		}
 	}
 	for (uint32_t i = 0; i < in->nsample; i++) {
-		const struct infer_rec *rec = &in->sample[i];
+		const struct infer_rec *rec = rec_at(in, i);
 		uint32_t q = rec->feat;
 		if (q >= INFER_FEATURES || major[q] == INFER_NONE)
 			continue;
@@ -1794,7 +1820,7 @@ void infer_solve(struct infer *in)
 	struct packed *pk = &sv->whole;
 	for (uint32_t r = 0; r < R; r++)
 		tot[r] = route_total(&in->routes[r]);
-	const struct part all = {-1, 1, in->sample, in->nsample, NULL, 0};
+	const struct part all = {-1, 1, in->sample, in->nsample, in->rec_size, NULL, 0};
 	pack(&all, pk);
 	ft->doubtful = false;
 	start_from_lift(in, ft, pk);

@@ -44,11 +44,15 @@ struct infer_cand {
 #define INFER_MODELS 3
 #define INFER_GAMMAS {1.0, 0.75, 1.33}
 
+/* A kept round trip.  The sample holds records of one size, room for
+ * struct infer's rec_cap candidates (4 to INFER_CANDS, grown when one
+ * needs more): with few routes a record is 40 bytes, not 200, and the
+ * sample's pages are what the placing thread faults in and the fit reads. */
 struct infer_rec {
 	uint32_t id; /* the round trip's number among those offered (infer_narrow) */
 	uint16_t feat;
 	uint8_t n;
-	struct infer_cand c[INFER_CANDS];
+	struct infer_cand c[]; /* rec_cap of them */
 };
 
 /* Per route: what is known of it, by feature */
@@ -102,8 +106,9 @@ struct infer {
 	 * infer_solve copies them into the routes' certain[] and given[] */
 	double *cells;
 	uint32_t cell_stride;
-	struct infer_rec *sample;
+	unsigned char *sample; /* INFER_SAMPLE records of rec_size bytes (infer.c's rec_at) */
 	uint32_t nsample;
+	uint32_t rec_cap, rec_size; /* a record's room for candidates, its size */
 	uint64_t seen; /* uncertain round trips offered to the sample */
 	/* after infer_solve, bits by feature: its round trips fit several
 	 * routes' pages about as well, the largest's too (the capture cannot
