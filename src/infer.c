@@ -286,6 +286,9 @@ static uint64_t keep_sample(struct infer *in, uint32_t f, const struct infer_can
 	struct infer_rec *rec = rec_at(in, (uint32_t)slot);
 	if (in->nsample < INFER_SAMPLE)
 		in->nsample++;
+	else
+		in->npairs -= rec->n; /* the one it replaces */
+	in->npairs += n;
 	rec->id = (uint32_t)in->seen ? (uint32_t)in->seen : 1;
 	rec->feat = (uint16_t)f;
 	rec->n = (uint8_t)n;
@@ -301,6 +304,7 @@ void infer_narrow(struct infer *in, uint64_t handle, const struct infer_cand *ca
 	struct infer_rec *rec = rec_at(in, slot);
 	struct infer_cand c[INFER_CANDS];
 	n = group(cands, n, c);
+	in->npairs += n - rec->n; /* a subset: no more than it had */
 	rec->n = (uint8_t)n;
 	memcpy(rec->c, c, n * sizeof(*c));
 	in->solved = false;
@@ -473,32 +477,45 @@ struct packed {
 	double nf[INFER_FEATURES]; /* records per feature */
 };
 
-static bool packed_alloc(struct packed *pk, uint32_t nrec, uint32_t R)
+/* Carves n items of size each from *at (8-byte aligned), or counts them */
+static void *carve(unsigned char *base, size_t *at, size_t n, size_t size)
 {
-	size_t cands = (size_t)nrec * INFER_CANDS;
-	pk->route = malloc(cands * sizeof(*pk->route));
-	pk->w = malloc(cands * sizeof(*pk->w));
-	pk->loc = malloc(cands * sizeof(*pk->loc));
-	pk->off = malloc(((size_t)nrec + INFER_FEATURES) * sizeof(*pk->off));
-	pk->by_feat = malloc(((size_t)nrec + 1) * sizeof(*pk->by_feat));
-	pk->local = calloc(R + 1, sizeof(*pk->local));
-	pk->feats = malloc(cands * sizeof(*pk->feats)); /* a block's routes: at most its pairs */
-	pk->feats_at = malloc(((size_t)R + 1) * sizeof(*pk->feats_at));
+	void *p = base ? base + *at : NULL;
+	*at += (n * size + 7) & ~(size_t)7;
+	return p;
+}
+
+/* Room for a packing of nrec records with npairs candidates in all (the
+ * sample's: every part is a subset): a dense block's weights take at most
+ * twice its pairs (pack), every other array at most its pairs.  One block:
+ * sized by the pairs, not by records x INFER_CANDS - each array of that
+ * was an mmap and a munmap of its own. */
+static bool packed_alloc(struct packed *pk, uint32_t nrec, uint32_t npairs, uint32_t R)
+{
+	size_t cands = (size_t)npairs + 1, size = 0;
+	unsigned char *m = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		size = 0;
+		pk->by_feat = carve(m, &size, (size_t)nrec + 1, sizeof(*pk->by_feat));
+		pk->w = carve(m, &size, 2 * cands, sizeof(*pk->w));
+		pk->off = carve(m, &size, (size_t)nrec + INFER_FEATURES, sizeof(*pk->off));
+		pk->feats_at = carve(m, &size, (size_t)R + 1, sizeof(*pk->feats_at));
+		pk->route = carve(m, &size, cands, sizeof(*pk->route));
+		pk->loc = carve(m, &size, cands, sizeof(*pk->loc));
+		pk->feats = carve(m, &size, cands, sizeof(*pk->feats)); /* a block's routes: at most its pairs */
+		pk->local = carve(m, &size, (size_t)R + 1, sizeof(*pk->local));
+		if (pass == 0 && !(m = malloc(size)))
+			return false;
+	}
+	memset(pk->local, 0, ((size_t)R + 1) * sizeof(*pk->local));
 	pk->nroutes = R;
-	return pk->route && pk->w && pk->loc && pk->off && pk->by_feat && pk->local && pk->feats &&
-	       pk->feats_at;
+	return true;
 }
 
 static void packed_free(struct packed *pk)
 {
-	free(pk->route);
-	free(pk->w);
-	free(pk->loc);
-	free(pk->off);
-	free(pk->by_feat);
-	free(pk->local);
-	free(pk->feats);
-	free(pk->feats_at);
+	free(pk->by_feat); /* the block (packed_alloc) */
+	pk->by_feat = NULL;
 }
 
 /* a dense block's weights fit where its pairs would: n x nr <= n x INFER_CANDS */
@@ -862,21 +879,27 @@ struct thin {
 	float *w;
 };
 
-static bool thin_alloc(struct fit *ft, uint32_t nrec)
+static bool thin_alloc(struct fit *ft, uint32_t nrec, uint32_t npairs)
 {
-	size_t cands = (size_t)nrec * INFER_CANDS;
+	size_t cands = (size_t)npairs + 1, size = 0;
 	struct thin *t = ft->thin = calloc(1, sizeof(*t));
 	if (!t)
 		return false;
 	/* as large as the packed pairs, and mostly untouched: the part a
 	 * thinned block needs is what its pages fault in */
-	t->frozen = malloc(ft->nroutes + 1);
-	t->zfix = malloc(((size_t)nrec + 1) * sizeof(*t->zfix));
-	t->off = malloc(((size_t)nrec + INFER_FEATURES + 1) * sizeof(*t->off));
-	t->loc = malloc(cands * sizeof(*t->loc));
-	t->cell = malloc(cands * sizeof(*t->cell));
-	t->w = malloc(cands * sizeof(*t->w));
-	return t->frozen && t->zfix && t->off && t->loc && t->cell && t->w;
+	unsigned char *m = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		size = 0;
+		t->zfix = carve(m, &size, (size_t)nrec + 1, sizeof(*t->zfix));
+		t->off = carve(m, &size, (size_t)nrec + INFER_FEATURES + 1, sizeof(*t->off));
+		t->w = carve(m, &size, cands, sizeof(*t->w));
+		t->loc = carve(m, &size, cands, sizeof(*t->loc));
+		t->cell = carve(m, &size, cands, sizeof(*t->cell));
+		t->frozen = carve(m, &size, (size_t)ft->nroutes + 1, 1);
+		if (pass == 0 && !(m = malloc(size)))
+			return false;
+	}
+	return true;
 }
 
 static void thin_free(struct fit *ft)
@@ -884,12 +907,7 @@ static void thin_free(struct fit *ft)
 	struct thin *t = ft->thin;
 	if (!t)
 		return;
-	free(t->frozen);
-	free(t->zfix);
-	free(t->off);
-	free(t->loc);
-	free(t->cell);
-	free(t->w);
+	free(t->zfix); /* the block (thin_alloc) */
 	free(t);
 	ft->thin = NULL;
 }
@@ -1475,9 +1493,9 @@ static bool worker_init(struct worker *w, struct infer *in, bool copy)
 	w->ft.s = w->ft.b ? w->ft.b + R : NULL;
 	w->ft.nb = w->ft.b ? w->ft.b + 2 * R : NULL;
 	w->ft.dtot = w->ft.b ? w->ft.b + 3 * R : NULL;
-	bool thin = thin_alloc(&w->ft, in->nsample);
+	bool thin = thin_alloc(&w->ft, in->nsample, in->npairs);
 	w->b = malloc(3 * (size_t)R * sizeof(double));
-	bool packed = packed_alloc(&w->pk, in->nsample, R);
+	bool packed = packed_alloc(&w->pk, in->nsample, in->npairs, R);
 	w->ok = w->ft.sum && w->ft.beta && w->ft.b && w->b && packed && thin &&
 		select_alloc(&w->sl, &w->pk, R);
 	return w->ok;
@@ -1824,7 +1842,7 @@ void infer_solve(struct infer *in)
 	double *save = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));
 	double *out = calloc((size_t)R * NTASKS, sizeof(double));
 	if (!sv || !tot || !save || !out || !worker_init(&sv->w[0], in, false) ||
-	    !packed_alloc(&sv->whole, in->nsample, R))
+	    !packed_alloc(&sv->whole, in->nsample, in->npairs, R))
 		goto out; /* the running guess stands */
 	bool two = in->threads > 1 && worker_init(&sv->w[1], in, true);
 	struct worker *w0 = &sv->w[0];
