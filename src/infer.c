@@ -286,9 +286,6 @@ static uint64_t keep_sample(struct infer *in, uint32_t f, const struct infer_can
 	struct infer_rec *rec = rec_at(in, (uint32_t)slot);
 	if (in->nsample < INFER_SAMPLE)
 		in->nsample++;
-	else
-		in->npairs -= rec->n; /* the one it replaces */
-	in->npairs += n;
 	rec->id = (uint32_t)in->seen ? (uint32_t)in->seen : 1;
 	rec->feat = (uint16_t)f;
 	rec->n = (uint8_t)n;
@@ -304,7 +301,6 @@ void infer_narrow(struct infer *in, uint64_t handle, const struct infer_cand *ca
 	struct infer_rec *rec = rec_at(in, slot);
 	struct infer_cand c[INFER_CANDS];
 	n = group(cands, n, c);
-	in->npairs += n - rec->n; /* a subset: no more than it had */
 	rec->n = (uint8_t)n;
 	memcpy(rec->c, c, n * sizeof(*c));
 	in->solved = false;
@@ -487,7 +483,8 @@ static void *carve(unsigned char *base, size_t *at, size_t n, size_t size)
 
 /* Room for a packing of nrec records with npairs candidates in all (the
  * sample's: every part is a subset): a dense block's weights take at most
- * twice its pairs (pack), every other array at most its pairs.  One block:
+ * twice its pairs (pack), and loc lies beside w; every other array takes
+ * at most the pairs.  One block:
  * sized by the pairs, not by records x INFER_CANDS - each array of that
  * was an mmap and a munmap of its own. */
 static bool packed_alloc(struct packed *pk, uint32_t nrec, uint32_t npairs, uint32_t R)
@@ -501,7 +498,7 @@ static bool packed_alloc(struct packed *pk, uint32_t nrec, uint32_t npairs, uint
 		pk->off = carve(m, &size, (size_t)nrec + INFER_FEATURES, sizeof(*pk->off));
 		pk->feats_at = carve(m, &size, (size_t)R + 1, sizeof(*pk->feats_at));
 		pk->route = carve(m, &size, cands, sizeof(*pk->route));
-		pk->loc = carve(m, &size, cands, sizeof(*pk->loc));
+		pk->loc = carve(m, &size, 2 * cands, sizeof(*pk->loc)); /* beside w: the same index */
 		pk->feats = carve(m, &size, cands, sizeof(*pk->feats)); /* a block's routes: at most its pairs */
 		pk->local = carve(m, &size, (size_t)R + 1, sizeof(*pk->local));
 		if (pass == 0 && !(m = malloc(size)))
@@ -1837,6 +1834,9 @@ void infer_solve(struct infer *in)
 	find_lockstep(in);
 	if (R == 0 || in->nsample == 0)
 		return;
+	in->npairs = 0; /* the fit's room: every part of the sample is a subset */
+	for (uint32_t i = 0; i < in->nsample; i++)
+		in->npairs += rec_at(in, i)->n;
 	struct solve *sv = calloc(1, sizeof(*sv));
 	double *tot = calloc(R, sizeof(double));
 	double *save = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));

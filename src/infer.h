@@ -109,7 +109,7 @@ struct infer {
 	unsigned char *sample; /* INFER_SAMPLE records of rec_size bytes (infer.c's rec_at) */
 	uint32_t nsample;
 	uint32_t rec_cap, rec_size; /* a record's room for candidates, its size */
-	uint32_t npairs; /* the sample's candidates, over all its records (the fit's room) */
+	uint32_t npairs; /* infer_solve: the sample's candidates, all its records' (the fit's room) */
 	uint64_t seen; /* uncertain round trips offered to the sample */
 	/* after infer_solve, bits by feature: its round trips fit several
 	 * routes' pages about as well, the largest's too (the capture cannot
