@@ -96,6 +96,7 @@ struct infer {
 	struct infer_route *routes;
 	uint32_t nroutes, cap_routes;
 	struct infer_feature feats[INFER_FEATURES];
+	uint64_t tied[INFER_FEATURES / 64]; /* bits: the features tied to another (infer_tie) */
 	/* over all routes: certain + given per feature, and pages (rates while
 	 * the capture runs, without a pass over the routes per round trip) */
 	double feat_sum[INFER_FEATURES], pages_total;

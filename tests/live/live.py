@@ -73,13 +73,15 @@ def tshark_tls(pcap):
 
 def pgrtt_json(pgrtt, pcap, extra=()):
     argv = [pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress", *extra, pcap]
-    p = subprocess.run(argv, capture_output=True, text=True)
+    # two threads, as for a large file, whatever this one's size
+    p = subprocess.run(argv, capture_output=True, text=True,
+                       env=dict(os.environ, PGRTT_THREADS="2"))
     if p.returncode != 0:
         raise SystemExit(f"FAIL pgrtt exited {p.returncode}: {p.stderr}")
     out = json.loads(p.stdout)
     if "--http-port" in extra:
-        # attribution runs on a thread of its own when a file is read: on
-        # one thread (PGRTT_THREADS=1) the figures are the same
+        # attribution runs on a thread of its own when a large file is
+        # read: on one thread (PGRTT_THREADS=1) the figures are the same
         q = subprocess.run(argv, capture_output=True, text=True,
                            env=dict(os.environ, PGRTT_THREADS="1"))
         one = json.loads(q.stdout)
