@@ -1469,7 +1469,6 @@ static void correct_by_fit(struct attrib *a)
 
 void attrib_finish(struct attrib *a)
 {
-
 	attrib_settle(a, UINT64_MAX);
 	/* acquire pings no query followed: by the bits, not a look at every
 	 * entry (most were never touched: a scan faulted in ~200 pages, 0.5 ms) */

@@ -3,9 +3,26 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* One turn of a busy wait: a pause (kinder to a sibling hardware
+ * thread), and after the first few thousand a yield, so that where the
+ * other thread has no core of its own it gets this one. */
+static inline void spin_pause(uint32_t *turns)
+{
+	if (++*turns > 4096) {
+		sched_yield();
+		return;
+	}
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
 
 /* EM steps from the lift's start.  Fewer than convergence on purpose: the
  * model (round trips spread evenly over a page) is not what apps do, and
@@ -1469,6 +1486,10 @@ struct solve {
 	void (*task)(struct solve *, struct worker *, uint32_t);
 	uint32_t ntasks;
 	atomic_uint next;
+	pthread_t helper; /* w[1]'s (helper_start) */
+	bool helping;
+	uint32_t lists;   /* task lists given out */
+	atomic_uint gen, done; /* the list the helper is to take, the last it finished */
 	struct worker w[2];
 };
 
@@ -1543,25 +1564,60 @@ static void run_tasks(struct solve *sv, struct worker *w)
 		sv->task(sv, w, i);
 }
 
+/* The second worker's thread: started once, as the fit begins, and
+ * waiting for each list of tasks by spinning, not sleeping - a thread's
+ * start and the wake-up of an idle core took 0.1 to 2.5 ms on the 2-vCPU
+ * VMs here, as long as a list's tasks (it was started for each of the
+ * two).  It spins only while the fit runs, on a core the reading thread
+ * has left (it waits for the fit). */
+#define HELPER_STOP UINT32_MAX
+
 static void *helper(void *arg)
 {
 	struct solve *sv = arg;
-	run_tasks(sv, &sv->w[1]);
-	return NULL;
+	for (uint32_t seen = 0;;) {
+		uint32_t g, turns = 0;
+		while ((g = atomic_load_explicit(&sv->gen, memory_order_acquire)) == seen)
+			spin_pause(&turns);
+		if (g == HELPER_STOP)
+			return NULL;
+		seen = g;
+		run_tasks(sv, &sv->w[1]);
+		atomic_store_explicit(&sv->done, g, memory_order_release);
+	}
 }
 
-/* sv->task over tasks 0 .. n, on both workers when the second is ready. */
+static void helper_start(struct solve *sv)
+{
+	atomic_init(&sv->gen, 0);
+	atomic_init(&sv->done, 0);
+	sv->helping = sv->w[1].ok && pthread_create(&sv->helper, NULL, helper, sv) == 0;
+}
+
+static void helper_stop(struct solve *sv)
+{
+	if (!sv->helping)
+		return;
+	atomic_store_explicit(&sv->gen, HELPER_STOP, memory_order_release);
+	pthread_join(sv->helper, NULL);
+	sv->helping = false;
+}
+
+/* sv->task over tasks 0 .. n, on both workers when the second is there. */
 static void run_parallel(struct solve *sv, void (*task)(struct solve *, struct worker *, uint32_t),
-			 uint32_t n, bool two)
+			 uint32_t n)
 {
 	sv->task = task;
 	sv->ntasks = n;
 	atomic_store(&sv->next, 0);
-	pthread_t th;
-	bool started = two && sv->w[1].ok && pthread_create(&th, NULL, helper, sv) == 0;
+	uint32_t g = ++sv->lists;
+	if (sv->helping)
+		atomic_store_explicit(&sv->gen, g, memory_order_release);
 	run_tasks(sv, &sv->w[0]);
-	if (started)
-		pthread_join(th, NULL);
+	uint32_t turns = 0;
+	if (sv->helping) /* its last task: its results are in its slots */
+		while (atomic_load_explicit(&sv->done, memory_order_acquire) != g)
+			spin_pause(&turns);
 }
 
 static void test_feature(struct solve *sv, struct worker *w, uint32_t i)
@@ -1851,6 +1907,8 @@ void infer_solve(struct infer *in)
 	    !packed_alloc(&sv->whole, in->nsample, in->npairs, R))
 		goto out; /* the running guess stands */
 	bool two = in->threads > 1 && worker_init(&sv->w[1], in, true);
+	if (two) /* now: its start is hidden behind packing and the estimate */
+		helper_start(sv);
 	struct worker *w0 = &sv->w[0];
 	struct fit *ft = &w0->ft;
 	struct packed *pk = &sv->whole;
@@ -1884,7 +1942,7 @@ void infer_solve(struct infer *in)
 				sv->feats[j - 1] = (uint16_t)b;
 				sv->feats[j] = (uint16_t)a;
 			}
-		run_parallel(sv, test_feature, sv->nfeats, two);
+		run_parallel(sv, test_feature, sv->nfeats);
 		for (uint32_t r = 0; r < R; r++)
 			for (uint32_t w = 0; w < INFER_FEATURES / 64; w++) {
 				struct infer_route *x = &in->routes[r];
@@ -1932,7 +1990,7 @@ void infer_solve(struct infer *in)
 				       sizeof in->routes[r].doubt);
 			}
 		sv->doubts_first = any_bit(doubts);
-		run_parallel(sv, fit_task, sv->doubts_first ? NTASKS : TASK_DOUBT, two);
+		run_parallel(sv, fit_task, sv->doubts_first ? NTASKS : TASK_DOUBT);
 		for (uint32_t r = 0; r < R; r++) {
 			struct infer_route *x = &in->routes[r];
 			double mean = 0, v = 0;
@@ -1973,6 +2031,7 @@ void infer_solve(struct infer *in)
 	alike_bounds(in);
 out:
 	if (sv) {
+		helper_stop(sv);
 		worker_free(&sv->w[0]);
 		worker_free(&sv->w[1]);
 		packed_free(&sv->whole);
