@@ -510,8 +510,66 @@ static void test_frozen_cells_same_figures(void)
 	infer_free(&whole);
 }
 
+/* The sample's records are as large as the most candidates seen: 300
+ * records of two to four, then one of twenty lays the sample out again
+ * with room for 24 (infer.c's sample_room).  Every record kept before is
+ * to read as it was given, a handle taken before still narrows its record,
+ * and the fit runs over them (ASan: within their room). */
+static void test_sample_grows(void)
+{
+	static struct infer x;
+	infer_init(&x);
+	x.threads = 1;
+	for (uint32_t r = 0; r < 24; r++)
+		for (int i = 0; i < 50; i++)
+			infer_page(&x, r, 3 * MS);
+	uint64_t first = 0;
+	for (uint32_t i = 0; i < 300; i++) {
+		uint32_t n = 2 + i % 3;
+		struct infer_cand c[4];
+		for (uint32_t k = 0; k < n; k++)
+			c[k] = (struct infer_cand){(uint16_t)((i + 5 * k) % 24), (uint16_t)(1 + k),
+						   (float)(100 + i + k)};
+		double p[4];
+		uint64_t h = infer_weigh(&x, i % 7, c, n, p);
+		if (i == 0)
+			first = h;
+	}
+	CHECK(x.rec_cap == 4);
+	struct infer_cand big[20];
+	for (uint32_t k = 0; k < 20; k++)
+		big[k] = (struct infer_cand){(uint16_t)k, 1, (float)(10 + k)};
+	double p[20];
+	infer_weigh(&x, 3, big, 20, p);
+	CHECK(x.rec_cap == INFER_CANDS && x.nsample == 301);
+	bool intact = true;
+	for (uint32_t i = 0; i < 300; i++) {
+		const struct infer_rec *rec =
+			(const struct infer_rec *)(x.sample + (size_t)i * x.rec_size);
+		uint32_t n = 2 + i % 3;
+		intact &= rec->id == i + 1 && rec->feat == i % 7 && rec->n == n;
+		for (uint32_t k = 0; k < n && k < rec->n; k++)
+			intact &= rec->c[k].route == (i + 5 * k) % 24 && rec->c[k].pages == 1 + k &&
+				  rec->c[k].w == (float)(100 + i + k);
+	}
+	const struct infer_rec *last =
+		(const struct infer_rec *)(x.sample + (size_t)300 * x.rec_size);
+	intact &= last->n == 20 && last->c[19].route == 19 && last->c[19].w == 29.0f;
+	CHECK(intact);
+	struct infer_cand narrowed = {0, 1, 100.0f}; /* record 0 held route 0's page alone */
+	infer_narrow(&x, first, &narrowed, 1);
+	const struct infer_rec *r0 = (const struct infer_rec *)x.sample;
+	CHECK(r0->n == 1 && r0->c[0].route == 0);
+	infer_solve(&x);
+	CHECK(x.npairs == 2 * 100 + 3 * 100 + 4 * 100 - 1 + 20); /* record 0 narrowed to one */
+	printf("  the sample grew from room for 4 candidates a record to %u, its %u records intact: %s\n",
+	       x.rec_cap, x.nsample, intact ? "yes" : "NO");
+	infer_free(&x);
+}
+
 int main(void)
 {
+	RUN(test_sample_grows);
 	RUN(test_frozen_cells_same_figures);
 	RUN(test_two_threads_same);
 	RUN(test_weak_share_taken_out);
