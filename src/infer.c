@@ -1,4 +1,5 @@
 /* infer.c - routes for round trips pages of several routes held (infer.h). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "infer.h"
 
 #include <math.h>
@@ -7,21 +8,26 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* One turn of a busy wait: a pause (kinder to a sibling hardware
  * thread), and after the first few thousand a yield, so that where the
  * other thread has no core of its own it gets this one. */
-static inline void spin_pause(uint32_t *turns)
+static inline void cpu_pause(void)
 {
-	if (++*turns > 4096) {
-		sched_yield();
-		return;
-	}
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #elif defined(__aarch64__)
 	__asm__ volatile("yield");
 #endif
+}
+
+static inline void spin_pause(uint32_t *turns)
+{
+	if (++*turns > 4096)
+		sched_yield();
+	else
+		cpu_pause();
 }
 
 /* EM steps from the lift's start.  Fewer than convergence on purpose: the
@@ -1487,6 +1493,8 @@ struct solve {
 	uint32_t ntasks;
 	atomic_uint next;
 	pthread_t helper; /* w[1]'s (helper_start) */
+	pthread_mutex_t mu;
+	pthread_cond_t wake;
 	bool helping;
 	uint32_t lists;   /* task lists given out */
 	atomic_uint gen, done; /* the list the helper is to take, the last it finished */
@@ -1564,21 +1572,52 @@ static void run_tasks(struct solve *sv, struct worker *w)
 		sv->task(sv, w, i);
 }
 
-/* The second worker's thread: started once, as the fit begins, and
- * waiting for each list of tasks by spinning, not sleeping - a thread's
- * start and the wake-up of an idle core took 0.1 to 2.5 ms on the 2-vCPU
- * VMs here, as long as a list's tasks (it was started for each of the
- * two).  It spins only while the fit runs, on a core the reading thread
- * has left (it waits for the fit). */
+/* The second worker's thread: started once, as the fit begins (it was
+ * started for the tests and again for the interval: a thread's start and
+ * an idle core's wake-up took 0.1 to 2.5 ms on the 2-vCPU VMs here, as
+ * long as a list's tasks).  Between lists it spins for up to
+ * HELPER_SPIN_NS, which covers the estimate and the refit of a few routes'
+ * fit, and then sleeps: with many routes they take tens of milliseconds. */
 #define HELPER_STOP UINT32_MAX
+#define HELPER_SPIN_NS 2000000ull
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The next list after `seen` (or HELPER_STOP) */
+static uint32_t helper_wait(struct solve *sv, uint32_t seen)
+{
+	uint64_t until = 0;
+	for (uint32_t turns = 1;; turns++) {
+		uint32_t g = atomic_load_explicit(&sv->gen, memory_order_acquire);
+		if (g != seen)
+			return g;
+		if (turns % 256 == 0) {
+			uint64_t t = now_ns();
+			if (!until)
+				until = t + HELPER_SPIN_NS;
+			else if (t > until)
+				break;
+		}
+		cpu_pause();
+	}
+	pthread_mutex_lock(&sv->mu);
+	uint32_t g;
+	while ((g = atomic_load_explicit(&sv->gen, memory_order_acquire)) == seen)
+		pthread_cond_wait(&sv->wake, &sv->mu);
+	pthread_mutex_unlock(&sv->mu);
+	return g;
+}
 
 static void *helper(void *arg)
 {
 	struct solve *sv = arg;
 	for (uint32_t seen = 0;;) {
-		uint32_t g, turns = 0;
-		while ((g = atomic_load_explicit(&sv->gen, memory_order_acquire)) == seen)
-			spin_pause(&turns);
+		uint32_t g = helper_wait(sv, seen);
 		if (g == HELPER_STOP)
 			return NULL;
 		seen = g;
@@ -1587,19 +1626,38 @@ static void *helper(void *arg)
 	}
 }
 
+/* A list for the helper (or HELPER_STOP): under the lock, so that a
+ * helper about to sleep sees it or is woken. */
+static void helper_give(struct solve *sv, uint32_t g)
+{
+	pthread_mutex_lock(&sv->mu);
+	atomic_store_explicit(&sv->gen, g, memory_order_release);
+	pthread_cond_signal(&sv->wake);
+	pthread_mutex_unlock(&sv->mu);
+}
+
 static void helper_start(struct solve *sv)
 {
 	atomic_init(&sv->gen, 0);
 	atomic_init(&sv->done, 0);
-	sv->helping = sv->w[1].ok && pthread_create(&sv->helper, NULL, helper, sv) == 0;
+	if (!sv->w[1].ok || pthread_mutex_init(&sv->mu, NULL) != 0)
+		return;
+	if (pthread_cond_init(&sv->wake, NULL) != 0 ||
+	    pthread_create(&sv->helper, NULL, helper, sv) != 0) {
+		pthread_mutex_destroy(&sv->mu); /* the cond: nothing to free on Linux */
+		return;
+	}
+	sv->helping = true;
 }
 
 static void helper_stop(struct solve *sv)
 {
 	if (!sv->helping)
 		return;
-	atomic_store_explicit(&sv->gen, HELPER_STOP, memory_order_release);
+	helper_give(sv, HELPER_STOP);
 	pthread_join(sv->helper, NULL);
+	pthread_cond_destroy(&sv->wake);
+	pthread_mutex_destroy(&sv->mu);
 	sv->helping = false;
 }
 
@@ -1612,7 +1670,7 @@ static void run_parallel(struct solve *sv, void (*task)(struct solve *, struct w
 	atomic_store(&sv->next, 0);
 	uint32_t g = ++sv->lists;
 	if (sv->helping)
-		atomic_store_explicit(&sv->gen, g, memory_order_release);
+		helper_give(sv, g);
 	run_tasks(sv, &sv->w[0]);
 	uint32_t turns = 0;
 	if (sv->helping) /* its last task: its results are in its slots */
