@@ -1,6 +1,7 @@
 /* analysis.c - packets to connections to round trips (see analysis.h). */
 #define _DEFAULT_SOURCE
 #include "analysis.h"
+#include "timing.h"
 
 #include <stddef.h>
 
@@ -539,6 +540,7 @@ void analysis_finish(struct analysis *a)
 	if (a->finished)
 		return;
 	a->finished = true;
+	timing_mark("read");
 	/* close in order of appearance so the listing is deterministic */
 	struct conn **open = malloc((a->nopen + 1) * sizeof(*open));
 	uint32_t n = 0;

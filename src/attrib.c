@@ -1,5 +1,6 @@
 /* attrib.c - round trips to pages to routes (see attrib.h). */
 #include "attrib.h"
+#include "timing.h"
 
 #include <stdio.h>
 #include <math.h>
@@ -1487,8 +1488,10 @@ void attrib_finish(struct attrib *a)
 		close_page(a, &a->pages[s]);
 		slot_free(a, s);
 	}
+	timing_mark("place"); /* the placing thread caught up, and the last of it placed */
 	correct_by_fit(a);
 	correct_redis_by_fit(a);
+	timing_mark("fit.correct");
 }
 
 void attrib_settle_policy(struct attrib *a, enum ping_policy p)

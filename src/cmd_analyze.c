@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "evidence.h"
 #include "commands.h"
+#include "timing.h"
 #include "report.h"
 #include "opts.h"
 #include "results.h"
@@ -76,6 +77,7 @@ int cmd_analyze(int argc, char **argv)
 		return EXIT_ERROR;
 	static struct analysis a;
 	bool partial;
+	timing_start();
 	int rc = run_analysis(&ro, &ao, &a, &partial);
 	if (rc == EXIT_ERROR && a.tot.packets == 0 && !partial) {
 		store_close(st); /* nothing read: no run */
@@ -88,6 +90,9 @@ int cmd_analyze(int argc, char **argv)
 		o += (size_t)snprintf(source + o, sizeof source - o, "%s%s", i ? ", " : "", ro.files[i]);
 	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};
 	rc = results_finish(&a, st, &dbo, source, &in, format, output, NULL, rc);
+	timing_mark("report");
 	analysis_free(&a);
+	timing_mark("free");
+	timing_report(stderr, "analyze");
 	return rc;
 }

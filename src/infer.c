@@ -1,6 +1,7 @@
 /* infer.c - routes for round trips pages of several routes held (infer.h). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "infer.h"
+#include "timing.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -1576,10 +1577,12 @@ static void run_tasks(struct solve *sv, struct worker *w)
  * started for the tests and again for the interval: a thread's start and
  * an idle core's wake-up took 0.1 to 2.5 ms on the 2-vCPU VMs here, as
  * long as a list's tasks).  Between lists it spins for up to
- * HELPER_SPIN_NS, which covers the estimate and the refit of a few routes'
- * fit, and then sleeps: with many routes they take tens of milliseconds. */
+ * HELPER_SPIN_NS, which covers the packing, the estimate and the refit of
+ * a few routes' fit even on a slow day (with 2 ms it slept through them,
+ * and the tests of a 5 s capture took 3 ms, not 0.5), and then sleeps:
+ * with many routes they take tens of milliseconds. */
 #define HELPER_STOP UINT32_MAX
-#define HELPER_SPIN_NS 2000000ull
+#define HELPER_SPIN_NS 10000000ull
 
 static uint64_t now_ns(void)
 {
@@ -1973,10 +1976,13 @@ void infer_solve(struct infer *in)
 	for (uint32_t r = 0; r < R; r++)
 		tot[r] = route_total(&in->routes[r]);
 	const struct part all = {-1, 1, in->sample, in->nsample, in->rec_size, NULL, 0};
+	timing_mark("fit.setup");
 	pack(&all, pk);
+	timing_mark("fit.pack");
 	ft->doubtful = false;
 	start_from_lift(in, ft, pk);
 	fit_to(in, ft, pk, FIT_STEPS, tot);
+	timing_mark("fit.estimate");
 	keep(in, save);
 	sv->save = save;
 	sv->tot = tot;
@@ -2015,6 +2021,7 @@ void infer_solve(struct infer *in)
 			in->vague[w] |= sv->w[1].own.vague[w];
 		sv->all = NULL;
 	}
+	timing_mark("fit.tests");
 	/* Those features again, without the routes taken out nor those in
 	 * doubt: a statement is one route's unless the capture says otherwise
 	 * plainly (the estimate with the doubtful is kept for the interval,
@@ -2033,6 +2040,7 @@ void infer_solve(struct infer *in)
 		fit_to(in, ft, pk, FIT_STEPS, tot);
 		ft->only = NULL;
 	}
+	timing_mark("fit.refit");
 	keep(in, save);
 	if (in->nsample >= 4 * JACK_PARTS) {
 		/* the jackknife: the whole estimate again without each eighth of
@@ -2082,11 +2090,13 @@ void infer_solve(struct infer *in)
 			x->shift_hi = sure + x->possible > total ? sure + x->possible - total : 0;
 		}
 	}
+	timing_mark("fit.interval");
 	restore(in, save);
 	if (in->nsample >= 4 * JACK_PARTS)
 		vague_bounds(in); /* out of memory: the intervals without them */
 	lock_bounds(in);
 	alike_bounds(in);
+	timing_mark("fit.bounds");
 out:
 	if (sv) {
 		helper_stop(sv);

@@ -104,6 +104,9 @@ echo "--http-port costs ${r_pages}x the plain analysis's wall time (${r_one}x on
 	"${t_tshark:+and $(echo "scale=1; $t_tshark / $t_pages" | bc)x as fast as tshark}"
 
 $pages | sed -n '/^routes/,/^$/p' | head -n 8
+# where one run's time went, phase by phase (PGRTT_TIMING, docs/pgrtt.1)
+PGRTT_TIMING=1 $plain 2>&1 >/dev/null | grep 'timing:' | sed 's/^pgrtt: analyze: /plain:        /'
+PGRTT_TIMING=1 $pages 2>&1 >/dev/null | grep 'timing:' | sed 's/^pgrtt: analyze: /--http-port: /'
 
 if command -v valgrind >/dev/null; then
 	ir() {
