@@ -1605,6 +1605,7 @@ static uint32_t helper_wait(struct solve *sv, uint32_t seen)
 				until = t + HELPER_SPIN_NS;
 			else if (t > until)
 				break;
+			sched_yield(); /* where it shares a core with the fit, the fit goes first */
 		}
 		cpu_pause();
 	}
