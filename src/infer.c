@@ -1,5 +1,4 @@
 /* infer.c - routes for round trips pages of several routes held (infer.h). */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "infer.h"
 #include "timing.h"
 
@@ -9,11 +8,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-/* One turn of a busy wait: a pause (kinder to a sibling hardware
- * thread), and after the first few thousand a yield, so that where the
- * other thread has no core of its own it gets this one. */
+/* A busy wait's pause: kinder to a sibling hardware thread */
 static inline void cpu_pause(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -23,6 +19,9 @@ static inline void cpu_pause(void)
 #endif
 }
 
+/* One turn of a busy wait: a pause, and after the first few thousand a
+ * yield, so that where the other thread has no core of its own it gets
+ * this one. */
 static inline void spin_pause(uint32_t *turns)
 {
 	if (++*turns > 4096)
@@ -1584,13 +1583,6 @@ static void run_tasks(struct solve *sv, struct worker *w)
 #define HELPER_STOP UINT32_MAX
 #define HELPER_SPIN_NS 10000000ull
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 /* The next list after `seen` (or HELPER_STOP) */
 static uint32_t helper_wait(struct solve *sv, uint32_t seen)
 {
@@ -1600,7 +1592,7 @@ static uint32_t helper_wait(struct solve *sv, uint32_t seen)
 		if (g != seen)
 			return g;
 		if (turns % 256 == 0) {
-			uint64_t t = now_ns();
+			uint64_t t = timing_now_ns();
 			if (!until)
 				until = t + HELPER_SPIN_NS;
 			else if (t > until)

@@ -20,7 +20,7 @@ struct mark {
 static struct mark marks[TIMING_MARKS];
 static atomic_uint nmarks;
 
-static uint64_t now_ns(void)
+uint64_t timing_now_ns(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -40,7 +40,7 @@ void timing_mark_(const char *phase)
 	unsigned i = atomic_fetch_add(&nmarks, 1);
 	if (i < TIMING_MARKS) {
 		marks[i].phase = phase;
-		marks[i].ns = now_ns();
+		marks[i].ns = timing_now_ns();
 	}
 }
 

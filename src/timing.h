@@ -9,6 +9,7 @@
 #define PGRTT_TIMING_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 extern bool timing_on;
@@ -23,6 +24,9 @@ static inline void timing_mark(const char *phase)
 	if (timing_on)
 		timing_mark_(phase);
 }
+
+/* CLOCK_MONOTONIC in nanoseconds (the marks', and a busy wait's clock) */
+uint64_t timing_now_ns(void);
 
 /* One line on f: "timing: PHASE MS, ... (TOTAL ms in all)", or nothing. */
 void timing_report(FILE *f, const char *cmd);
