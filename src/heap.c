@@ -42,6 +42,7 @@
 
 #define HEAP_PAD ((size_t)32 << 20) /* glibc's largest mmap threshold on 64 bits */
 #define HUGE_PAGE ((uintptr_t)2 << 20)
+#define DEFAULT_SMALL (128 * 1024) /* glibc's pad and thresholds (mallopt(3)) */
 
 static int huge_pages_offered(void)
 {
@@ -69,8 +70,15 @@ void heap_prepare(void)
 	void *volatile grow = malloc(HEAP_PAD / 2);
 	free(grow);
 	char *end = sbrk(0);
-	if (start == (char *)-1 || end == (char *)-1 || end <= start)
-		return; /* no brk (the arena is mapped): its growths stay small pages */
+	if (start == (char *)-1 || end == (char *)-1 || end <= start) {
+		/* no room (a limit on the address space) or no brk: glibc's
+		 * defaults back, lest every growth ask for the pad too */
+		mallopt(M_TOP_PAD, DEFAULT_SMALL);
+		mallopt(M_MMAP_THRESHOLD, DEFAULT_SMALL);
+		mallopt(M_TRIM_THRESHOLD, DEFAULT_SMALL);
+		mallopt(M_ARENA_MAX, 0);
+		return;
+	}
 	uintptr_t lo = ((uintptr_t)start + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 	if ((uintptr_t)end > lo)
 		(void)madvise((void *)lo, (uintptr_t)end - lo, MADV_HUGEPAGE);
