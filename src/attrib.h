@@ -153,6 +153,7 @@ struct attrib {
 	void *ctx;
 	struct attrib_route *routes;
 	uint32_t nroutes;
+	uint16_t *route_slots; /* routes by name's hash: id + 1, open addressing, at most half full */
 	uint64_t pos; /* the sweep: everything before it is settled */
 	/* round trips waiting to be placed: a min-heap of their starts, each
 	 * naming its record's slot in a pool (records stay where they are) */

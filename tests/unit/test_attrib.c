@@ -1005,8 +1005,36 @@ static void test_active_cap(void)
 	attrib_free(&a);
 }
 
+/* Route ids by name: one id a name, in order of first use, whatever the
+ * names' hashes; past ATTRIB_ROUTES_MAX - 1 names, every new one is
+ * "(other routes)", the last; a name written like it is that route. */
+static void test_route_ids(void)
+{
+	attrib_init(&a, 2 * MS, 0);
+	char name[64];
+	for (uint32_t i = 0; i < ATTRIB_ROUTES_MAX - 1; i++) {
+		snprintf(name, sizeof name, "GET /r%u/{id}", i);
+		CHECK_EQ_U(attrib_route_id(&a, name), i);
+	}
+	for (uint32_t i = 0; i < ATTRIB_ROUTES_MAX - 1; i += 37) { /* again: the same ids */
+		snprintf(name, sizeof name, "GET /r%u/{id}", i);
+		CHECK_EQ_U(attrib_route_id(&a, name), i);
+		CHECK_STR(a.routes[i].name, name);
+	}
+	CHECK_EQ_U(a.nroutes, ATTRIB_ROUTES_MAX - 1);
+	uint32_t other = attrib_route_id(&a, "GET /one-too-many");
+	CHECK_EQ_U(other, ATTRIB_ROUTES_MAX - 1);
+	CHECK_STR(a.routes[other].name, "(other routes)");
+	CHECK_EQ_U(attrib_route_id(&a, "GET /and-another"), other);
+	CHECK_EQ_U(attrib_route_id(&a, "(other routes)"), other);
+	CHECK_EQ_U(attrib_route_id(&a, "GET /r5/{id}"), 5);
+	CHECK_EQ_U(a.nroutes, ATTRIB_ROUTES_MAX);
+	attrib_free(&a);
+}
+
 int main(void)
 {
+	RUN(test_route_ids);
 	RUN(test_grace_and_windows);
 	RUN(test_flight_parts);
 	RUN(test_redis_pages);
