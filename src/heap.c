@@ -18,7 +18,7 @@
  * (transparent_hugepage "always" or "madvise"): without them, the raised
  * mmap threshold makes calloc clear from the heap what a fresh mapping
  * gives zeroed, and costs more faults than it saves.  Not under a
- * sanitizer, whose allocator is its own. */
+ * sanitizer, whose allocator is its own; nor with PGRTT_HUGE_PAGES=0. */
 #define _DEFAULT_SOURCE /* sbrk, madvise */
 #include "heap.h"
 
@@ -58,7 +58,8 @@ static int huge_pages_offered(void)
 
 void heap_prepare(void)
 {
-	if (sizeof(void *) < 8 || !huge_pages_offered())
+	const char *env = getenv("PGRTT_HUGE_PAGES"); /* 0: the usual heap (pgrtt(1)) */
+	if (sizeof(void *) < 8 || (env && strcmp(env, "0") == 0) || !huge_pages_offered())
 		return;
 	if (mallopt(M_ARENA_MAX, 1) != 1 || mallopt(M_MMAP_THRESHOLD, (int)HEAP_PAD) != 1 ||
 	    mallopt(M_TRIM_THRESHOLD, (int)(2 * HEAP_PAD)) != 1 ||
