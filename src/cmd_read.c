@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "escape.h"
+#include "heap.h"
 
 
 /* The TTY status line while a large file is read. */
@@ -86,6 +87,7 @@ static bool small_inputs(const struct read_opts *ro)
 int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct analysis *a,
 		 bool *partial)
 {
+	heap_prepare(); /* before analysis_init starts its threads */
 	memcpy(ao->ports, ro->ports, sizeof ao->ports);
 	ao->nports = ro->nports;
 	memcpy(ao->http_ports, ro->http_ports, sizeof ao->http_ports);

@@ -2,10 +2,17 @@
 #ifndef PGRTT_HEAP_H
 #define PGRTT_HEAP_H
 
-/* Called first thing in main, before any thread: on glibc, where the
- * kernel offers transparent huge pages, one arena grown ahead and backed by
- * huge pages; elsewhere nothing.  Never fails: at worst the heap is as it
- * was. */
+/* Called before a saved capture is read (run_analysis), before the
+ * analysis starts its threads: on glibc, where the kernel offers
+ * transparent huge pages, one arena grown ahead and backed by huge pages;
+ * elsewhere, or again, nothing.  Never fails: at worst the heap is as it
+ * was.  Not for a live capture: a huge page's fault may wait for the
+ * kernel to compact memory, milliseconds that a file's reading absorbs and
+ * a capture's ring buffer may not. */
 void heap_prepare(void);
+
+/* What heap_prepare took and keeps of the heap below the huge pages, so that
+ * the analysis's first tables lie on them (NULL: nothing) */
+extern void *heap_below;
 
 #endif

@@ -5,7 +5,6 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "heap.h"
 
 static const struct {
 	const char *name;
@@ -85,7 +84,6 @@ static const char *meant(const char *c)
 
 int main(int argc, char **argv)
 {
-	heap_prepare();
 	if (argc < 2) {
 		help(stderr);
 		return EXIT_USAGE;
