@@ -24,8 +24,6 @@
 
 #include <stdlib.h> /* and with it, __GLIBC__ where it is glibc */
 
-void *heap_below;
-
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define HEAP_OWN_ALLOCATOR 1
 #elif defined(__has_feature)
@@ -46,6 +44,9 @@ void *heap_below;
 #define HEAP_PAD ((size_t)32 << 20) /* glibc's largest mmap threshold on 64 bits */
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 #define DEFAULT_SMALL (128 * 1024) /* glibc's pad and thresholds (mallopt(3)) */
+
+/* the heap below the first huge page, taken once and kept (heap_prepare) */
+static void *volatile heap_below; /* volatile: a store never read is still made */
 
 static int huge_pages_offered(void)
 {
@@ -78,7 +79,8 @@ void heap_prepare(void)
 	char *end = sbrk(0);
 	if (start == (char *)-1 || end == (char *)-1 || end <= start) {
 		/* no room (a limit on the address space) or no brk: glibc's
-		 * defaults back, lest every growth ask for the pad too */
+		 * default values back, lest every growth ask for the pad too
+		 * (its mmap threshold, once set, no longer moves by itself) */
 		mallopt(M_TOP_PAD, DEFAULT_SMALL);
 		mallopt(M_MMAP_THRESHOLD, DEFAULT_SMALL);
 		mallopt(M_TRIM_THRESHOLD, DEFAULT_SMALL);

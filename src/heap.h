@@ -11,8 +11,4 @@
  * a capture's ring buffer may not. */
 void heap_prepare(void);
 
-/* What heap_prepare took and keeps of the heap below the huge pages, so that
- * the analysis's first tables lie on them (NULL: nothing) */
-extern void *heap_below;
-
 #endif
