@@ -215,7 +215,15 @@ static bool grow(void **buf, uint32_t *cap, uint32_t n, size_t size, uint32_t ma
 struct attrib_rt_key {
 	uint64_t t_start;
 	uint32_t slot;
+	uint32_t seq; /* arrival: ties go in it (wraps: only ties compare it) */
 };
+
+/* Key x before key y: by start, then as they came - not as the heap's
+ * history has it, so that the order does not hang on when the sweep ran */
+static inline bool rt_before(uint64_t xt, uint32_t xs, uint64_t yt, uint32_t ys)
+{
+	return xt < yt || (xt == yt && (int32_t)(xs - ys) < 0);
+}
 
 /* Room for one more waiting round trip: heap, pool and free stack grow
  * together, the new slots free. */
@@ -255,16 +263,18 @@ static void rt_push(struct attrib *a, const struct attrib_rt_rec *r)
 {
 	uint32_t slot = a->rt_free[--a->nfree];
 	a->rt_pool[slot] = *r;
-	uint32_t i = a->nrts++;
+	uint32_t i = a->nrts++, seq = a->rt_seq++;
+	uint64_t t = rec_at(r);
 	while (i > 0) {
 		uint32_t up = (i - 1) / 2;
-		if (a->rts[up].t_start <= rec_at(r))
+		if (!rt_before(t, seq, a->rts[up].t_start, a->rts[up].seq))
 			break;
 		a->rts[i] = a->rts[up];
 		i = up;
 	}
-	a->rts[i].t_start = rec_at(r);
+	a->rts[i].t_start = t;
 	a->rts[i].slot = slot;
+	a->rts[i].seq = seq;
 }
 
 static void rt_pop(struct attrib *a, struct attrib_rt_rec *out)
@@ -278,9 +288,10 @@ static void rt_pop(struct attrib *a, struct attrib_rt_rec *out)
 		uint32_t c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && a->rts[c + 1].t_start < a->rts[c].t_start)
+		if (c + 1 < n && rt_before(a->rts[c + 1].t_start, a->rts[c + 1].seq,
+					   a->rts[c].t_start, a->rts[c].seq))
 			c++;
-		if (last.t_start <= a->rts[c].t_start)
+		if (!rt_before(a->rts[c].t_start, a->rts[c].seq, last.t_start, last.seq))
 			break;
 		a->rts[i] = a->rts[c];
 		i = c;
@@ -294,13 +305,19 @@ static uint64_t page_t0(const struct attrib *a, uint32_t slot)
 	return a->pages[slot].t0;
 }
 
+/* Page in slot x starts before the one in y: by start, then as they came */
+static bool page_before(const struct attrib *a, uint32_t x, uint32_t y)
+{
+	const struct attrib_page *p = &a->pages[x], *q = &a->pages[y];
+	return p->t0 < q->t0 || (p->t0 == q->t0 && p->serial < q->serial);
+}
+
 static void page_push(struct attrib *a, uint32_t slot)
 {
 	uint32_t i = a->nwaiting++;
-	uint64_t t = page_t0(a, slot);
 	while (i > 0) {
 		uint32_t up = (i - 1) / 2;
-		if (page_t0(a, a->waiting[up]) <= t)
+		if (!page_before(a, slot, a->waiting[up]))
 			break;
 		a->waiting[i] = a->waiting[up];
 		i = up;
@@ -312,14 +329,13 @@ static uint32_t page_pop(struct attrib *a)
 {
 	uint32_t top = a->waiting[0], last = a->waiting[--a->nwaiting];
 	uint32_t i = 0, n = a->nwaiting;
-	uint64_t t = page_t0(a, last);
 	for (;;) {
 		uint32_t c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && page_t0(a, a->waiting[c + 1]) < page_t0(a, a->waiting[c]))
+		if (c + 1 < n && page_before(a, a->waiting[c + 1], a->waiting[c]))
 			c++;
-		if (t <= page_t0(a, a->waiting[c]))
+		if (!page_before(a, a->waiting[c], last))
 			break;
 		a->waiting[i] = a->waiting[c];
 		i = c;

@@ -161,6 +161,7 @@ struct attrib {
 	struct attrib_rt_rec *rt_pool;
 	uint32_t *rt_free; /* free slots of the pool: a stack */
 	uint32_t nrts, cap_rts, nfree;
+	uint32_t rt_seq; /* round trips come in this order (the heap's ties) */
 	/* pages: a pool of slots; those waiting to start in a min-heap by t0,
 	 * those whose window (and grace) is open at pos in the active list */
 	struct attrib_page *pages;
