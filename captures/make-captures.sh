@@ -127,6 +127,22 @@ webcap web-ping-page ping-page $seq_pages
 webcap web-concurrent ping-query 8 5 /articles/3
 # two routes at once, 8 clients: every page overlaps the other route's (issue 12)
 webcap web-mixed ping-page 8 30 /articles/3 / /articles/4
+# three routes at once, the tag route's slugs words (20 of them, no digit:
+# route_learn.h learns the segment for a parameter): 10 clients, 30 pages
+# each, cycling a tag page, a detail page, a tag page, the index...
+tags="rust go postgres python java linux docker redis nginx sqlite kernel compiler"
+tags="$tags database server client cache socket index thread async"
+learnt_pages=""
+i=0
+for t in $tags; do
+	if [ $((i % 2)) = 0 ]; then
+		learnt_pages="$learnt_pages /tags/$t /articles/$((i / 2 + 1))"
+	else
+		learnt_pages="$learnt_pages /tags/$t /"
+	fi
+	i=$((i + 1))
+done
+webcap web-learnt ping-page 10 30 $learnt_pages
 # a pipelining driver: the blog's three routes on postgres.js with 2
 # connections for 8 clients (tests/clients/pipelined_app.js, on the seed's
 # dataset in database blogpipe; postgres.js from NODE_PATH, by default

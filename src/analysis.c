@@ -189,6 +189,9 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		/* a callback into the reader's side would run on the attribution's */
 		attrib_pipe_start(&a->pipe, &a->attrib,
 				  a->opts.threads > 1 && !a->opts.on_page && !a->opts.texts);
+		uint32_t v = a->opts.route_values;
+		route_learn_init(&a->learn, v == ROUTE_VALUES_OFF ? 0 : v ? v : ROUTE_LEARN_VALUES);
+		page_hold_init(&a->hold, a->learn.threshold > 0);
 	}
 	return 0;
 }
@@ -347,6 +350,8 @@ static void settle(struct analysis *a)
 		if (c->proto->oldest_open(c->state, now, oldest, &t) && t < w)
 			w = t;
 	}
+	uint64_t held = page_hold_watermark(a, now); /* pages held while routes are learnt */
+	w = held < w ? held : w;
 	attrib_pipe_settle(&a->pipe, w, full);
 }
 
@@ -560,8 +565,10 @@ void analysis_finish(struct analysis *a)
 				conn_close(a, a->buckets[i], a->tot.last_ts);
 	if (a->nlisted)
 		qsort(a->listed, a->nlisted, sizeof(*a->listed), by_id);
-	if (a->attributing)
+	if (a->attributing) {
+		page_hold_release(a);
 		attrib_pipe_finish(&a->pipe);
+	}
 	/* lone Syncs between two queries, labelled by the policy the whole
 	 * capture showed (the one known when they were seen was thinner) */
 	a->ping_policy = ping_policy_of(&a->ping_ev);
@@ -578,6 +585,8 @@ void analysis_free(struct analysis *a)
 	if (a->attributing) {
 		attrib_pipe_free(&a->pipe);
 		attrib_free(&a->attrib);
+		page_hold_free(&a->hold);
+		route_learn_free(&a->learn);
 	}
 	free(a->buckets);
 	free(a->text_kinds);

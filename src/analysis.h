@@ -16,14 +16,17 @@
 #include "hist.h"
 #include "http1.h"
 #include "netdecode.h"
+#include "page_hold.h"
 #include "pgsql.h"
 #include "proto.h"
 #include "redis_rtt.h"
 #include "resp.h"
+#include "route_learn.h"
 #include "rtt.h"
 #include "tcp_reasm.h"
 
 #define ANALYSIS_MAX_PORTS 32
+#define ROUTE_VALUES_OFF UINT32_MAX /* analysis_opts.route_values: no learning */
 #ifndef ANALYSIS_MAX_OPEN
 #define ANALYSIS_MAX_OPEN 65536     /* open connections; the least recent is evicted */
 #endif
@@ -70,6 +73,7 @@ struct analysis_opts {
 	int nredis_ports;
 	analysis_http_fn *on_http;    /* every complete HTTP message */
 	const struct route_set *routes; /* --route patterns (may be NULL) */
+	uint32_t route_values;        /* --route-values: 0 for ROUTE_LEARN_VALUES, ROUTE_VALUES_OFF */
 	uint64_t grace_ns;            /* --grace: release pings after a response */
 	uint64_t hold_ns;             /* --page-timeout: 0 for ATTRIB_HOLD_NS */
 	attrib_page_fn *on_page;      /* every page with its round trips (pgrtt trace) */
@@ -146,6 +150,8 @@ struct analysis {
 	struct hist redis_lat_class[RT_NCLASS];
 	struct attrib attrib;           /* pages and routes, with HTTP ports */
 	struct attrib_pipe pipe;        /* the protocols' way to it (maybe a thread) */
+	struct route_learn learn;       /* routes' parameters, learnt from the requests */
+	struct page_hold hold;          /* the first pages, while they are learnt */
 	struct ping_evidence ping_ev;   /* the pool's ping policy, learnt (rtt.h) */
 	struct rtt_texts *text_kinds;   /* statement texts classified, for every connection (rtt.h) */
 	enum ping_policy ping_policy;   /* what it said at the end (analysis_finish) */

@@ -90,7 +90,7 @@ static void help(FILE *out)
 	      "      --allow CODE[,CODE]        do not fail on these findings (repeatable):\n"
 	      "                                 %s\n"
 	      "Input: capture files (FILE or -r FILE) with -p, --http-port, -f, --grace,\n"
-	      "--no-progress as 'analyze'; or --db FILE with --run N or latest (the default).\n"
+	      "--route-values, --no-progress as 'analyze'; or --db FILE with --run N or latest (the default).\n"
 	      "Output: -F json, -o FILE (the report to FILE), --junit FILE (JUnit XML),\n"
 	      "--github (::error:: annotations; on standard error when JSON is on standard\n"
 	      "output), --write-baseline FILE (also write the measured routes as a baseline).\n"

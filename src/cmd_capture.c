@@ -52,6 +52,7 @@ static void help(FILE *out)
 	      "      --redis-port PORT  Redis server port: commands, round trips (repeatable)\n"
 	      "      --http-port PORT   HTTP/1.x server port: pages and routes (repeatable)\n"
 	      "      --route PATTERN    a route pattern (repeatable)\n"
+	      "      --route-values N   values that make a path segment a parameter (16; 0: off)\n"
 	      "      --grace MS         page attribution grace (default 2)\n"
 	      "      --page-timeout S   requests open longer stop holding attribution (10)\n"
 	      "      --max-buffer MIB   out-of-order data held, all connections (128)\n"
@@ -381,6 +382,7 @@ int cmd_capture(int argc, char **argv)
 	memcpy(ao.redis_ports, co.ro.redis_ports, sizeof ao.redis_ports);
 	ao.nredis_ports = co.ro.nredis_ports;
 	ao.routes = co.ro.routes;
+	ao.route_values = co.ro.route_values;
 	ao.grace_ns = co.ro.grace_ns;
 	ao.hold_ns = co.ro.hold_ns;
 	ao.max_buffer = co.ro.max_buffer;

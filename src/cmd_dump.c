@@ -19,6 +19,7 @@ struct dump_ctx {
 	bool round_trips;
 	bool values; /* --show-values: statement texts as sent */
 	const struct route_set *routes;
+	const struct route_learn *learn; /* the analysis': parameters learnt so far */
 	struct textring texts; /* --round-trips: round trips' statements */
 };
 
@@ -44,6 +45,8 @@ static void help(FILE *out)
 	      "      --http-port PORT   also frame HTTP/1.x on this server port: one line per\n"
 	      "                         request and response, with its route (repeatable)\n"
 	      "      --route PATTERN    a route pattern, e.g. 'GET /articles/{id}' (repeatable)\n"
+	      "      --route-values N   a path segment that takes N values is a parameter\n"
+	      "                         from then on (default 16; 0: never)\n"
 	      "      --conn N           only connection N\n"
 	      "      --round-trips      one line per round trip instead of per message:\n"
 	      "                         class (ping role), frontend messages, ReadyForQuery,\n"
@@ -98,8 +101,11 @@ static void on_http(void *ctx, const struct conn_summary *c, const struct http1_
 		return;
 	print_time(d, m->request ? m->ts_first : m->ts_last);
 	if (m->request) {
-		char route[ROUTE_MAX];
-		route_of(d->routes, m->method, m->target, route, sizeof route);
+		char named[ROUTE_MAX], route[ROUTE_MAX];
+		if (route_of(d->routes, m->method, m->target, named, sizeof named))
+			memcpy(route, named, sizeof route);
+		else /* as learnt by this request: later pages may learn more */
+			route_learn_apply(d->learn, named, route, sizeof route);
 		fprintf(d->out, " c%" PRIu64 " > HTTP %s %s%s #%u route \"%s\"", c->id, m->method,
 			m->target, m->target_truncated ? "..." : "", m->seq, route);
 	} else {
@@ -284,6 +290,7 @@ int cmd_dump(int argc, char **argv)
 	ao.on_http = on_http;
 	ao.ctx = &d;
 	static struct analysis a;
+	d.learn = &a.learn;
 	bool partial;
 	int rc = run_analysis(&ro, &ao, &a, &partial);
 	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};

@@ -95,6 +95,7 @@ int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct an
 	memcpy(ao->redis_ports, ro->redis_ports, sizeof ao->redis_ports);
 	ao->nredis_ports = ro->nredis_ports;
 	ao->routes = ro->routes;
+	ao->route_values = ro->route_values;
 	ao->grace_ns = ro->grace_ns;
 	ao->hold_ns = ro->hold_ns;
 	ao->max_buffer = ro->max_buffer;

@@ -34,6 +34,7 @@ static void help(FILE *out)
 	      "      --redis-port PORT  a Redis server port: its round trips in the pages too\n"
 	      "      --route PATTERN    show only pages of this route, e.g. 'GET /articles/{id}'\n"
 	      "                         (also used as a pattern; repeat to add patterns)\n"
+	      "      --route-values N   values that make a path segment a parameter (16; 0: off)\n"
 	      "      --limit N          stop after N pages\n"
 	      "      --show-values      statements as sent, with their constants\n"
 	      "      --grace MS         attribution grace after a response (default 2)\n"

@@ -29,6 +29,7 @@ struct read_opts {
 	uint16_t redis_ports[ANALYSIS_MAX_PORTS]; /* --redis-port */
 	int nredis_ports;
 	struct route_set *routes; /* --route patterns; never NULL after parsing */
+	uint32_t route_values;    /* --route-values (analysis_opts') */
 	uint64_t grace_ns;        /* --grace */
 	uint64_t hold_ns;         /* --page-timeout (0: the default) */
 	uint64_t max_buffer;      /* --max-buffer (0: the default) */

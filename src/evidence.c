@@ -135,6 +135,33 @@ static void no_postgresql(const struct analysis *a, const struct report_input *i
 			     s, ports, t->packets);
 }
 
+/* The path segments taken for parameters (route_learn.h), a few with
+ * the values that made them: a segment of an API's fixed resources taken
+ * for one would merge routes, and this is where the user sees it. */
+static void routes_learnt(const struct analysis *a, struct evidence *ev)
+{
+	const struct route_learn *l = &a->learn;
+	if (!l->nparams)
+		return;
+	char list[320];
+	size_t o = 0;
+	list[0] = '\0';
+	for (uint32_t i = 0; i < l->nparams && i < 3 && o < sizeof list; i++) {
+		const struct route_learn_note *nt = &l->notes[i];
+		int w = snprintf(list + o, sizeof list - o, "%s%s (%s, %s, %s, ...)", i ? ", " : "",
+				 nt->route, nt->example[0], nt->example[1], nt->example[2]);
+		o += w > 0 ? (size_t)w : 0;
+	}
+	if (o >= sizeof list) /* cut: end on the last whole character */
+		o = sizeof list - 1;
+	evidence_add(ev, EV_ROUTES_LEARNT, l->nparams, false,
+		     "%" PRIu32 " path segment%s took %" PRIu32 " different values after the same "
+		     "segments and %s taken for a parameter: %s%s; --route names routes outright, "
+		     "--route-values 0 keeps every value a route of its own",
+		     l->nparams, l->nparams > 1 ? "s" : "", l->threshold,
+		     l->nparams > 1 ? "were" : "was", list, l->nparams > 3 ? ", ..." : "");
+}
+
 static void http_findings(const struct analysis *a, struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;
@@ -187,6 +214,7 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 	 * would read as a figure */
 	if (rts <= 0)
 		estimated = 0;
+	routes_learnt(a, ev);
 	if (estimated)
 		evidence_add(ev, EV_MIXED_ROUTES, estimated, false,
 			     "%" PRIu64 " route%s figures are estimated: %" PRIu64 " pages overlapped pages of other "

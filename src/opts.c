@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "route_learn.h"
 
 #define MAX_FILES 256
 #define MAX_OPTS 64
@@ -16,6 +17,7 @@
 /* ids of the shared options, above any command's own */
 enum {
 	O_READ = 1000, O_FILTER, O_NO_PROGRESS, O_PORT, O_REDIS_PORT, O_HTTP_PORT, O_ROUTE, O_GRACE,
+	O_ROUTE_VALUES,
 	O_PAGE_TIMEOUT, O_MAX_BUFFER, O_DB, O_APP, O_LABEL, O_STORE_RTS, O_OUTPUT, O_FORMAT,
 	O_HELP, /* command options have smaller ids */
 };
@@ -37,6 +39,7 @@ static const struct shared shared[] = {
 	{OPTG_REDIS, "redis-port", 0, true, O_REDIS_PORT},
 	{OPTG_PAGES, "http-port", 0, true, O_HTTP_PORT},
 	{OPTG_PAGES, "route", 0, true, O_ROUTE},
+	{OPTG_PAGES, "route-values", 0, true, O_ROUTE_VALUES},
 	{OPTG_PAGES, "grace", 0, true, O_GRACE},
 	{OPTG_PAGES, "page-timeout", 0, true, O_PAGE_TIMEOUT},
 	{OPTG_LIMITS, "max-buffer", 0, true, O_MAX_BUFFER},
@@ -124,6 +127,17 @@ static int shared_opt(struct cmd_opts *o, int id, char *arg, const char *const *
 			usage_error("%s", err);
 			return -1;
 		}
+		return 0;
+	case O_ROUTE_VALUES: /* a whole number, 2 to 64, or 0 */
+		if (!opt_number("--route-values", arg, 0, ROUTE_LEARN_MAX,
+				"values, 2 to 64, or 0 to learn no parameter", &v))
+			return -1;
+		if (v == 1 || v != (double)(uint32_t)v) {
+			usage_error("bad --route-values \"%s\": values, 2 to 64, or 0 to learn no "
+				    "parameter", arg);
+			return -1;
+		}
+		ro->route_values = v == 0 ? ROUTE_VALUES_OFF : (uint32_t)v;
 		return 0;
 	case O_GRACE:
 		if (!opt_number("--grace", arg, 0, 60000, "milliseconds, 0 to 60000", &v))

@@ -7,9 +7,13 @@
 #include "analysis.h"
 #include "proto.h"
 
-/* What attribution needs of a request until its response completes. */
+/* What attribution needs of a request until its response completes: its
+ * route as route.c names it (page_hold.h puts the learnt parameters in). */
 struct page_req {
-	uint32_t route;
+	char route[ROUTE_MAX];
+	bool pattern;
+	bool has_id; /* past the hold: its route's id, taken as it came */
+	uint32_t id;
 	char target[ATTRIB_TARGET_MAX];
 };
 
@@ -29,10 +33,17 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 	struct http_state *s = ctx;
 	struct analysis *a = s->cx.a;
 	if (a->attributing && m->request) {
-		char route[ROUTE_MAX];
-		route_of(a->opts.routes, m->method, m->target, route, sizeof route);
 		struct page_req *pr = &s->page_req[m->seq % HTTP1_PENDING_MAX];
-		pr->route = attrib_pipe_route_id(&a->pipe, route);
+		pr->pattern = route_of(a->opts.routes, m->method, m->target, pr->route,
+				       sizeof pr->route);
+		if (!pr->pattern)
+			route_learn_see(&a->learn, pr->route);
+		/* routes get their ids as their first requests come (the
+		 * listing's order); while pages are held, as those leave */
+		pr->has_id = !a->hold.open;
+		if (pr->has_id)
+			pr->id = page_route_id(a, pr->route, pr->pattern);
+		pr->target[0] = '\0';
 		if (a->opts.on_page) { /* cut to ATTRIB_TARGET_MAX - 1 */
 			size_t n = strnlen(m->target, sizeof pr->target - 1);
 			memcpy(pr->target, m->target, n);
@@ -40,9 +51,20 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 		}
 	} else if (a->attributing && !m->interim && m->seq != UINT32_MAX) {
 		const struct page_req *pr = &s->page_req[m->seq % HTTP1_PENDING_MAX];
-		attrib_pipe_page(&a->pipe, pr->route, m->request_ts, m->ts_first, m->ts_last,
-				s->cx.sum->id, m->method, pr->target, m->status);
+		if (pr->has_id) {
+			attrib_pipe_page(&a->pipe, pr->id, m->request_ts, m->ts_first, m->ts_last,
+					 s->cx.sum->id, m->method, pr->target, m->status);
+			goto out;
+		}
+		struct page_out p = {.pattern = pr->pattern, .status = m->status,
+				     .t0 = m->request_ts, .t_answer = m->ts_first,
+				     .t1 = m->ts_last, .conn = s->cx.sum->id};
+		memcpy(p.route, pr->route, sizeof p.route);
+		memcpy(p.target, pr->target, sizeof p.target);
+		memcpy(p.method, m->method, sizeof p.method);
+		page_hold_page(a, &p);
 	}
+out:
 	if (a->opts.on_http)
 		a->opts.on_http(a->opts.ctx, s->cx.sum, m);
 }

@@ -150,16 +150,16 @@ static void method_and(char *out, size_t cap, const char *method, const char *re
 	out[o] = '\0';
 }
 
-void route_of(const struct route_set *rs, const char *method, const char *target, char *out,
+bool route_of(const struct route_set *rs, const char *method, const char *target, char *out,
 	      size_t cap)
 {
 	const char *p;
 	size_t n;
 	if (cap == 0)
-		return;
+		return false;
 	if (target[0] != '/' && !strstr(target, "://")) { /* "*", authority-form */
 		method_and(out, cap, method, target);
-		return;
+		return false;
 	}
 	path_of(target, &p, &n);
 	for (int k = 0; rs && k < rs->n; k++) {
@@ -168,7 +168,7 @@ void route_of(const struct route_set *rs, const char *method, const char *target
 			continue;
 		if (match_path(pt->path, p, n)) {
 			method_and(out, cap, method, pt->path);
-			return;
+			return true;
 		}
 	}
 	size_t o = put(out, cap, 0, method, strlen(method));
@@ -192,4 +192,5 @@ void route_of(const struct route_set *rs, const char *method, const char *target
 		i = e;
 	}
 	out[o] = '\0';
+	return false;
 }

@@ -32,8 +32,8 @@ struct route_set {
 bool route_add_pattern(struct route_set *rs, const char *pattern, char *err, size_t errlen);
 
 /* The route of a request into out[0..cap): the first matching pattern of rs
- * (may be NULL), else the collapsed path. */
-void route_of(const struct route_set *rs, const char *method, const char *target, char *out,
+ * (may be NULL), else the collapsed path.  Returns true for a pattern's. */
+bool route_of(const struct route_set *rs, const char *method, const char *target, char *out,
 	      size_t cap);
 
 #endif

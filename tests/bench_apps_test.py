@@ -7,8 +7,12 @@ pattern makes, one page at a time and with 8 clients on one route, with
 the pool handing out idle connections oldest first (FIFO, sqlx) and newest
 first (LIFO, bb8, HikariCP): a lone Sync between two queries is told
 release or acquire by the pool's policy that the capture shows (issue 12).
-Every mode must render the same bytes.  Needs the test cluster
-(PGRTT_PGPORT)."""
+Every mode must render the same bytes.  Then the three routes at once
+with the tags' slugs words ("rust", "open-source": route.c's shapes
+cannot tell them from a fixed path): the tag segment learnt for a
+parameter (route_learn.h), one tag route with the figures that route
+names given by --route give, every figure within 5%.  Needs the test
+cluster (PGRTT_PGPORT)."""
 import json
 import os
 import re
@@ -147,6 +151,70 @@ def damage(pcap):
     d = json.loads(p.stdout)
     return ", ".join(f"{k} {v}" for k, v in (("gaps", d["totals"]["gaps"]),
                                              ("http gaps", d["http"]["gaps"])) if v)
+
+
+# the 30 tags' slugs as words: no digit, no shape route.c collapses
+WORDS = ("rust go postgres python java linux docker redis nginx sqlite kernel compiler database "
+         "server client cache socket index thread async open-source web-dev tls json http "
+         "scheduler memory network storage testing").split()
+
+
+def check_word_slugs(env, tmp):
+    """The blog with word slugs, 8 clients on the three routes at once (the
+    tag pages over all 30 tags), axum-sqlx-ping: one route GET /tags/{slug}
+    whose figures are those of the same capture with --route naming it, the
+    note that says so, and every route within 5% of 9 / 9 / 12; without
+    learning (--route-values 0), a route per tag."""
+    mode = "word slugs, axum-sqlx-ping"
+    subprocess.run(["psql", "-qAt", "-d", "postgres", "-c", "DROP DATABASE IF EXISTS blogwords",
+                    "-c", "CREATE DATABASE blogwords"], env=env, check=True, capture_output=True)
+    dsn = f"host=127.0.0.1 port={PORT} user=postgres dbname=blogwords sslmode=disable"
+    subprocess.run([BLOGLOAD, dsn], check=True, capture_output=True)
+    renamed = subprocess.run(
+        ["psql", "-qAt", "-d", "blogwords", "-c",
+         "WITH u AS (UPDATE tags SET slug = (string_to_array(%s, ' '))[id] RETURNING 1)"
+         " SELECT count(*) FROM u" % repr(" ".join(WORDS))],
+        env=env, capture_output=True, text=True)
+    check(f"{mode}: 30 slugs renamed", renamed.stdout.strip(), "30")
+    app = subprocess.Popen([APP], env=dict(env, PORT=HTTP, POOL_MODE="axum-sqlx-ping",
+                                           POOL_ORDER="fifo", DATABASE_URL=dsn),
+                           stdout=subprocess.PIPE, text=True)
+    paths = []
+    for k, w in enumerate(WORDS):
+        paths += ["/articles/3" if k % 2 else "/articles/11", "/", f"/tags/{w}"]
+    pcap = os.path.join(tmp, "word-slugs.pcap")
+    try:
+        check(f"{mode}: ready", app.stdout.readline().strip(), "ready")
+        check(f"{mode}: a tag page by its word", get("/tags/open-source")[0], 200)
+        load = ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), HTTP, "8"]
+        subprocess.run(load + ["10"] + paths, check=True, capture_output=True)  # the pool grows
+        for attempt in range(3):
+            capture(pcap, (PORT, HTTP), lambda: subprocess.run(
+                load + ["150"] + paths, check=True, capture_output=True))
+            gaps = damage(pcap)
+            if not gaps:
+                break
+            print(f"note {mode}: the capture lost packets ({gaps}): captured again", flush=True)
+    finally:
+        app.terminate()
+        app.wait()
+
+    def analyze(*more):
+        p = subprocess.run([PGRTT, "analyze", "-p", PORT, "--http-port", HTTP, "-F", "json",
+                            "--no-progress", *more, pcap], capture_output=True, text=True)
+        return json.loads(p.stdout)
+    learnt, named, off = (analyze(), analyze("--route", "GET /tags/{slug}"),
+                          analyze("--route-values", "0"))
+    check(f"{mode}: three routes", sorted(x["route"] for x in learnt["routes"]),
+          ["GET /", "GET /articles/{id}", "GET /tags/{slug}"])
+    note = [w["message"] for w in learnt["warnings"] if w["code"] == "routes-learnt"]
+    check(f"{mode}: the note names the learnt route",
+          len(note) == 1 and "GET /tags/{slug} (" in note[0], True)
+    check(f"{mode}: the figures of --route 'GET /tags/{{slug}}', to the digit",
+          learnt["routes"] == named["routes"], True)
+    check(f"{mode}: without learning, a route per tag",
+          sum(x["route"].startswith("GET /tags/") for x in off["routes"]), 30)
+    check_mixed(mode, pcap, (9, 9, 12), (3, 3))
 
 
 def get(path):
@@ -303,6 +371,7 @@ def main():
                       r["GET /compute"]["round_trips_per_page"]["mean"], 0)
                 check(f"{mode}: every page exact",
                       sorted({x["attribution"] for x in d["routes"]}), ["exact"])
+    check_word_slugs(env, tmp)
     if failures or os.environ.get("PGRTT_KEEP"):  # the evidence, kept for a look
         print(f"captures kept in {tmp}")
     else:

@@ -5,6 +5,9 @@ page, for pgrtt's page attribution tests.
 Routes:
   GET /articles/{id}  3 queries: the article, its author, its comments
   GET /               1 query: the latest articles
+  GET /tags/{slug}    2 queries: the articles and comments that mention it (a
+                      slug of lower-case words, "rust", "open-source": no
+                      digit gives it away as one route, route_learn.h)
   GET /health         no query
 POOL decides how connections are checked out (psycopg2 pool, autocommit):
   noping      one checkout per query, no check
@@ -53,6 +56,12 @@ QUERIES = [
 ]
 
 
+TAG_QUERIES = [
+    ("SELECT id, title FROM articles WHERE body LIKE %s ORDER BY id LIMIT 10", True),
+    ("SELECT count(*) FROM comments WHERE body LIKE %s", True),
+]
+
+
 def page_queries(queries, article):
     rows = []
     if POOL == "ping-page":
@@ -97,6 +106,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.reply(200, repr(rows))
         elif self.path == "/health":
             self.reply(200, "ok")
+        elif re.fullmatch(r"/tags/[a-z]+(-[a-z]+)*", self.path):
+            rows = page_queries(TAG_QUERIES, "%" + self.path[6:] + "%")
+            self.reply(200, repr(rows))
         else:  # a slug lookup: any path costs one query, as in a CMS
             rows = page_queries([("SELECT id FROM articles WHERE title = %s", True)], self.path)
             self.reply(200 if rows[0] else 404, repr(rows))

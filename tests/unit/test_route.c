@@ -1,7 +1,9 @@
 /* test_route.c - request targets to routes. */
+#include <stdio.h>
 #include <string.h>
 
 #include "route.h"
+#include "route_learn.h"
 #include "tinytest.h"
 
 static const char *r(const struct route_set *rs, const char *m, const char *t)
@@ -76,8 +78,117 @@ static void test_cut(void)
 		}
 }
 
+static const char *learnt(const struct route_learn *l, const char *route)
+{
+	static char out[ROUTE_MAX];
+	route_learn_apply(l, route, out, sizeof out);
+	return out;
+}
+
+/* A segment is a parameter once it took the threshold's distinct values
+ * under the same method, length and learnt prefix; not before, not in the
+ * first segment, not across methods or lengths. */
+static void test_learn(void)
+{
+	static const char *const tags[] = {"rust", "go", "postgres", "python", "java", "linux"};
+	struct route_learn l;
+	route_learn_init(&l, 4);
+	char route[ROUTE_MAX];
+	for (int rep = 0; rep < 3; rep++) /* repeats are one value */
+		for (int i = 0; i < 3; i++) {
+			snprintf(route, sizeof route, "GET /tags/%s", tags[i]);
+			CHECK(!route_learn_see(&l, route));
+		}
+	CHECK(strcmp(learnt(&l, "GET /tags/rust"), "GET /tags/rust") == 0);
+	CHECK(l.nparams == 0);
+	/* other methods, lengths, prefixes and the first segment count apart */
+	CHECK(!route_learn_see(&l, "POST /tags/linux"));
+	CHECK(!route_learn_see(&l, "GET /tags/linux/feed"));
+	CHECK(!route_learn_see(&l, "GET /labels/linux"));
+	for (int i = 0; i < 6; i++) {
+		snprintf(route, sizeof route, "GET /%s", tags[i]);
+		CHECK(!route_learn_see(&l, route));
+	}
+	CHECK(strcmp(learnt(&l, "GET /rust"), "GET /rust") == 0);
+	/* the fourth value: a parameter, for every value since */
+	CHECK(route_learn_see(&l, "GET /tags/python"));
+	CHECK(l.nparams == 1);
+	CHECK(strcmp(l.notes[0].route, "GET /tags/{slug}") == 0);
+	CHECK(strcmp(l.notes[0].example[0], "rust") == 0);
+	CHECK(strcmp(l.notes[0].example[2], "postgres") == 0);
+	CHECK(strcmp(learnt(&l, "GET /tags/rust"), "GET /tags/{slug}") == 0);
+	CHECK(strcmp(learnt(&l, "GET /tags/never-seen"), "GET /tags/{slug}") == 0);
+	CHECK(strcmp(learnt(&l, "POST /tags/rust"), "POST /tags/rust") == 0);
+	CHECK(strcmp(learnt(&l, "GET /tags/rust/feed"), "GET /tags/rust/feed") == 0);
+	CHECK(strcmp(learnt(&l, "GET /tags/{id}"), "GET /tags/{id}") == 0);
+	CHECK(!route_learn_see(&l, "GET /tags/java")); /* already one */
+	/* deeper: learnt under the learnt prefix */
+	for (int i = 0; i < 4; i++) {
+		snprintf(route, sizeof route, "GET /users/%s/repos/r%c", tags[i], 'a' + i);
+		route_learn_see(&l, route);
+	}
+	CHECK(strcmp(learnt(&l, "GET /users/x/repos/y"), "GET /users/{slug}/repos/y") == 0);
+	CHECK(strcmp(l.notes[1].route, "GET /users/{slug}/...") == 0);
+	for (int i = 0; i < 4; i++) {
+		snprintf(route, sizeof route, "GET /users/u%d/repos/%s", i, tags[i]);
+		route_learn_see(&l, route);
+	}
+	CHECK(strcmp(learnt(&l, "GET /users/x/repos/y"), "GET /users/{slug}/repos/{slug}") == 0);
+	/* no path, and hostile values shown as '?' */
+	CHECK(strcmp(learnt(&l, "OPTIONS *"), "OPTIONS *") == 0);
+	for (int i = 0; i < 4; i++) {
+		snprintf(route, sizeof route, "GET /h/<b>%d\x1b[31m|`", i);
+		route_learn_see(&l, route);
+	}
+	CHECK(strcmp(l.notes[3].example[0], "?b?0??31m??") == 0);
+	route_learn_free(&l);
+
+	/* off: names as they are */
+	route_learn_init(&l, 0);
+	for (int i = 0; i < 6; i++) {
+		snprintf(route, sizeof route, "GET /tags/%s", tags[i]);
+		CHECK(!route_learn_see(&l, route));
+	}
+	CHECK(strcmp(learnt(&l, "GET /tags/rust"), "GET /tags/rust") == 0);
+	route_learn_free(&l);
+}
+
+/* The table is bounded: past half full no new position is watched (and
+ * counted), and what is watched still works; out cut to its room. */
+static void test_learn_bounds(void)
+{
+	struct route_learn l;
+	route_learn_init(&l, 2);
+	char route[ROUTE_MAX], out[ROUTE_MAX];
+	for (int i = 0; i < 3 * ROUTE_LEARN_SLOTS; i++) {
+		snprintf(route, sizeof route, "GET /p%d/a", i);
+		route_learn_see(&l, route);
+	}
+	CHECK(l.npos == ROUTE_LEARN_SLOTS / 2);
+	CHECK(l.full > 0);
+	CHECK(l.nparams == 0);
+	route_learn_see(&l, "GET /p0/b");
+	CHECK(strcmp(learnt(&l, "GET /p0/zzz"), "GET /p0/{slug}") == 0);
+	for (size_t cap = 1; cap <= 20; cap++) {
+		memset(out, 'x', sizeof out);
+		route_learn_apply(&l, "GET /p0/zzz", out, cap);
+		size_t n = strlen("GET /p0/{slug}") < cap - 1 ? strlen("GET /p0/{slug}") : cap - 1;
+		CHECK(memchr(out, '\0', cap) == out + n);
+		CHECK(strncmp(out, "GET /p0/{slug}", n) == 0);
+		CHECK(out[cap] == 'x');
+	}
+	/* a route of more segments than are learnt keeps the rest */
+	char deep[ROUTE_MAX] = "GET ";
+	for (int i = 0; i < 40; i++)
+		strcat(deep, "/s");
+	CHECK(strcmp(learnt(&l, deep), deep) == 0);
+	route_learn_free(&l);
+}
+
 int main(void)
 {
+	RUN(test_learn);
+	RUN(test_learn_bounds);
 	RUN(test_collapse);
 	RUN(test_patterns);
 	RUN(test_cut);
