@@ -240,6 +240,7 @@ void attrib_pipe_page(struct attrib_pipe *p, uint32_t route, uint64_t t0, uint64
 
 void attrib_pipe_rt(struct attrib_pipe *p, uint64_t conn, const struct rt *rt)
 {
+	p->sent++;
 	if (!p->sh) {
 		attrib_add_rt(p->a, conn, rt);
 		return;
@@ -258,6 +259,7 @@ void attrib_pipe_rt(struct attrib_pipe *p, uint64_t conn, const struct rt *rt)
 void attrib_pipe_redis_cmd(struct attrib_pipe *p, uint64_t conn, uint64_t flight, uint64_t ts,
 			   uint32_t nth, const char *name)
 {
+	p->sent++;
 	if (!p->sh) {
 		attrib_add_redis_cmd(p->a, conn, flight, ts, nth, name);
 		return;
@@ -274,6 +276,7 @@ void attrib_pipe_redis_cmd(struct attrib_pipe *p, uint64_t conn, uint64_t flight
 
 void attrib_pipe_redis_rt(struct attrib_pipe *p, uint64_t conn, const struct redis_rt *rt)
 {
+	p->sent++;
 	if (!p->sh) {
 		attrib_add_redis_rt(p->a, conn, rt);
 		return;

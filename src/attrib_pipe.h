@@ -35,6 +35,7 @@ struct attrib_pipe {
 	char (*names)[ROUTE_MAX];      /* the reader's route ids' names */
 	uint32_t nnames;
 	uint16_t *slots;               /* names by hash: id + 1, 0 empty (every page looks) */
+	uint64_t sent;                 /* round trips and Redis commands handed on (page_hold.h) */
 	bool finished;
 };
 

@@ -83,14 +83,16 @@ void page_hold_page(struct analysis *a, const struct page_out *p)
 		h->since = p->t1;
 	h->held[h->n++] = *p;
 	h->oldest = p->t0 < h->oldest ? p->t0 : h->oldest;
-	if (h->n == PAGE_HOLD_PAGES || (p->t1 > h->since && p->t1 - h->since >= PAGE_HOLD_NS))
+	if (h->n == PAGE_HOLD_PAGES || (p->t1 > h->since && p->t1 - h->since >= PAGE_HOLD_NS) ||
+	    a->pipe.sent >= PAGE_HOLD_RTS)
 		page_hold_release(a);
 }
 
 uint64_t page_hold_watermark(struct analysis *a, uint64_t now)
 {
 	struct page_hold *h = &a->hold;
-	if (h->open && h->n && now > h->since && now - h->since >= PAGE_HOLD_NS)
+	if (h->open && h->n &&
+	    ((now > h->since && now - h->since >= PAGE_HOLD_NS) || a->pipe.sent >= PAGE_HOLD_RTS))
 		page_hold_release(a);
 	return h->open && h->n ? h->oldest : UINT64_MAX;
 }

@@ -3,12 +3,14 @@
  * route_learn.h finds a path segment to be a parameter once it has taken
  * enough values; the pages before that would go to routes of their own
  * ("GET /tags/rust") and stay there.  So the first PAGE_HOLD_PAGES pages,
- * or those of the first PAGE_HOLD_NS of the capture, wait here with their
- * route as route.c named it, and go to attribution with the parameters
- * learnt by then; the pages after them go straight through with what is
- * learnt when they end.  The analysis holds attribution's watermark at the
- * oldest held page's start (as for a request still open), so its round
- * trips wait for it: nothing is placed differently, only later.
+ * or those of the first PAGE_HOLD_NS of the capture, or fewer while
+ * PAGE_HOLD_RTS round trips wait with them, wait here with their route as
+ * route.c named it, and go to attribution with the parameters learnt by
+ * then; the pages after them take their routes as their requests come.
+ * The analysis holds attribution's watermark at the oldest held page's
+ * start (as for a request still open), so its round trips wait for it:
+ * nothing is placed differently (attrib.c takes events that start at the
+ * same time in the order they came), only later.
  *
  * The reader's side (analysis.c, proto_http.c): no thread of its own. */
 #ifndef PGRTT_PAGE_HOLD_H
@@ -22,6 +24,10 @@
 
 #define PAGE_HOLD_PAGES 1024
 #define PAGE_HOLD_NS 2000000000ull /* 2 s of the capture's time */
+/* round trips handed to attribution meanwhile: they wait there, and past
+ * ATTRIB_HOLD_MAX it stops waiting for pages (an N+1 page of 300 queries,
+ * 1,100 of them in 0.7 s: 877 pages came too late for their round trips) */
+#define PAGE_HOLD_RTS (ATTRIB_HOLD_MAX / 4)
 
 /* A page as it goes to attribution (attrib_pipe_page), its route as
  * route.c named it: learnt parameters are put in as it leaves. */

@@ -17,6 +17,9 @@ Scenarios (N scales each):
                    PostgreSQL connection: route k runs k % 4 + 1 queries
                    of two statements of its own (240 statements: the fit's
                    features near their cap, 24 candidates a round trip)
+  n-plus-one N     N pages one after another, each running 300 queries (an
+                   N+1 page), a packet every microsecond: 300,000 round trips
+                   within the first 1,024 pages' 2 s (page_hold.h)
 
 Ethernet/IPv4/TCP with real sequence numbers; checksums are left zero."""
 import random
@@ -36,9 +39,12 @@ def flush():
     BUF_BYTES = 0
 
 
-def packet(src, dst, sport, dport, seq, ack, flags, payload, step_ns=20_000):
+STEP = [20_000]  # ns between packets
+
+
+def packet(src, dst, sport, dport, seq, ack, flags, payload):
     global BUF_BYTES
-    T[0] += step_ns
+    T[0] += STEP[0]
     ip_len = 40 + len(payload)
     frame = (b"\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x01\x08\x00"
              + struct.pack("!BBHHHBBH4s4s", 0x45, 0, ip_len, 0, 0, 64, 6, 0, src, dst)
@@ -182,6 +188,17 @@ def main():
                 pg.s(seg, ACK)
     elif scenario == "many-routes":
         many_routes(n)
+    elif scenario == "n-plus-one":
+        STEP[0] = 1_000
+        web, pg = Conn(40001, 8080), Conn(40002, 5432)
+        startup(pg)
+        resp = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+        for i in range(n):
+            web.c(b"GET /authors/%d HTTP/1.1\r\nHost: x\r\n\r\n" % i)
+            for _ in range(300):
+                pg.c(QUERY)
+                pg.s(ANSWER)
+            web.s(resp)
     else:
         sys.exit(f"unknown scenario {scenario}")
     flush()
