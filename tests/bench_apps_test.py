@@ -134,10 +134,14 @@ def check_saturated(what, pcap, want_rt, wrk_out, cycle):
         if cycle:
             # the interval spans what a route in lockstep could have run
             # instead (lockstep, docs/pages.md): before it did, 0-24% off
-            # with intervals short of the truth
-            check(f"{what}: {route}'s interval holds {want}"
-                  f" (got {got:.2f}, 95% {lo:.2f}-{hi:.2f}; lockstep {rt.get('lockstep')})",
-                  held, True)
+            # with intervals short of the truth.  Or the figure within 1%, as
+            # for the random order below: a CI run's index route read 9.008
+            # (9.006-9.397) for 9 - a dozen round trips of 13,000 the
+            # checkouts gave it for certain, the session's first binary
+            # alike on that capture
+            check(f"{what}: {route}'s interval holds {want}, or the figure within 1%"
+                  f" (got {got:.3f}, 95% {lo:.3f}-{hi:.3f}; lockstep {rt.get('lockstep')})",
+                  held or near(got, want, 0.01), True)
         else:
             check(f"{what}: {route}'s interval not widened by lockstep", rt.get("lockstep"), [0, 0])
             check(f"{what}: {route} within 5% of {want}, and an interval that holds it or within"
