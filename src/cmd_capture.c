@@ -314,8 +314,11 @@ static int keep_run(struct store **st, const struct db_opts *dbo, struct spool *
 
 /* --rotate: the period ends - its connections closed as at the end of a
  * capture, its run stored (the drops since the last rotation), and a new
- * analysis begins, picking the open connections up mid-stream.  0, or -1
- * when the run could be kept nowhere (said; the capture stops). */
+ * analysis begins, picking the open connections up mid-stream, with the
+ * routes' parameters learnt so far (route_learn.h): a period whose pages
+ * show fewer values than make one would otherwise store a route per value
+ * where the others store one.  0, or -1 when the run could be kept nowhere
+ * (said; the capture stops). */
 static int rotate_run(struct analysis *a, const struct analysis_opts *ao, struct store **st,
 		      const struct db_opts *dbo, struct spool *sp, const char *iface,
 		      struct source *src, struct capture_drops *drops, struct capture_drops *at_last)
@@ -330,10 +333,17 @@ static int rotate_run(struct analysis *a, const struct analysis_opts *ao, struct
 	struct store_run_info info = {dbo->app, source, dbo->labels, dbo->nlabels, false, &period};
 	if (keep_run(st, dbo, sp, a, &info, " (--rotate)") != 0)
 		return -1;
+	struct route_learn learnt = a->learn; /* handed on, not freed */
+	memset(&a->learn, 0, sizeof a->learn);
 	analysis_free(a);
 	if ((dbo->round_trips && *st && store_begin_run(*st, err) != 0) || analysis_init(a, ao) != 0) {
+		route_learn_free(&learnt);
 		warnx_("%s: %s", store_shown(dbo->db), dbo->round_trips ? err : "out of memory");
 		return -1;
+	}
+	if (a->attributing) {
+		route_learn_free(&a->learn);
+		a->learn = learnt;
 	}
 	return 0;
 }

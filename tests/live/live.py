@@ -335,6 +335,46 @@ def main():
                  "next: at most one per connection and rotation",
                  unknown <= 4 * 3 and sum(r[2] for r in runs) <= 4 * 3, True)
             return 1 if c.failed else 0
+        if kind == "rotate-routes":
+            # routes' parameters learnt in one period stay learnt in the next
+            # (route_learn.h): 20 tags named by words in the first period, 3
+            # in each later one - too few to learn the segment again, so
+            # without the hand-over each later run stored a route per tag
+            http_port = os.environ.get("PGRTT_WEBPORT", "18081")
+            app = subprocess.Popen(["/usr/bin/python3", os.path.join(src, "tests/clients/webapp.py"),
+                                    CI, http_port, "ping-page"], stdout=subprocess.PIPE, text=True)
+            assert app.stdout.readline().strip() == "ready"
+            words = ("rust go postgres python java linux docker redis nginx sqlite kernel "
+                     "compiler database server client cache socket index thread async").split()
+            load = ["/usr/bin/python3", os.path.join(src, "tests/clients/load.py"), http_port, "4"]
+            try:
+                t0 = time.monotonic()
+                cap = subprocess.Popen([pgrtt, "capture", "-i", "lo", "-p", PORT, "--http-port",
+                                        http_port, "--rotate", "2s", "--duration", "7", "--db", db,
+                                        "--no-progress", "-F", "json", "-o", out],
+                                       stderr=subprocess.PIPE, text=True)
+                time.sleep(0.7)
+                subprocess.run(load + ["20"] + [f"/tags/{w}" for w in words] + ["/"], check=True,
+                               capture_output=True, timeout=60)
+                for at in (3.0, 5.0):  # in the second period, in the third
+                    time.sleep(max(0.0, at - (time.monotonic() - t0)))
+                    subprocess.run(load + ["10", "/tags/rust", "/", "/tags/go", "/tags/java"],
+                                   check=True, capture_output=True, timeout=60)
+                _, err = cap.communicate(timeout=60)
+            finally:
+                app.terminate()
+                app.wait()
+            c.eq("rotate, routes: exit 0", cap.returncode, 0)
+            q = sqlite3.connect(db)
+            rows = q.execute("SELECT run_id, route, pages FROM routes WHERE route LIKE 'GET /tags/%'"
+                             " ORDER BY run_id, route").fetchall()
+            runs = sorted({r[0] for r in rows})
+            c.eq("rotate, routes: tag pages in three runs or more", len(runs) >= 3, True)
+            c.eq("rotate, routes: one tag route in every run, the learnt one",
+                 sorted({r[1] for r in rows}), ["GET /tags/{slug}"])
+            c.eq("rotate, routes: the later runs' tag pages there (4 clients x 10 pages, 3 in 4 a"
+                 " tag's, twice)", sum(r[2] for r in rows if r[0] != runs[0]) >= 2 * 30, True)
+            return 1 if c.failed else 0
         if kind == "errors":
             p = subprocess.run([pgrtt, "capture", "-i", "nosuch0", "-p", PORT, "--duration", "1"],
                                capture_output=True, text=True)
