@@ -70,6 +70,16 @@ void page_hold_release(struct analysis *a)
 	page_hold_free(h);
 }
 
+/* The hold has done its part at time now (page_hold.h's bounds) */
+static bool held_enough(const struct analysis *a, uint64_t now)
+{
+	const struct page_hold *h = &a->hold;
+	uint64_t held = now > h->since ? now - h->since : 0;
+	if (h->n >= PAGE_HOLD_PAGES || held >= PAGE_HOLD_NS || a->pipe.sent >= PAGE_HOLD_RTS)
+		return true;
+	return a->learn.pending == 0 && (h->n >= PAGE_HOLD_MIN_PAGES || held >= PAGE_HOLD_MIN_NS);
+}
+
 void page_hold_page(struct analysis *a, const struct page_out *p)
 {
 	struct page_hold *h = &a->hold;
@@ -83,16 +93,14 @@ void page_hold_page(struct analysis *a, const struct page_out *p)
 		h->since = p->t1;
 	h->held[h->n++] = *p;
 	h->oldest = p->t0 < h->oldest ? p->t0 : h->oldest;
-	if (h->n == PAGE_HOLD_PAGES || (p->t1 > h->since && p->t1 - h->since >= PAGE_HOLD_NS) ||
-	    a->pipe.sent >= PAGE_HOLD_RTS)
+	if (held_enough(a, p->t1))
 		page_hold_release(a);
 }
 
 uint64_t page_hold_watermark(struct analysis *a, uint64_t now)
 {
 	struct page_hold *h = &a->hold;
-	if (h->open && h->n &&
-	    ((now > h->since && now - h->since >= PAGE_HOLD_NS) || a->pipe.sent >= PAGE_HOLD_RTS))
+	if (h->open && h->n && held_enough(a, now))
 		page_hold_release(a);
 	return h->open && h->n ? h->oldest : UINT64_MAX;
 }

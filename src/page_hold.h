@@ -28,6 +28,13 @@
  * ATTRIB_HOLD_MAX it stops waiting for pages (an N+1 page of 300 queries,
  * 1,100 of them in 0.7 s: 877 pages came too late for their round trips) */
 #define PAGE_HOLD_RTS (ATTRIB_HOLD_MAX / 4)
+/* Sooner when nothing is on its way to a parameter (no segment has taken
+ * two values and not yet enough: route_learn.pending) once this many
+ * pages, or this long, have been held: a capture of fixed routes (or whose
+ * parameters are learnt) need not wait, and a live capture's status line
+ * shows its routes (the 2 s kept a capture of 4 s from showing them) */
+#define PAGE_HOLD_MIN_PAGES 256
+#define PAGE_HOLD_MIN_NS 500000000ull
 
 /* A page as it goes to attribution (attrib_pipe_page), its route as
  * route.c named it: learnt parameters are put in as it leaves. */

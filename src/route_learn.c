@@ -145,7 +145,11 @@ static bool count_value(struct route_learn *l, struct route_learn_pos *x, uint64
 	if (x->n < ROUTE_LEARN_EXAMPLES)
 		example(ex->v[x->n], v, vlen);
 	x->seen[x->n++] = h;
-	return x->n >= l->threshold;
+	l->pending += x->n == 2;
+	if (x->n < l->threshold)
+		return false;
+	l->pending -= x->n >= 2;
+	return true;
 }
 
 /* The walk both share: route's segments after the method, each learnt

@@ -54,6 +54,7 @@ struct route_learn {
 	struct route_learn_pos *pos; /* ROUTE_LEARN_SLOTS, allocated on first use */
 	uint32_t npos;
 	uint32_t nparams;           /* segments taken for parameters */
+	uint32_t pending;           /* positions with 2 or more values, not (yet) parameters */
 	uint64_t full;              /* positions not watched: the table was half full */
 	struct route_learn_note notes[ROUTE_LEARN_NOTES];
 	bool nomem;

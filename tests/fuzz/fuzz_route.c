@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!memchr(cut, '\0', 1 + i % (sizeof cut - 1)) || cut[sizeof cut - 1] != 'x')
 			__builtin_trap();
 	}
-	if (l.npos > ROUTE_LEARN_SLOTS / 2 || l.nparams > l.npos)
+	if (l.npos > ROUTE_LEARN_SLOTS / 2 || l.nparams > l.npos || l.pending > l.npos)
 		__builtin_trap();
 	for (uint32_t i = 0; i < l.nparams && i < ROUTE_LEARN_NOTES; i++)
 		if (!memchr(l.notes[i].route, '\0', sizeof l.notes[i].route))

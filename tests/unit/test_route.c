@@ -101,6 +101,7 @@ static void test_learn(void)
 		}
 	CHECK(strcmp(learnt(&l, "GET /tags/rust"), "GET /tags/rust") == 0);
 	CHECK(l.nparams == 0);
+	CHECK(l.pending == 1); /* on its way: page_hold.h waits for it */
 	/* other methods, lengths, prefixes and the first segment count apart */
 	CHECK(!route_learn_see(&l, "POST /tags/linux"));
 	CHECK(!route_learn_see(&l, "GET /tags/linux/feed"));
@@ -113,6 +114,7 @@ static void test_learn(void)
 	/* the fourth value: a parameter, for every value since */
 	CHECK(route_learn_see(&l, "GET /tags/python"));
 	CHECK(l.nparams == 1);
+	CHECK(l.pending == 0); /* nothing else took two values (the first segment is never watched) */
 	CHECK(strcmp(l.notes[0].route, "GET /tags/{slug}") == 0);
 	CHECK(strcmp(l.notes[0].example[0], "rust") == 0);
 	CHECK(strcmp(l.notes[0].example[2], "postgres") == 0);
