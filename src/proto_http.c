@@ -36,13 +36,14 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 		struct page_req *pr = &s->page_req[m->seq % HTTP1_PENDING_MAX];
 		pr->pattern = route_of(a->opts.routes, m->method, m->target, pr->route,
 				       sizeof pr->route);
-		if (!pr->pattern)
-			route_learn_see(&a->learn, pr->route);
+		char learnt[ROUTE_MAX];
+		if (!pr->pattern) /* counted, and named with what is learnt: one walk */
+			route_learn_name(&a->learn, pr->route, learnt, sizeof learnt);
 		/* routes get their ids as their first requests come (the
 		 * listing's order); while pages are held, as those leave */
 		pr->has_id = !a->hold.open;
 		if (pr->has_id)
-			pr->id = page_route_id(a, pr->route, pr->pattern);
+			pr->id = attrib_pipe_route_id(&a->pipe, pr->pattern ? pr->route : learnt);
 		pr->target[0] = '\0';
 		if (a->opts.on_page) { /* cut to ATTRIB_TARGET_MAX - 1 */
 			size_t n = strnlen(m->target, sizeof pr->target - 1);

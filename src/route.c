@@ -131,9 +131,8 @@ static bool match_path(const char *pat, const char *path, size_t n)
 	return i == plen && j == n;
 }
 
-/* s[0..n) at out + o, cut to cap (the NUL's room kept): the new o.  Not
- * snprintf: this runs for every page, and formatting was most of it. */
-static size_t put(char *out, size_t cap, size_t o, const char *s, size_t n)
+/* Not snprintf: this runs for every page, and formatting was most of it. */
+size_t route_put(char *out, size_t cap, size_t o, const char *s, size_t n)
 {
 	size_t room = o + 1 < cap ? cap - 1 - o : 0;
 	n = n < room ? n : room;
@@ -144,9 +143,9 @@ static size_t put(char *out, size_t cap, size_t o, const char *s, size_t n)
 /* "METHOD rest" into out */
 static void method_and(char *out, size_t cap, const char *method, const char *rest)
 {
-	size_t o = put(out, cap, 0, method, strlen(method));
-	o = put(out, cap, o, " ", 1);
-	o = put(out, cap, o, rest, strlen(rest));
+	size_t o = route_put(out, cap, 0, method, strlen(method));
+	o = route_put(out, cap, o, " ", 1);
+	o = route_put(out, cap, o, rest, strlen(rest));
 	out[o] = '\0';
 }
 
@@ -171,8 +170,8 @@ bool route_of(const struct route_set *rs, const char *method, const char *target
 			return true;
 		}
 	}
-	size_t o = put(out, cap, 0, method, strlen(method));
-	o = put(out, cap, o, " ", 1);
+	size_t o = route_put(out, cap, 0, method, strlen(method));
+	o = route_put(out, cap, o, " ", 1);
 	if (n == 0 && o + 1 < cap)
 		out[o++] = '/';
 	for (size_t i = 0; i < n && o + 1 < cap;) {

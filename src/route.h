@@ -31,6 +31,9 @@ struct route_set {
  * it is not a path or there are too many. */
 bool route_add_pattern(struct route_set *rs, const char *pattern, char *err, size_t errlen);
 
+/* s[0..n) at out + o, cut to cap (the NUL's room kept): the new o */
+size_t route_put(char *out, size_t cap, size_t o, const char *s, size_t n);
+
 /* The route of a request into out[0..cap): the first matching pattern of rs
  * (may be NULL), else the collapsed path.  Returns true for a pattern's. */
 bool route_of(const struct route_set *rs, const char *method, const char *target, char *out,

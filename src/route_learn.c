@@ -2,6 +2,7 @@
  * (route_learn.h). */
 #define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "route_learn.h"
+#include "hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,6 @@
 struct pos_examples {
 	char v[ROUTE_LEARN_EXAMPLES][ROUTE_LEARN_EXAMPLE_MAX + 1];
 };
-
-static uint64_t fnv64(const char *s, size_t n, uint64_t h)
-{
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-	return h;
-}
 
 void route_learn_init(struct route_learn *l, uint32_t threshold)
 {
@@ -84,7 +78,7 @@ static struct route_learn_pos *find(struct route_learn *l, const char *pre, size
 {
 	if (!l->pos)
 		return NULL;
-	uint64_t key = fnv64(pre, plen, 0xcbf29ce484222325ull);
+	uint64_t key = mem_hash64(pre, plen);
 	key ^= ((uint64_t)n << 32 | k) * 0x9e3779b97f4a7c15ull;
 	key = key ? key : 1;
 	for (uint32_t i = (uint32_t)(key >> 40) % ROUTE_LEARN_SLOTS;; i = (i + 1) % ROUTE_LEARN_SLOTS) {
@@ -110,15 +104,6 @@ static struct route_learn_pos *find(struct route_learn *l, const char *pre, size
 			return x;
 		}
 	}
-}
-
-/* s[0..n) at out + o, cut to cap (the NUL's room kept): the new o */
-static size_t put(char *out, size_t cap, size_t o, const char *s, size_t n)
-{
-	size_t room = o + 1 < cap ? cap - 1 - o : 0;
-	n = n < room ? n : room;
-	memcpy(out + o, s, n);
-	return o + n;
 }
 
 /* A value as a note shows it: [A-Za-z0-9._~-], the rest '?', cut. */
@@ -148,7 +133,7 @@ static bool count_value(struct route_learn *l, struct route_learn_pos *x, uint64
 	l->pending += x->n == 2;
 	if (x->n < l->threshold)
 		return false;
-	l->pending -= x->n >= 2;
+	l->pending--; /* n >= threshold >= 2: it was counted */
 	return true;
 }
 
@@ -164,7 +149,7 @@ static bool walk(struct route_learn *l, const char *route, char *out, size_t cap
 		out[n] = '\0';
 		return false;
 	}
-	size_t o = put(out, cap, 0, route, p.mlen + 1); /* "GET " */
+	size_t o = route_put(out, cap, 0, route, p.mlen + 1); /* "GET " */
 	for (uint32_t k = 0; k < p.n; k++) {
 		const char *s = p.seg[k];
 		size_t n = p.len[k];
@@ -172,17 +157,17 @@ static bool walk(struct route_learn *l, const char *route, char *out, size_t cap
 		if (k > 0 && n > 0 && !placeholder(s, n) && o + 1 < cap)
 			x = find(l, out, o, k, p.n, learn);
 		if (x && !x->param && learn &&
-		    count_value(l, x, fnv64(s, n, 0xcbf29ce484222325ull), s, n)) {
+		    count_value(l, x, mem_hash64(s, n), s, n)) {
 			x->param = true;
 			became = true;
 			if (l->nparams < ROUTE_LEARN_NOTES) {
 				struct route_learn_note *nt = &l->notes[l->nparams];
 				const struct pos_examples *ex =
 					(const struct pos_examples *)(x->seen + l->threshold);
-				size_t r = put(nt->route, sizeof nt->route, 0, out, o);
-				r = put(nt->route, sizeof nt->route, r, "/" PARAM, strlen(PARAM) + 1);
+				size_t r = route_put(nt->route, sizeof nt->route, 0, out, o);
+				r = route_put(nt->route, sizeof nt->route, r, "/" PARAM, strlen(PARAM) + 1);
 				if (k + 1 < p.n)
-					r = put(nt->route, sizeof nt->route, r, "/...", 4);
+					r = route_put(nt->route, sizeof nt->route, r, "/...", 4);
 				nt->route[r] = '\0';
 				memcpy(nt->example, ex->v, sizeof nt->example);
 			}
@@ -190,28 +175,39 @@ static bool walk(struct route_learn *l, const char *route, char *out, size_t cap
 			free(x->seen); /* a parameter needs none of its values */
 			x->seen = NULL;
 		}
-		o = put(out, cap, o, "/", 1);
+		o = route_put(out, cap, o, "/", 1);
 		if (x && x->param)
-			o = put(out, cap, o, PARAM, strlen(PARAM));
+			o = route_put(out, cap, o, PARAM, strlen(PARAM));
 		else
-			o = put(out, cap, o, s, n);
+			o = route_put(out, cap, o, s, n);
 	}
 	if (p.rest)
-		o = put(out, cap, o, p.rest, strlen(p.rest));
+		o = route_put(out, cap, o, p.rest, strlen(p.rest));
 	out[o] = '\0';
 	return became;
 }
 
-bool route_learn_see(struct route_learn *l, const char *route)
+bool route_learn_name(struct route_learn *l, const char *route, char *out, size_t cap)
 {
-	if (l->threshold == 0)
+	if (cap == 0)
 		return false;
+	if (l->threshold == 0) {
+		size_t n = strnlen(route, cap - 1);
+		memcpy(out, route, n);
+		out[n] = '\0';
+		return false;
+	}
 	if (!l->pos && !l->nomem) {
 		l->pos = calloc(ROUTE_LEARN_SLOTS, sizeof(*l->pos));
 		l->nomem = !l->pos;
 	}
+	return walk(l, route, out, cap, true);
+}
+
+bool route_learn_see(struct route_learn *l, const char *route)
+{
 	char scratch[ROUTE_MAX];
-	return walk(l, route, scratch, sizeof scratch, true);
+	return route_learn_name(l, route, scratch, sizeof scratch);
 }
 
 void route_learn_apply(const struct route_learn *l, const char *route, char *out, size_t cap)

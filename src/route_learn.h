@@ -69,6 +69,10 @@ void route_learn_free(struct route_learn *l);
  * it became a parameter just now. */
 bool route_learn_see(struct route_learn *l, const char *route);
 
+/* route_learn_see, and route with the parameters learnt (this request's
+ * counted) into out[0..cap): one walk for both. */
+bool route_learn_name(struct route_learn *l, const char *route, char *out, size_t cap);
+
 /* route with the parameters learnt so far into out[0..cap). */
 void route_learn_apply(const struct route_learn *l, const char *route, char *out, size_t cap);
 
