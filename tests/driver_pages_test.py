@@ -35,8 +35,12 @@ trip where the app's is 0: near() below).
 Go's database/sql over lib/pq (Debian's golang-github-lib-pq-dev;
 tests/clients/go_libpq_app.go): a statement with arguments is a prepare
 round trip and an execute round trip - statements, prepares and BEGIN/
-COMMIT per page within 5% of the app's.
-Needs the test cluster (PGRTT_PGPORT), npm and go."""
+COMMIT per page within 5% of the app's; on a busy machine the next page's
+statements on a connection that a COMMIT handed back went to the tag route.
+node-postgres' Pool (npm pg; tests/clients/node_pg_app.js), no ping: a
+checkout per statement, per page, per page in a transaction - statements
+and BEGIN/COMMIT per page within 5% of the app's, no ping nor reset.
+Needs the test cluster (PGRTT_PGPORT), npm, node and go.
 import json
 import os
 import shutil
@@ -54,6 +58,7 @@ PGRTT, BLOGLOAD, SRC = (os.path.abspath(a) for a in sys.argv[1:4])
 PORT = os.environ.get("PGRTT_PGPORT")
 BUILD = os.environ.get("PGRTT_BENCH_BUILD", os.path.join(os.path.dirname(PGRTT), "bench-build"))
 POSTGRES_JS = "postgres@3.4.9"
+NODE_PG = "pg@8.11.3"
 ROUTES = {"/articles/3": "GET /articles/{id}", "/": "GET /", "/tags/tag-7": "GET /tags/{slug}"}
 
 
@@ -151,14 +156,15 @@ def stop_app(app):
     app.wait()
 
 
-def three_routes_of(name, argv, tmp):
+def three_routes_of(name, argv, tmp, env=None):
     """App argv ("{http}" in it: its HTTP port) under 8 clients on the three
     routes, captured: the app's own counts for that load and pgrtt's
     analysis of it, or None if it did not serve."""
     http = free_port()
     tag = name.replace(" ", "").replace("/", "-")
     log = open(os.path.join(tmp, f"{tag}.log"), "w")
-    app, up = start_app([a.replace("{http}", str(http)) for a in argv], os.environ, http, log)
+    app, up = start_app([a.replace("{http}", str(http)) for a in argv], env or os.environ, http,
+                        log)
     try:
         check(f"{name}: the app serves", up, True)
         if not up:
@@ -262,6 +268,28 @@ def go_libpq_pages(tmp):
                   near(by[cls], want), True)
 
 
+def node_pg_pages(mods, tmp):
+    url = f"postgres://postgres@127.0.0.1:{PORT}/blogpipe"
+    run = three_routes_of("node-postgres", ["node", client("node_pg_app.js"), "{http}", url], tmp,
+                          dict(os.environ, POOL_MAX="4",
+                               NODE_PATH=os.path.join(mods, "node_modules")))
+    if not run:
+        return
+    truth, d = run
+    got = {r["route"]: r for r in d["routes"]}
+    for route, (pages, stmts, tx) in sorted(truth.items()):
+        x = got.get(route)
+        check(f"node-postgres: {route} measured, every page", x and x["pages"], pages)
+        if not x:
+            continue
+        by = x["by_class_per_page"]
+        for cls, want in (("query", stmts / pages), ("transaction", tx / pages)):
+            check(f"node-postgres: {route} {cls} per page {by[cls]:.3f} within 5% of {want:.2f}",
+                  near(by[cls], want), True)
+        pings = sum(by[c] for c in ("ping", "reset"))
+        check(f"node-postgres: {route} no ping nor reset per page ({pings:.3f})", pings, 0)
+
+
 def main():
     if not PORT:
         print("no test cluster (PGRTT_PGPORT unset): skipped")
@@ -270,12 +298,15 @@ def main():
         print("no node/npm: skipped")
         return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
     mods = os.path.join(BUILD, "postgresjs")
-    os.makedirs(mods, exist_ok=True)
-    if not os.path.isdir(os.path.join(mods, "node_modules", "postgres")):
+    pg_mods = os.path.join(BUILD, "node-pg")
+    for prefix, pkg, mod in ((mods, POSTGRES_JS, "postgres"), (pg_mods, NODE_PG, "pg")):
+        os.makedirs(prefix, exist_ok=True)
+        if os.path.isdir(os.path.join(prefix, "node_modules", mod)):
+            continue
         n = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--no-package-lock",
-                            "--loglevel=error", "--prefix", mods, POSTGRES_JS],
+                            "--loglevel=error", "--prefix", prefix, pkg],
                            capture_output=True, text=True)
-        check(f"npm install {POSTGRES_JS}", n.returncode, 0)
+        check(f"npm install {pkg}", n.returncode, 0)
         if n.returncode:
             print(n.stderr)
             return 1
@@ -300,6 +331,7 @@ def main():
     psycopg3_pages(dsn, tmp)
     asyncpg_pages(tmp)
     go_libpq_pages(tmp)
+    node_pg_pages(pg_mods, tmp)
     if failures:
         print(f"captures kept in {tmp}")
     else:
