@@ -40,7 +40,7 @@ statements on a connection that a COMMIT handed back went to the tag route.
 node-postgres' Pool (npm pg; tests/clients/node_pg_app.js), no ping: a
 checkout per statement, per page, per page in a transaction - statements
 and BEGIN/COMMIT per page within 5% of the app's, no ping nor reset.
-Needs the test cluster (PGRTT_PGPORT), npm, node and go.
+Needs the test cluster (PGRTT_PGPORT), npm, node and go."""
 import json
 import os
 import shutil
