@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""per_request_app.py PORT DSN - the blog's three routes on http.server
+(threads) with a connection per request, as PHP and CGI apps have it:
+each page connects (psycopg2, autocommit), runs its statements and closes,
+so every page pays a startup round trip beside its statements.  GET /stats
+gives {route: [pages, statements, connections]}, the truth
+tests/driver_pages_test.py holds pgrtt's figures to."""
+import json
+import os
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import psycopg2
+
+# the SQL, as every driver test app runs it
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "blog_queries.json")) as f:
+    SQL = json.load(f)
+INDEX, DETAIL, TAG = ([q.replace("$1", "%s") for q in SQL[k]] for k in ("index", "detail", "tag"))
+
+lock = threading.Lock()
+counts = {}
+
+
+def note(route, statements):
+    with lock:
+        c = counts.setdefault(route, [0, 0, 0])
+        c[0] += 1
+        c[1] += statements
+        c[2] += 1
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        p, status, body = self.path, 200, b"ok"
+        if p == "/stats":
+            with lock:
+                body = json.dumps(counts).encode()
+        elif p == "/" or p.startswith("/articles/") or p.startswith("/tags/"):
+            if p == "/":
+                route, stmts, arg = "GET /", INDEX, None
+            elif p.startswith("/articles/"):
+                route, stmts, arg = "GET /articles/{id}", DETAIL, (int(p[10:]),)
+            else:
+                route, stmts, arg = "GET /tags/{slug}", TAG, (p[6:],)
+            conn = psycopg2.connect(sys.argv[2])
+            try:
+                conn.autocommit = True
+                cur = conn.cursor()
+                for q in stmts:
+                    cur.execute(q, arg)
+                    cur.fetchall()
+            finally:
+                conn.close()
+            note(route, len(stmts))
+        else:
+            status, body = 404, b"no"
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+print("ready", flush=True)
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
