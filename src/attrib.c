@@ -987,10 +987,8 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	if (announces && may_wait) {
 		take_entry(a, e, r->conn);
 		mine = true;
-		if (acquire)
-			e->tx_bound = false;
-		else if (e->ep == EP_NONE || e->ep == EP_OPEN)
-			e->tx_bound = true;
+		/* after a ping (acquire, or release then BEGIN) the pings bound it */
+		e->tx_bound = !acquire && (e->ep == EP_NONE || e->ep == EP_OPEN);
 		if (acquire || e->ep != EP_ACQUIRED)
 			e->ep = EP_ACQUIRED;
 		if (!e->announced) {

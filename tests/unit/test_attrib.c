@@ -905,11 +905,14 @@ static double simulate_tx(bool tx, double *got)
  * statement, while that page still writes its answer, is another page's
  * as likely as its own, so it is the fit's, not tied to the transaction's
  * page.  Before, under three routes at once, the detail route read 5.96
- * (5.95-5.96) round trips per page for 6.  An acquire ping before the
- * BEGIN marks the checkout instead: it lasts past COMMIT. */
+ * (5.95-5.96) round trips per page for 6.  Where pings bound the checkout
+ * (an acquire ping before the BEGIN, or a release ping before it) it lasts
+ * past COMMIT. */
 static void test_transaction_ends_checkout(void)
 {
-	for (int pinged = 0; pinged < 2; pinged++) {
+	/* pinged: 0 none, 1 an acquire ping before the BEGIN, 2 the release
+	 * ping that ended the connection's last checkout */
+	for (int pinged = 0; pinged < 3; pinged++) {
 		attrib_init(&a, 1 * MS, 0);
 		pool_marks_checkouts();
 		uint32_t t = attrib_route_id(&a, "GET /t"), x = attrib_route_id(&a, "GET /x");
@@ -917,7 +920,8 @@ static void test_transaction_ends_checkout(void)
 		attrib_add_page(&a, t, 0, 10 * MS, 10 * MS, 1, "GET", "/t", 200);
 		attrib_add_page(&a, x, 35 * MS / 10, 8 * MS, 8 * MS, 2, "GET", "/x", 200);
 		if (pinged)
-			tx_rt(7, 5 * MS / 10, RT_PING, PING_ACQUIRE, 0, 'I', 'I');
+			tx_rt(7, 5 * MS / 10, RT_PING, pinged == 1 ? PING_ACQUIRE : PING_RELEASE, 0, 'I',
+			      'I');
 		tx_rt(7, 1 * MS, RT_TRANSACTION, PING_NONE, 900, 'I', 'T');  /* BEGIN: /t's alone */
 		tx_rt(7, 2 * MS, RT_QUERY, PING_NONE, 41, 'T', 'T');
 		tx_rt(7, 3 * MS, RT_TRANSACTION, PING_NONE, 901, 'T', 'I');  /* COMMIT */
