@@ -987,8 +987,14 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	if (announces && may_wait) {
 		take_entry(a, e, r->conn);
 		mine = true;
-		/* after a ping (acquire, or release then BEGIN) the pings bound it */
-		e->tx_bound = !acquire && (e->ep == EP_NONE || e->ep == EP_OPEN);
+		/* a BEGIN with no checkout open is its transaction's alone; after
+		 * a ping (acquire, or release then BEGIN) the pings bound it; a
+		 * BEGIN inside an open checkout leaves it as it began (sqlx:
+		 * acquire ping, a statement, BEGIN ... COMMIT, a statement) */
+		if (acquire || e->ep == EP_RELEASED)
+			e->tx_bound = false;
+		else if (e->ep == EP_NONE)
+			e->tx_bound = true;
 		if (acquire || e->ep != EP_ACQUIRED)
 			e->ep = EP_ACQUIRED;
 		if (!e->announced) {

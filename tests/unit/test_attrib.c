@@ -911,8 +911,10 @@ static double simulate_tx(bool tx, double *got)
 static void test_transaction_ends_checkout(void)
 {
 	/* pinged: 0 none, 1 an acquire ping before the BEGIN, 2 the release
-	 * ping that ended the connection's last checkout */
-	for (int pinged = 0; pinged < 3; pinged++) {
+	 * ping that ended the connection's last checkout, 3 an acquire ping
+	 * and a statement before the BEGIN (sqlx: the transaction inside the
+	 * checkout) */
+	for (int pinged = 0; pinged < 4; pinged++) {
 		attrib_init(&a, 1 * MS, 0);
 		pool_marks_checkouts();
 		uint32_t t = attrib_route_id(&a, "GET /t"), x = attrib_route_id(&a, "GET /x");
@@ -920,14 +922,16 @@ static void test_transaction_ends_checkout(void)
 		attrib_add_page(&a, t, 0, 10 * MS, 10 * MS, 1, "GET", "/t", 200);
 		attrib_add_page(&a, x, 35 * MS / 10, 8 * MS, 8 * MS, 2, "GET", "/x", 200);
 		if (pinged)
-			tx_rt(7, 5 * MS / 10, RT_PING, pinged == 1 ? PING_ACQUIRE : PING_RELEASE, 0, 'I',
+			tx_rt(7, 5 * MS / 10, RT_PING, pinged == 2 ? PING_RELEASE : PING_ACQUIRE, 0, 'I',
 			      'I');
+		if (pinged == 3)
+			tx_rt(7, 7 * MS / 10, RT_QUERY, PING_NONE, 40, 'I', 'I');
 		tx_rt(7, 1 * MS, RT_TRANSACTION, PING_NONE, 900, 'I', 'T');  /* BEGIN: /t's alone */
 		tx_rt(7, 2 * MS, RT_QUERY, PING_NONE, 41, 'T', 'T');
 		tx_rt(7, 3 * MS, RT_TRANSACTION, PING_NONE, 901, 'T', 'I');  /* COMMIT */
 		tx_rt(7, 5 * MS, RT_QUERY, PING_NONE, 42, 'I', 'I'); /* /t and /x both work */
 		attrib_finish(&a);
-		double want_t = pinged ? 5 : 3;
+		double want_t = pinged == 3 ? 6 : pinged ? 5 : 3;
 		CHECK(a.routes[t].rt > want_t - 0.001 && a.routes[t].rt < want_t + 0.001);
 		CHECK_EQ_U(a.rts_mixed, pinged ? 0 : 1); /* without the ping: the fit's */
 		attrib_free(&a);
