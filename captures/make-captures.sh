@@ -166,6 +166,28 @@ if [ "$ONLY" = "  " ] || echo "$ONLY" | grep -q " web-pipelined "; then
 	"$SRC/build/bench/blogload" "host=127.0.0.1 port=$PORT user=postgres dbname=blogpipe sslmode=disable" >/dev/null
 fi
 capture_filter="tcp port $PORT or tcp port 18080" capture web-pipelined lo - pipelined 8 8 /articles/3 / /tags/tag-7
+# a connection per request, as PHP apps have it: the blog's three routes on
+# http.server, each page connecting with psycopg2, running its statements
+# and closing (tests/clients/per_request_app.py, database blogpipe); the
+# client file is the app's own count per route, [pages, statements,
+# connections]
+per_request() {
+	/usr/bin/python3 "$SRC/tests/clients/per_request_app.py" 18080 \
+		"host=127.0.0.1 port=$PORT user=postgres dbname=blogpipe sslmode=disable" \
+		>"$TMP/app.out" 2>&1 &
+	app=$!
+	for _ in $(seq 100); do grep -q ready "$TMP/app.out" 2>/dev/null && break; sleep 0.1; done
+	/usr/bin/python3 "$SRC/tests/clients/load.py" 18080 "$@" >/dev/null
+	curl -s http://127.0.0.1:18080/stats
+	echo
+	kill $app
+	wait $app 2>/dev/null || true
+}
+if echo "$ONLY" | grep -q " web-per-request "; then
+	psql -X -qAt -c 'DROP DATABASE IF EXISTS blogpipe' -c 'CREATE DATABASE blogpipe' >/dev/null
+	"$SRC/build/bench/blogload" "host=127.0.0.1 port=$PORT user=postgres dbname=blogpipe sslmode=disable" >/dev/null
+fi
+capture_filter="tcp port $PORT or tcp port 18080" capture web-per-request lo - per_request 4 15 /articles/3 / /tags/tag-7
 # app_client CLIENT ARGS...: the blog app (no pings) while a client script runs
 app_client() {
 	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 noping >"$TMP/app.out" 2>&1 &
