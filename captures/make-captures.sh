@@ -143,50 +143,47 @@ for t in $tags; do
 	i=$((i + 1))
 done
 webcap web-learnt ping-page 10 30 $learnt_pages
+# The apps on the seed's dataset in database blogpipe, made once for those
+# that use it
+BLOGPIPE="host=127.0.0.1 port=$PORT user=postgres dbname=blogpipe sslmode=disable"
+if [ "$ONLY" = "  " ] || echo "$ONLY" | grep -qE " web-(pipelined|per-request) "; then
+	psql -X -qAt -c 'DROP DATABASE IF EXISTS blogpipe' -c 'CREATE DATABASE blogpipe' >/dev/null
+	"$SRC/build/bench/blogload" "$BLOGPIPE" >/dev/null
+fi
+# load_app PID ARGS...: once the app started as PID (its output in
+# $TMP/app.out) says ready, load.py 18080 ARGS on it; print the app's own
+# count per route (GET /stats), the client file, and stop it
+load_app() {
+	app=$1
+	shift
+	for _ in $(seq 100); do grep -q ready "$TMP/app.out" 2>/dev/null && break; sleep 0.1; done
+	/usr/bin/python3 "$SRC/tests/clients/load.py" 18080 "$@" >/dev/null
+	curl -s http://127.0.0.1:18080/stats
+	echo
+	kill "$app"
+	wait "$app" 2>/dev/null || true
+}
 # a pipelining driver: the blog's three routes on postgres.js with 2
-# connections for 8 clients (tests/clients/pipelined_app.js, on the seed's
-# dataset in database blogpipe; postgres.js from NODE_PATH, by default
-# where tests/driver_pages_test.py installs it); the client file is
-# the app's own count per route, [pages, statements]
+# connections for 8 clients (tests/clients/pipelined_app.js; postgres.js
+# from NODE_PATH, by default where tests/driver_pages_test.py installs it);
+# the client file is [pages, statements] per route
 pipelined() {
-	url="postgres://postgres@127.0.0.1:$PORT/blogpipe"
+	url="postgres://postgres@127.0.0.1:$PORT/blogpipe" # the cluster's PORT, not the app's
 	PORT=18080 POOL_MAX=2 DATABASE_URL="$url" \
 		NODE_PATH=${NODE_PATH:-$SRC/build/bench-build/postgresjs/node_modules} \
 		node "$SRC/tests/clients/pipelined_app.js" >"$TMP/app.out" 2>&1 &
-	app=$!
-	for _ in $(seq 100); do grep -q ready "$TMP/app.out" 2>/dev/null && break; sleep 0.1; done
-	/usr/bin/python3 "$SRC/tests/clients/load.py" 18080 "$@" >/dev/null
-	curl -s http://127.0.0.1:18080/stats
-	echo
-	kill $app
-	wait $app 2>/dev/null || true
+	load_app $! "$@"
 }
-if [ "$ONLY" = "  " ] || echo "$ONLY" | grep -q " web-pipelined "; then
-	psql -X -qAt -c 'DROP DATABASE IF EXISTS blogpipe' -c 'CREATE DATABASE blogpipe' >/dev/null
-	"$SRC/build/bench/blogload" "host=127.0.0.1 port=$PORT user=postgres dbname=blogpipe sslmode=disable" >/dev/null
-fi
 capture_filter="tcp port $PORT or tcp port 18080" capture web-pipelined lo - pipelined 8 8 /articles/3 / /tags/tag-7
 # a connection per request, as PHP apps have it: the blog's three routes on
 # http.server, each page connecting with psycopg2, running its statements
-# and closing (tests/clients/per_request_app.py, database blogpipe); the
-# client file is the app's own count per route, [pages, statements,
-# connections]
+# and closing (tests/clients/per_request_app.py); the client file is
+# [pages, statements, connections] per route
 per_request() {
-	/usr/bin/python3 "$SRC/tests/clients/per_request_app.py" 18080 \
-		"host=127.0.0.1 port=$PORT user=postgres dbname=blogpipe sslmode=disable" \
+	/usr/bin/python3 "$SRC/tests/clients/per_request_app.py" 18080 "$BLOGPIPE" \
 		>"$TMP/app.out" 2>&1 &
-	app=$!
-	for _ in $(seq 100); do grep -q ready "$TMP/app.out" 2>/dev/null && break; sleep 0.1; done
-	/usr/bin/python3 "$SRC/tests/clients/load.py" 18080 "$@" >/dev/null
-	curl -s http://127.0.0.1:18080/stats
-	echo
-	kill $app
-	wait $app 2>/dev/null || true
+	load_app $! "$@"
 }
-if echo "$ONLY" | grep -q " web-per-request "; then
-	psql -X -qAt -c 'DROP DATABASE IF EXISTS blogpipe' -c 'CREATE DATABASE blogpipe' >/dev/null
-	"$SRC/build/bench/blogload" "host=127.0.0.1 port=$PORT user=postgres dbname=blogpipe sslmode=disable" >/dev/null
-fi
 capture_filter="tcp port $PORT or tcp port 18080" capture web-per-request lo - per_request 4 15 /articles/3 / /tags/tag-7
 # app_client CLIENT ARGS...: the blog app (no pings) while a client script runs
 app_client() {

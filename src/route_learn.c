@@ -204,12 +204,6 @@ bool route_learn_name(struct route_learn *l, const char *route, char *out, size_
 	return walk(l, route, out, cap, true);
 }
 
-bool route_learn_see(struct route_learn *l, const char *route)
-{
-	char scratch[ROUTE_MAX];
-	return route_learn_name(l, route, scratch, sizeof scratch);
-}
-
 void route_learn_apply(const struct route_learn *l, const char *route, char *out, size_t cap)
 {
 	if (cap == 0)

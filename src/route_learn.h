@@ -65,12 +65,9 @@ struct route_learn {
 void route_learn_init(struct route_learn *l, uint32_t threshold);
 void route_learn_free(struct route_learn *l);
 
-/* A request's route (route.c's), counted.  Returns true when a segment of
- * it became a parameter just now. */
-bool route_learn_see(struct route_learn *l, const char *route);
-
-/* route_learn_see, and route with the parameters learnt (this request's
- * counted) into out[0..cap): one walk for both. */
+/* A request's route (route.c's), counted, and named with the parameters
+ * learnt (this request's counted) into out[0..cap): one walk for both.
+ * Returns true when a segment of it became a parameter just now. */
 bool route_learn_name(struct route_learn *l, const char *route, char *out, size_t cap);
 
 /* route with the parameters learnt so far into out[0..cap). */

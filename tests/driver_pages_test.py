@@ -228,24 +228,33 @@ def near(got, want):
     return abs(got - want) <= max(0.05 * want, 0.05)
 
 
+def per_class(name, run, wants):
+    """Each route the app counted, measured on every page, and its round
+    trips per page of each class within 5% of what wants(route, counts)
+    gives (near()): {route: by class} of the routes measured."""
+    if not run:
+        return {}
+    truth, d = run
+    got = {r["route"]: r for r in d["routes"]}
+    measured = {}
+    for route, counts in sorted(truth.items()):
+        x = got.get(route)
+        check(f"{name}: {route} measured, every page", x and x["pages"], counts[0])
+        if not x:
+            continue
+        by = measured[route] = classes_of(x)
+        for cls, want in wants(route, counts):
+            check(f"{name}: {route} {cls} per page {by[cls]:.3f} within 5% of {want:.2f}",
+                  near(by[cls], want), True)
+    return measured
+
+
 def asyncpg_pages(tmp):
     url = f"postgresql://postgres@127.0.0.1:{PORT}/blogpipe?sslmode=disable"
     run = three_routes_of("asyncpg", ["/usr/bin/python3", client("asyncpg_app.py"), "{http}", url],
                           tmp)
-    if not run:
-        return
-    truth, d = run
-    got = {r["route"]: r for r in d["routes"]}
-    for route, (pages, stmts, checkouts, tx) in sorted(truth.items()):
-        x = got.get(route)
-        check(f"asyncpg: {route} measured, every page", x and x["pages"], pages)
-        if not x:
-            continue
-        by = classes_of(x)
-        for cls, n in (("query", stmts), ("reset", checkouts), ("transaction", tx)):
-            want = n / pages
-            check(f"asyncpg: {route} {cls} per page {by[cls]:.3f} within 5% of {want:.2f}",
-                  near(by[cls], want), True)
+    per_class("asyncpg", run, lambda route, c: (("query", c[1] / c[0]), ("reset", c[2] / c[0]),
+                                                ("transaction", c[3] / c[0])))
 
 
 def go_libpq_pages(tmp):
@@ -263,21 +272,10 @@ def go_libpq_pages(tmp):
     dsn = f"host=127.0.0.1 port={PORT} user=postgres dbname=blogpipe sslmode=disable"
     run = three_routes_of("lib/pq", [os.path.join(build, "app"), "{http}", dsn,
                                      client("blog_queries.json")], tmp)
-    if not run:
-        return
-    truth, d = run
-    got = {r["route"]: r for r in d["routes"]}
     with_args = {"GET /": 0, "GET /articles/{id}": 3, "GET /tags/{slug}": 4}
-    for route, (pages, stmts, tx) in sorted(truth.items()):
-        x = got.get(route)
-        check(f"lib/pq: {route} measured, every page", x and x["pages"], pages)
-        if not x:
-            continue
-        by = classes_of(x)
-        for cls, want in (("query", stmts / pages), ("prepare", with_args[route]),
-                          ("transaction", tx / pages)):
-            check(f"lib/pq: {route} {cls} per page {by[cls]:.3f} within 5% of {want:.2f}",
-                  near(by[cls], want), True)
+    per_class("lib/pq", run, lambda route, c: (("query", c[1] / c[0]),
+                                               ("prepare", with_args[route]),
+                                               ("transaction", c[2] / c[0])))
 
 
 def node_pg_pages(mods, tmp):
@@ -285,19 +283,9 @@ def node_pg_pages(mods, tmp):
     run = three_routes_of("node-postgres", ["node", client("node_pg_app.js"), "{http}", url], tmp,
                           dict(os.environ, POOL_MAX="4",
                                NODE_PATH=os.path.join(mods, "node_modules")))
-    if not run:
-        return
-    truth, d = run
-    got = {r["route"]: r for r in d["routes"]}
-    for route, (pages, stmts, tx) in sorted(truth.items()):
-        x = got.get(route)
-        check(f"node-postgres: {route} measured, every page", x and x["pages"], pages)
-        if not x:
-            continue
-        by = classes_of(x)
-        for cls, want in (("query", stmts / pages), ("transaction", tx / pages)):
-            check(f"node-postgres: {route} {cls} per page {by[cls]:.3f} within 5% of {want:.2f}",
-                  near(by[cls], want), True)
+    measured = per_class("node-postgres", run,
+                         lambda route, c: (("query", c[1] / c[0]), ("transaction", c[2] / c[0])))
+    for route, by in measured.items():
         pings = sum(by[c] for c in ("ping", "reset"))
         check(f"node-postgres: {route} no ping nor reset per page ({pings:.3f})", pings, 0)
 
@@ -305,19 +293,8 @@ def node_pg_pages(mods, tmp):
 def per_request_pages(dsn, tmp):
     run = three_routes_of("per-request", ["/usr/bin/python3", client("per_request_app.py"),
                                          "{http}", dsn], tmp)
-    if not run:
-        return
-    truth, d = run
-    got = {r["route"]: r for r in d["routes"]}
-    for route, (pages, stmts, conns) in sorted(truth.items()):
-        x = got.get(route)
-        check(f"per-request: {route} measured, every page", x and x["pages"], pages)
-        if not x:
-            continue
-        by = classes_of(x)
-        for cls, want in (("query", stmts / pages), ("startup", conns / pages)):
-            check(f"per-request: {route} {cls} per page {by[cls]:.3f} within 5% of {want:.2f}",
-                  near(by[cls], want), True)
+    per_class("per-request", run,
+              lambda route, c: (("query", c[1] / c[0]), ("startup", c[2] / c[0])))
 
 
 def main():
