@@ -84,8 +84,9 @@ struct analysis_opts {
 	analysis_redis_rt_fn *on_redis_rt; /* every Redis round trip */
 	struct textring *texts;       /* set: round trips carry their statement's text (dump, trace) */
 	uint32_t threads;             /* 2: attribution on a thread of its own (attrib_pipe.h;
-					 only when nothing reads it before analysis_finish)
-					 and its fit on two (infer.c); 0 or 1: one thread */
+					 only when nothing reads it before analysis_finish);
+					 0 or 1: on the reading one */
+	uint32_t fit_threads;         /* 2: the fit at the end on two (infer.c); 0 or 1: one */
 	bool text_values;             /* ... as sent (--show-values), not normalised */
 	uint32_t max_open;            /* 0: ANALYSIS_MAX_OPEN */
 	uint64_t max_buffer;          /* --max-buffer: out-of-order bytes held over all

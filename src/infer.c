@@ -1963,7 +1963,10 @@ void infer_solve(struct infer *in)
 	if (!sv || !tot || !save || !out || !worker_init(&sv->w[0], in, false) ||
 	    !packed_alloc(&sv->whole, in->nsample, in->npairs, R))
 		goto out; /* the running guess stands */
-	bool two = in->threads > 1 && worker_init(&sv->w[1], in, true);
+	/* the second thread only for the tests and the interval: with fewer
+	 * records there are none, and its start is all it would cost */
+	bool two = in->threads > 1 && in->nsample >= 4 * JACK_PARTS &&
+		   worker_init(&sv->w[1], in, true);
 	if (two) /* now: its start is hidden behind packing and the estimate */
 		helper_start(sv);
 	struct worker *w0 = &sv->w[0];
