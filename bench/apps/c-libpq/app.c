@@ -15,7 +15,9 @@
  *
  * Environment: PORT, DATABASE_URL (libpq), POOL_MAX (16), POOL_MIN (4),
  * POOL_MODE (pgx), POOL_ORDER (fifo, or lifo: the idle connection returned
- * last is handed out first), REDIS_URL (redis://HOST:PORT, for the cached routes).
+ * last is handed out first), REDIS_URL (redis://HOST:PORT, for the cached routes),
+ * SESSION_LOOKUP (1: every page first runs the same lookup, SESSION_SQL, as
+ * apps with sessions do: one more query per page, whatever the route).
  * Routes: / (the 20 latest articles), /articles/{id}, /tags/{slug},
  * /cached/ and /cached/articles/{id} (the same pages from a Redis page
  * cache: GET, and on a miss the page rendered and SET; no PostgreSQL round
@@ -50,7 +52,13 @@ struct pool {
 	const char *dsn;
 	bool per_query, acquire_ping, release_ping;
 	bool lifo; /* POOL_ORDER=lifo: the most recently returned first (bb8, HikariCP) */
+	bool session_lookup; /* SESSION_LOOKUP=1: every page runs SESSION_SQL first */
 };
+
+/* What an app with sessions runs first on every page, whatever its route:
+ * the same statement under every route (docs/pages.md, "A statement every
+ * route runs first") */
+#define SESSION_SQL "SELECT id, name FROM authors WHERE id = $1"
 
 static struct pool pool = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -189,19 +197,27 @@ static PGresult *query(struct db *d, const char *sql, const char *param)
 	return res;
 }
 
-static bool page_begin(struct db *d)
-{
-	d->page = NULL;
-	if (!pool.per_query && !(d->page = acquire()))
-		return false;
-	return true;
-}
-
 static void page_end(struct db *d)
 {
 	if (d->page)
 		release(d->page);
 	d->page = NULL;
+}
+
+static bool page_begin(struct db *d)
+{
+	d->page = NULL;
+	if (!pool.per_query && !(d->page = acquire()))
+		return false;
+	if (pool.session_lookup) { /* in the page's checkout, or one of its own */
+		PGresult *user = query(d, SESSION_SQL, "1");
+		if (!user) {
+			page_end(d);
+			return false;
+		}
+		PQclear(user);
+	}
+	return true;
 }
 
 /* ---------------------------------------------------------------- pages */
@@ -630,6 +646,7 @@ int main(void)
 		return 2;
 	}
 	pool.lifo = strcmp(order, "lifo") == 0;
+	pool.session_lookup = env_int("SESSION_LOOKUP", 0) == 1;
 	const char *redis = getenv("REDIS_URL");
 	if (redis && *redis &&
 	    sscanf(redis, "redis://%127[^:]:%d", redis_host, &redis_port) != 2) {
