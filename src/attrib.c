@@ -133,7 +133,8 @@ int attrib_init(struct attrib *a, uint64_t grace_ns, uint64_t hold_ns)
 	a->cands = calloc(1, sizeof(*a->cands));
 	infer_init(&a->infer);
 	infer_init(&a->rinfer);
-	bool ok = a->routes && a->route_slots && a->conns && a->rflights && a->feats && a->cands;
+	bool ok = a->routes && a->route_slots && a->conns && a->rflights && a->feats && a->cands &&
+		  checkout_runs_init(&a->runs) == 0;
 	return ok ? 0 : -1;
 }
 
@@ -147,6 +148,7 @@ void attrib_free(struct attrib *a)
 	free(a->rflights);
 	free(a->feats);
 	free(a->cands);
+	checkout_runs_free(&a->runs);
 	infer_free(&a->infer);
 	infer_free(&a->rinfer);
 	free(a->rts);
@@ -260,7 +262,7 @@ static uint64_t rec_at(const struct attrib_rt_rec *r)
 	return r->redis && !r->redis_cmd && r->t_end > r->t_start ? r->t_end : r->t_start;
 }
 
-static void rt_push(struct attrib *a, const struct attrib_rt_rec *r)
+static uint32_t rt_push(struct attrib *a, const struct attrib_rt_rec *r)
 {
 	uint32_t slot = a->rt_free[--a->nfree];
 	a->rt_pool[slot] = *r;
@@ -276,6 +278,7 @@ static void rt_push(struct attrib *a, const struct attrib_rt_rec *r)
 	a->rts[i].t_start = t;
 	a->rts[i].slot = slot;
 	a->rts[i].seq = seq;
+	return slot;
 }
 
 static void rt_pop(struct attrib *a, struct attrib_rt_rec *out)
@@ -419,18 +422,59 @@ void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t_a
 
 /* A round trip (either protocol's) waits for the sweep, or is placed now
  * if it started behind it: the pages it may belong to are active now, or
- * gone. */
-static void enqueue(struct attrib *a, const struct attrib_rt_rec *r)
+ * gone.  Returns its slot while it waits, or UINT32_MAX (placed, or
+ * dropped). */
+static uint32_t enqueue(struct attrib *a, const struct attrib_rt_rec *r)
 {
 	if (rec_at(r) < a->pos) {
 		place(a, r);
-		return;
+		return UINT32_MAX;
 	}
 	if (!rt_room(a)) {
 		a->dropped++;
+		return UINT32_MAX;
+	}
+	return rt_push(a, r);
+}
+
+/* What a round trip is to its connection's runs, and its statement's key */
+static enum run_mark run_mark_of(const struct attrib_rt_rec *r, uint64_t *stmt)
+{
+	bool in_tx = r->status_before == 'T' || r->status_before == 'E';
+	*stmt = 0;
+	if (r->cls == RT_PING || r->cls == RT_RESET)
+		return RUN_PING;
+	if (in_tx && r->status_after == 'I')
+		return RUN_END;
+	if (r->cls == RT_TRANSACTION)
+		return r->status_before == 'I' && (r->status_after == 'T' || r->status_after == 'E')
+			       ? RUN_BEGIN
+			       : RUN_OTHER;
+	if (r->cls == RT_STARTUP)
+		return RUN_STARTUP;
+	if (r->cls == RT_UNKNOWN)
+		return RUN_OTHER;
+	*stmt = (r->sig ? r->sig : r->cls) ^ ((uint64_t)r->cls << 56);
+	return RUN_STATEMENT;
+}
+
+/* Round trip r joins its connection's run: the run's key into the record
+ * of its first statement while that waits (after enqueue, r's own slot) */
+static void follow_run(struct attrib *a, const struct attrib_rt_rec *r, bool pushed,
+		       uint32_t slot, const struct run_seen *seen)
+{
+	if (seen->first) {
+		if (pushed)
+			checkout_runs_anchor(&a->runs, r->conn,
+					     (uint64_t)slot | (uint64_t)(uint32_t)r->t_start << 32);
 		return;
 	}
-	rt_push(a, r);
+	if (!seen->known || !seen->key)
+		return;
+	uint32_t at = (uint32_t)seen->where;
+	if (at < a->cap_rts && a->rt_pool[at].conn == r->conn &&
+	    (uint32_t)a->rt_pool[at].t_start == (uint32_t)(seen->where >> 32))
+		a->rt_pool[at].run_key = seen->key;
 }
 
 void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
@@ -461,7 +505,15 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	r.text = rt->text;
 	r.stmts = rt->stmts;
 	r.flight_key = rt->part ? ((conn + 1) * 0x9e3779b97f4a7c15ull ^ (uint32_t)rt->index) | 1 : 0;
-	enqueue(a, &r);
+	r.run_key = 0;
+	uint64_t stmt = 0;
+	struct run_seen seen;
+	enum run_mark mk = run_mark_of(&r, &stmt);
+	checkout_runs_add(&a->runs, conn, mk, stmt, &seen);
+	uint32_t slot = enqueue(a, &r);
+	follow_run(a, &r, slot != UINT32_MAX, slot, &seen);
+	if (r.tail_ping) /* the next checkout's test came with it: its run begins */
+		checkout_runs_add(&a->runs, conn, RUN_PING, 0, &seen);
 }
 
 void attrib_add_redis_cmd(struct attrib *a, uint64_t conn, uint64_t flight, uint64_t ts,
@@ -611,8 +663,11 @@ static uint32_t feature_id(struct attrib *a, uint64_t key, uint32_t fallback)
 	}
 }
 
-/* tied: the feature of the query it shares a page with, or INFER_NONE */
-static uint32_t feature_of(struct attrib *a, const struct attrib_rt_rec *r, uint32_t tied)
+/* tied: the feature of the query it shares a page with, or INFER_NONE;
+ * run: for a checkout's first statement, what its run held (checkout_runs.h;
+ * 0: by its own statement) */
+static uint32_t feature_of(struct attrib *a, const struct attrib_rt_rec *r, uint32_t tied,
+			   uint64_t run)
 {
 	uint32_t f;
 	if (r->cls == RT_PING || r->cls == RT_RESET) {
@@ -629,6 +684,8 @@ static uint32_t feature_of(struct attrib *a, const struct attrib_rt_rec *r, uint
 		f = feature_id(a, key, r->cls);
 		if (f >= RT_NCLASS)
 			infer_tie(&a->infer, f, tied);
+	} else if (run) { /* a checkout's anchor: by the statements of its checkout */
+		f = feature_id(a, run ^ 0x94d049bb133111ebull, r->cls);
 	} else if (r->sig) {
 		f = feature_id(a, r->sig ^ ((uint64_t)r->cls << 56), r->cls);
 	} else {
@@ -1025,7 +1082,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 			tied = true;
 			if (e->rec && r->t_start > e->anchor_t && working)
 				narrow(a, e, r->t_start, true);
-			f = feature_of(a, r, e->feat);
+			f = feature_of(a, r, e->feat, 0);
 			if (g.n == 1) {
 				infer_certain(&a->infer, g.grp[0].route, f, 1);
 			} else {
@@ -1035,6 +1092,15 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 			goto placed;
 		}
 	}
+	/* a run's first statement - where pings or transactions mark the
+	 * checkouts, the checkout's anchor - is known by what its run held, not
+	 * by its own statement: a lookup every route runs first shared its
+	 * checkouts out among the routes as it shares itself (checkout_runs.h).
+	 * Whether or not it opens a checkout here: one statement known two
+	 * ways (before the pool's pings are trusted, and after) split its
+	 * records between two features (captures/web-learnt.pcap: one of them
+	 * 14 records, too few, and its route's interval twice as wide) */
+	uint64_t anchor = query ? r->run_key : 0;
 	const struct attrib_cands *k = candidates(a, r->t_start);
 	const uint32_t *c = k->c;
 	uint32_t n = k->n;
@@ -1060,7 +1126,8 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	}
 	m = n;
 	if (g.n == 1) {
-		f = feature_of(a, r, tied_kind && !announces && mine && e->ntie ? e->feat : INFER_NONE);
+		f = feature_of(a, r, tied_kind && !announces && mine && e->ntie ? e->feat : INFER_NONE,
+			       anchor);
 		infer_certain(&a->infer, g.grp[0].route, f, 1);
 		g.grp[0].w = 1;
 		for (uint32_t i = 0; i < n; i++) {
@@ -1073,7 +1140,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 		bool by_page = a->on_page || !g.all_mixed || query;
 		double p[64];
 		m = by_page ? n : 0;
-		f = feature_of(a, r, INFER_NONE);
+		f = feature_of(a, r, INFER_NONE, anchor);
 		handle = infer_weigh(&a->infer, f, g.grp, g.n, p);
 		/* within a route, its pages share by density */
 		for (uint32_t i = 0; i < m; i++) {

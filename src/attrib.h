@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "checkout_runs.h"
 #include "hist.h"
 #include "infer.h"
 #include "redis_rtt.h"
@@ -114,6 +115,10 @@ struct attrib_rt_rec {
 	/* one of a flight's parts (rtt.h struct rt_part), of flight `flight_key`
 	 * (0: a whole flight): a page waited once for the parts it had */
 	uint64_t flight_key;
+	/* the first statement of a run (checkout_runs.h): the statements its
+	 * run held so far, as the fit keys it where it anchors a checkout
+	 * (0: none, or fewer than two) */
+	uint64_t run_key;
 };
 
 #define ATTRIB_TARGET_MAX 128
@@ -206,6 +211,7 @@ struct attrib {
 	uint64_t conns_pending[ATTRIB_CONNS / 64]; /* bit i: conns[i] holds acquire pings waiting */
 	struct attrib_redis_flight *rflights; /* ATTRIB_REDIS_CONNS, in sets of 4 */
 	uint64_t rflight_clock;
+	struct checkout_runs runs; /* what each connection's checkouts ran, ahead of placing */
 	struct infer infer;
 	struct infer rinfer;   /* Redis commands' routes (their names the features) */
 	uint64_t rfeat[INFER_FEATURES]; /* a Redis feature's name hash + 1 (0: free) */

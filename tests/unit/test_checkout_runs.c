@@ -1,0 +1,169 @@
+/* test_checkout_runs.c - what each connection's checkouts ran (src/checkout_runs.h) */
+#include "../../src/checkout_runs.h"
+#include "tinytest.h"
+
+#include <string.h>
+
+static struct checkout_runs k;
+static struct run_seen seen;
+
+static void add(uint64_t conn, enum run_mark mark, uint64_t stmt)
+{
+	checkout_runs_add(&k, conn, mark, stmt, &seen);
+}
+
+/* The key of a run that begins at a ping and holds stmts[0 .. n) */
+static uint64_t run_key(const uint64_t *stmts, int n)
+{
+	add(9, RUN_PING, 0);
+	for (int i = 0; i < n; i++)
+		add(9, RUN_STATEMENT, stmts[i]);
+	return seen.key;
+}
+
+/* A run ends at a ping: the statements after it are a new run, whose
+ * first is its anchor; the key is its statements', in any order, each
+ * once */
+static void test_runs_end_at_pings(void)
+{
+	CHECK(checkout_runs_init(&k) == 0);
+	add(1, RUN_PING, 0);
+	add(1, RUN_STATEMENT, 5);
+	CHECK(seen.first);
+	CHECK_EQ_U(seen.key, 0); /* one statement: its own says all */
+	checkout_runs_anchor(&k, 1, 77);
+	add(1, RUN_STATEMENT, 21);
+	CHECK(!seen.first && seen.known);
+	CHECK_EQ_U(seen.where, 77);
+	uint64_t two = seen.key;
+	CHECK(two != 0);
+	add(1, RUN_STATEMENT, 22);
+	uint64_t three = seen.key;
+	CHECK(three != two);
+	add(1, RUN_STATEMENT, 21); /* again: the same set */
+	CHECK_EQ_U(seen.key, three);
+	add(1, RUN_PING, 0); /* release */
+	add(1, RUN_PING, 0); /* and the next checkout's acquire: still no statement */
+	add(1, RUN_STATEMENT, 22);
+	CHECK(seen.first && !seen.known); /* a new run: the anchor is not yet told */
+	add(1, RUN_STATEMENT, 21);
+	add(1, RUN_STATEMENT, 5);
+	CHECK_EQ_U(seen.key, three); /* the same statements in another order */
+	const uint64_t other[] = {5, 31, 32};
+	CHECK(run_key(other, 3) != three);
+	checkout_runs_free(&k);
+}
+
+/* Runs are per connection: two connections' statements interleaved */
+static void test_runs_per_connection(void)
+{
+	CHECK(checkout_runs_init(&k) == 0);
+	add(1, RUN_PING, 0);
+	add(2, RUN_PING, 0);
+	add(1, RUN_STATEMENT, 5);
+	checkout_runs_anchor(&k, 1, 10);
+	add(2, RUN_STATEMENT, 5);
+	checkout_runs_anchor(&k, 2, 20);
+	add(1, RUN_STATEMENT, 11);
+	uint64_t one = seen.key;
+	CHECK_EQ_U(seen.where, 10);
+	add(2, RUN_STATEMENT, 21);
+	CHECK_EQ_U(seen.where, 20);
+	CHECK(seen.key != one);
+	checkout_runs_free(&k);
+}
+
+/* A transaction ends a run that no ping began (Go's database/sql: BEGIN
+ * announces the checkout, COMMIT ends it); inside a run a ping began, it
+ * does not (sqlx: acquire ping, a statement, BEGIN ... COMMIT, a
+ * statement) */
+static void test_transactions(void)
+{
+	CHECK(checkout_runs_init(&k) == 0);
+	add(1, RUN_STARTUP, 0);
+	add(1, RUN_STATEMENT, 40); /* another page's, before the BEGIN */
+	add(1, RUN_BEGIN, 0);
+	add(1, RUN_STATEMENT, 41);
+	CHECK(seen.first);
+	add(1, RUN_STATEMENT, 42);
+	uint64_t tx = seen.key;
+	CHECK(tx != 0);
+	add(1, RUN_END, 0); /* COMMIT */
+	add(1, RUN_STATEMENT, 43);
+	CHECK(seen.first);
+	/* a ping began it: BEGIN and COMMIT inside */
+	add(1, RUN_PING, 0);
+	add(1, RUN_STATEMENT, 40);
+	CHECK(seen.first);
+	add(1, RUN_BEGIN, 0);
+	add(1, RUN_STATEMENT, 41);
+	CHECK(!seen.first);
+	add(1, RUN_END, 0);
+	add(1, RUN_STATEMENT, 42);
+	CHECK(!seen.first);
+	const uint64_t all[] = {40, 41, 42};
+	uint64_t whole = seen.key;
+	CHECK_EQ_U(run_key(all, 3), whole);
+	checkout_runs_free(&k);
+}
+
+/* A run the capture did not see begin has no key: a connection picked up
+ * mid-stream, whose pool marks nothing, is one run for its whole life,
+ * its first statement's key whatever came first.  The startup begins one. */
+static void test_unseen_beginning(void)
+{
+	CHECK(checkout_runs_init(&k) == 0);
+	add(3, RUN_STATEMENT, 5);
+	add(3, RUN_STATEMENT, 11);
+	CHECK_EQ_U(seen.key, 0);
+	add(4, RUN_STARTUP, 0);
+	add(4, RUN_STATEMENT, 5);
+	CHECK(seen.first);
+	add(4, RUN_STATEMENT, 11);
+	CHECK(seen.key != 0);
+	add(4, RUN_OTHER, 0); /* a statement of no key: nothing */
+	add(4, RUN_STATEMENT, 11);
+	CHECK(!seen.first);
+	checkout_runs_free(&k);
+}
+
+/* At most RUNS_STMTS distinct statements make the key: the first ones (an
+ * N+1 loop's, or a long run's, do not make every checkout a key of its
+ * own) */
+static void test_bounded(void)
+{
+	CHECK(checkout_runs_init(&k) == 0);
+	uint64_t many[RUNS_STMTS + 4];
+	for (int i = 0; i < RUNS_STMTS + 4; i++)
+		many[i] = 100 + (uint64_t)i;
+	uint64_t full = run_key(many, RUNS_STMTS);
+	CHECK_EQ_U(run_key(many, RUNS_STMTS + 4), full);
+	CHECK(run_key(many, RUNS_STMTS - 1) != full);
+	/* a connection whose entry another took starts again, its run unseen
+	 * (the table is by the connection's hash, as checkout_runs.c has it) */
+	uint64_t slot9 = ((9 + 1) * 0x9e3779b97f4a7c15ull >> 40) % RUNS_CONNS, x = 10;
+	while (((x + 1) * 0x9e3779b97f4a7c15ull >> 40) % RUNS_CONNS != slot9)
+		x++;
+	add(9, RUN_PING, 0);
+	add(9, RUN_STATEMENT, 5);
+	checkout_runs_anchor(&k, 9, 55);
+	add(x, RUN_PING, 0); /* takes conn 9's entry */
+	add(9, RUN_STATEMENT, 11);
+	CHECK(seen.first && !seen.known && seen.key == 0);
+	checkout_runs_free(&k);
+	/* out of memory (no table): nothing said, nothing kept */
+	memset(&k, 0, sizeof k);
+	add(1, RUN_STATEMENT, 5);
+	CHECK(!seen.first && !seen.known && seen.key == 0);
+	checkout_runs_anchor(&k, 1, 3);
+}
+
+int main(void)
+{
+	RUN(test_runs_end_at_pings);
+	RUN(test_runs_per_connection);
+	RUN(test_transactions);
+	RUN(test_unseen_beginning);
+	RUN(test_bounded);
+	return TT_EXIT();
+}
