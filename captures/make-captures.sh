@@ -143,6 +143,16 @@ for t in $tags; do
 	i=$((i + 1))
 done
 webcap web-learnt ping-page 10 30 $learnt_pages
+# three routes at once, every page looking its user up first in its checkout
+# (SESSION_LOOKUP=1: the same statement on every route, as apps with sessions
+# have): 8 clients, 30 pages each (docs/pages.md, checkout_runs.h)
+web_lookup() { # POOL LOAD-ARGS...
+	SESSION_LOOKUP=1
+	export SESSION_LOOKUP
+	web "$@"
+	unset SESSION_LOOKUP
+}
+capture_filter="tcp port $PORT or tcp port 18080" capture web-session-lookup lo - web_lookup ping-page 8 30 /articles/3 / /tags/rust /articles/4
 # The apps on the seed's dataset in database blogpipe, made once for those
 # that use it
 BLOGPIPE="host=127.0.0.1 port=$PORT user=postgres dbname=blogpipe sslmode=disable"

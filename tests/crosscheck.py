@@ -4,9 +4,10 @@
 Runs `pgrtt analyze -p 55432 -F json` on the capture and compares each
 check with the value the client reported or with tshark's ReadyForQuery
 count on the same file (tshark_redis: the Redis commands its RESP
-dissector decodes; KEY=VALUE, KEY>=VALUE, KEY>VALUE, and KEY~VALUE/PCT%:
-within PCT percent of VALUE, for estimated figures).  Exit 0 pass, 1 fail,
-77 skip (no tshark)."""
+dissector decodes; KEY=VALUE, KEY>=VALUE, KEY>VALUE, KEY~VALUE/PCT%:
+within PCT percent of VALUE, for estimated figures, and KEY@VALUE: the
+interval [lo, hi] at KEY holds VALUE).  Exit 0 pass, 1 fail, 77 skip (no
+tshark)."""
 import json
 import os
 import re
@@ -91,7 +92,7 @@ def main():
                   else None)
     failed = 0
     for c in checks:
-        m = re.match(r"([\w.\[\]:]+?)(>=|=|>|~)(.*)$", c)
+        m = re.match(r"([\w.\[\]:]+?)(>=|=|>|~|@)(.*)$", c)
         key, op, want = m.groups()
         if key == "exit":
             got = proc.returncode
@@ -111,6 +112,8 @@ def main():
         elif op == "~":  # VALUE/PCT%: within PCT percent of VALUE (an estimate)
             v, pct = want.rstrip("%").split("/")
             want_v = (float(v), float(pct) / 100)
+        elif op == "@":  # VALUE: an interval [lo, hi] that holds it
+            want_v = float(want)
         elif re.fullmatch(r"-?\d+", want):
             want_v = int(want)
         else:
@@ -119,7 +122,9 @@ def main():
                                            and abs(a - b) < 1e-6),
               ">=": lambda a, b: a is not None and a >= b,
               ">": lambda a, b: a is not None and a > b,
-              "~": lambda a, b: a is not None and abs(a - b[0]) <= b[1] * abs(b[0])}[op](got, want_v)
+              "~": lambda a, b: a is not None and abs(a - b[0]) <= b[1] * abs(b[0]),
+              "@": lambda a, b: isinstance(a, list) and len(a) == 2 and a[0] <= b <= a[1]}[op](
+                  got, want_v)
         print(f"{'ok  ' if ok else 'FAIL'} {name}: {key} {op} {want} (want {want_v!r}, got {got!r})")
         failed += not ok
     if proc.returncode not in (0, 3) and not any(c.startswith("exit=") for c in checks):

@@ -2,7 +2,10 @@
 """per_request_app.py PORT DSN - the blog's three routes on http.server
 (threads) with a connection per request, as PHP and CGI apps have it:
 each page connects (psycopg2, autocommit), runs its statements and closes,
-so every page pays a startup round trip beside its statements.  GET /stats
+so every page pays a startup round trip beside its statements.  With
+SESSION_LOOKUP=1 every page first looks its user up (the same statement on
+every route, as apps with sessions have; counted among its statements).
+GET /stats
 gives {route: [pages, statements, connections]}, the truth
 tests/driver_pages_test.py holds pgrtt's figures to."""
 import json
@@ -18,6 +21,8 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "blog_queries
     SQL = json.load(f)
 INDEX, DETAIL, TAG = ([q.replace("$1", "%s") for q in SQL[k]] for k in ("index", "detail", "tag"))
 
+LOOKUP = "SELECT id, name FROM authors WHERE id = %s" if os.environ.get("SESSION_LOOKUP") == "1" \
+    else None
 lock = threading.Lock()
 counts = {}
 
@@ -52,12 +57,15 @@ class Handler(BaseHTTPRequestHandler):
             try:
                 conn.autocommit = True
                 cur = conn.cursor()
+                if LOOKUP:
+                    cur.execute(LOOKUP, (1,))
+                    cur.fetchall()
                 for q in stmts:
                     cur.execute(q, arg)
                     cur.fetchall()
             finally:
                 conn.close()
-            note(route, len(stmts))
+            note(route, len(stmts) + (LOOKUP is not None))
         else:
             status, body = 404, b"no"
         self.send_response(status)

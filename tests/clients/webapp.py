@@ -14,9 +14,13 @@ POOL decides how connections are checked out (psycopg2 pool, autocommit):
   ping-query  one checkout per query, each checked with ';' (EmptyQueryResponse)
   ping-page   one checkout per page, checked once with ';'
 Round trips per detail page on one idle connection: noping 3, ping-query 6,
-ping-page 4.  The server runs until killed; it logs nothing.
+ping-page 4.  With SESSION_LOOKUP=1 in the environment every page first
+looks its user up (the same statement on every route, as apps with sessions
+have), in the page's checkout or one of its own: one query more per page,
+and with ping-query its ping.  The server runs until killed; it logs nothing.
 """
 import http.server
+import os
 import re
 import sys
 import threading
@@ -25,6 +29,8 @@ import psycopg2
 import psycopg2.pool
 
 DSN, PORT, POOL = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+LOOKUP = [("SELECT id, name FROM authors WHERE id = 1", False)] \
+    if os.environ.get("SESSION_LOOKUP") == "1" else []
 # minconn = maxconn: psycopg2 closes a returned connection when more than
 # minconn are idle, which would add a startup to pages under concurrency
 pool = psycopg2.pool.ThreadedConnectionPool(16, 16, DSN)
@@ -64,6 +70,7 @@ TAG_QUERIES = [
 
 def page_queries(queries, article):
     rows = []
+    queries = LOOKUP + queries
     if POOL == "ping-page":
         conn = checkout()
         try:
