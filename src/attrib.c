@@ -708,7 +708,7 @@ static uint32_t feature_of(struct attrib *a, const struct attrib_rt_rec *r, uint
 
 static struct attrib_conn *conn_entry(struct attrib *a, uint64_t conn)
 {
-	return &a->conns[((conn + 1) * 0x9e3779b97f4a7c15ull >> 40) % ATTRIB_CONNS];
+	return &a->conns[conn_hash(conn) % ATTRIB_CONNS];
 }
 
 /* Page p joins its route's group in g (a new one if none yet): its index. */
@@ -1211,7 +1211,7 @@ placed:
 static struct attrib_redis_flight *redis_flight(struct attrib *a, uint64_t conn, bool create)
 {
 	struct attrib_redis_flight *set =
-		&a->rflights[((conn + 1) * 0x9e3779b97f4a7c15ull >> 40) % (ATTRIB_REDIS_CONNS / 4) * 4];
+		&a->rflights[conn_hash(conn) % (ATTRIB_REDIS_CONNS / 4) * 4];
 	struct attrib_redis_flight *old = set;
 	for (int i = 0; i < 4; i++) {
 		if (set[i].conn == conn + 1) {

@@ -1,5 +1,6 @@
 /* checkout_runs.c - what each connection's checkouts ran (checkout_runs.h) */
 #include "checkout_runs.h"
+#include "hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ void checkout_runs_free(struct checkout_runs *k)
 
 static struct checkout_runs_conn *entry(const struct checkout_runs *k, uint64_t conn)
 {
-	return &k->conns[((conn + 1) * 0x9e3779b97f4a7c15ull >> 40) % RUNS_CONNS];
+	return &k->conns[conn_hash(conn) % RUNS_CONNS];
 }
 
 /* The set's key: the same whatever order the statements came in */
@@ -95,7 +96,7 @@ void checkout_runs_add(struct checkout_runs *k, uint64_t conn, enum run_mark mar
 		c->stmt[c->n++] = stmt;
 	seen->key = key_of(c);
 	seen->where = c->where;
-	seen->known = c->known && !seen->first;
+	seen->known = c->known; /* never for the first: a run begins unanchored */
 }
 
 void checkout_runs_anchor(struct checkout_runs *k, uint64_t conn, uint64_t where)

@@ -103,7 +103,8 @@ int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct an
 	 * on a thread of its own - but for small inputs; PGRTT_THREADS=1 or 2
 	 * says which (1: one thread, as a live capture) */
 	const char *threads = getenv("PGRTT_THREADS");
-	ao->threads = threads && strcmp(threads, "1") == 0   ? 1
+	bool one = threads && strcmp(threads, "1") == 0;
+	ao->threads = one                                    ? 1
 		      : threads && strcmp(threads, "2") == 0 ? 2
 		      : small_inputs(ro)                     ? 1
 							     : 2;
@@ -111,7 +112,7 @@ int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct an
 	 * the routes, not the file (a 4 MB capture of 120 routes: the
 	 * interval's twelve fits 68 ms on one thread, 43 on two; infer.c
 	 * starts the second only where the sample has the tasks for it) */
-	ao->fit_threads = threads && strcmp(threads, "1") == 0 ? 1 : 2;
+	ao->fit_threads = one ? 1 : 2;
 	*partial = false;
 	if (analysis_init(a, ao) != 0) {
 		warnx_("out of memory");

@@ -1,5 +1,6 @@
 /* hash.h - a string's 32-bit FNV-1a, for the small open-addressed tables
- * that name things read off the network (Redis commands, routes). */
+ * that name things read off the network (Redis commands, routes); a
+ * connection's id spread over a table's slots. */
 #ifndef PGRTT_HASH_H
 #define PGRTT_HASH_H
 
@@ -22,6 +23,13 @@ static inline uint64_t mem_hash64(const void *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ b[i]) * 0x100000001b3ull;
 	return h;
+}
+
+/* Connection id conn's hash, for the tables by connection (attrib.c's,
+ * checkout_runs.c's): take it modulo the table's size */
+static inline uint64_t conn_hash(uint64_t conn)
+{
+	return (conn + 1) * 0x9e3779b97f4a7c15ull >> 40;
 }
 
 #endif

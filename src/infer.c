@@ -1963,10 +1963,10 @@ void infer_solve(struct infer *in)
 	if (!sv || !tot || !save || !out || !worker_init(&sv->w[0], in, false) ||
 	    !packed_alloc(&sv->whole, in->nsample, in->npairs, R))
 		goto out; /* the running guess stands */
-	/* the second thread only for the tests and the interval: with fewer
-	 * records there are none, and its start is all it would cost */
-	bool two = in->threads > 1 && in->nsample >= 4 * JACK_PARTS &&
-		   worker_init(&sv->w[1], in, true);
+	/* the tests and the interval: on a smaller sample there are none, and
+	 * no second thread (its start would be all it cost) */
+	const bool tasks = in->nsample >= 4 * JACK_PARTS;
+	bool two = in->threads > 1 && tasks && worker_init(&sv->w[1], in, true);
 	if (two) /* now: its start is hidden behind packing and the estimate */
 		helper_start(sv);
 	struct worker *w0 = &sv->w[0];
@@ -1987,7 +1987,7 @@ void infer_solve(struct infer *in)
 	sv->tot = tot;
 	sv->out = out;
 	uint64_t offs[INFER_FEATURES / 64] = {0}, doubts[INFER_FEATURES / 64] = {0};
-	if (in->nsample >= 4 * JACK_PARTS) {
+	if (tasks) {
 		/* which routes run each feature: the features with records, the
 		 * largest first (so that the two threads end together), on the
 		 * estimate's records */
@@ -2041,7 +2041,7 @@ void infer_solve(struct infer *in)
 	}
 	timing_mark("fit.refit");
 	keep(in, save);
-	if (in->nsample >= 4 * JACK_PARTS) {
+	if (tasks) {
 		/* the jackknife: the whole estimate again without each eighth of
 		 * the sample (of a subsample of it, on a large one: the variance
 		 * of an estimate goes as 1 / its sample's size); the models; the
@@ -2091,7 +2091,7 @@ void infer_solve(struct infer *in)
 	}
 	timing_mark("fit.interval");
 	restore(in, save);
-	if (in->nsample >= 4 * JACK_PARTS)
+	if (tasks)
 		vague_bounds(in); /* out of memory: the intervals without them */
 	lock_bounds(in);
 	alike_bounds(in);

@@ -1,5 +1,6 @@
 /* test_checkout_runs.c - what each connection's checkouts ran (src/checkout_runs.h) */
 #include "../../src/checkout_runs.h"
+#include "../../src/hash.h"
 #include "tinytest.h"
 
 #include <string.h>
@@ -140,9 +141,9 @@ static void test_bounded(void)
 	CHECK_EQ_U(run_key(many, RUNS_STMTS + 4), full);
 	CHECK(run_key(many, RUNS_STMTS - 1) != full);
 	/* a connection whose entry another took starts again, its run unseen
-	 * (the table is by the connection's hash, as checkout_runs.c has it) */
-	uint64_t slot9 = ((9 + 1) * 0x9e3779b97f4a7c15ull >> 40) % RUNS_CONNS, x = 10;
-	while (((x + 1) * 0x9e3779b97f4a7c15ull >> 40) % RUNS_CONNS != slot9)
+	 * (the table is by the connection's hash) */
+	uint64_t slot9 = conn_hash(9) % RUNS_CONNS, x = 10;
+	while (conn_hash(x) % RUNS_CONNS != slot9)
 		x++;
 	add(9, RUN_PING, 0);
 	add(9, RUN_STATEMENT, 5);
