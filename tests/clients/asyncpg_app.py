@@ -5,7 +5,10 @@ route calls pool.fetch per statement (a checkout, and the pool's reset
 query on return, per statement); the detail route takes one connection
 per page; the tag route one per page, in a transaction.  asyncpg resets a
 connection it gets back with one simple query (pg_advisory_unlock_all,
-CLOSE ALL, UNLISTEN *, RESET ALL).  Each request counts what it ran; GET
+CLOSE ALL, UNLISTEN *, RESET ALL).  SESSION_LOOKUP=1: every page first
+looks its user up, the same statement on every route, as apps with sessions
+do (in the page's checkout where it has one; a checkout of its own on the
+index).  Each request counts what it ran; GET
 /stats gives {route: [pages, statements, checkouts, BEGIN and COMMIT]},
 the truth tests/driver_pages_test.py holds pgrtt's figures to."""
 import asyncio
@@ -19,6 +22,9 @@ import asyncpg
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "blog_queries.json")) as f:
     SQL = json.load(f)
 INDEX, DETAIL, TAG = (SQL[k] for k in ("index", "detail", "tag"))
+LOOKUP = "SELECT id, name FROM authors WHERE id = $1" if os.environ.get("SESSION_LOOKUP") == "1" \
+    else None
+N = 1 if LOOKUP else 0
 
 counts = {}
 
@@ -31,20 +37,26 @@ def note(route, statements, checkouts, tx):
 
 async def page(pool, path):
     if path == "/":
+        if LOOKUP:
+            await pool.fetch(LOOKUP, 1)
         for q in INDEX:
             await pool.fetch(q)
-        note("GET /", len(INDEX), len(INDEX), 0)
+        note("GET /", len(INDEX) + N, len(INDEX) + N, 0)
     elif path.startswith("/articles/"):
         async with pool.acquire() as con:
+            if LOOKUP:
+                await con.fetch(LOOKUP, 1)
             for q in DETAIL:
                 await con.fetch(q, int(path[10:]))
-        note("GET /articles/{id}", len(DETAIL), 1, 0)
+        note("GET /articles/{id}", len(DETAIL) + N, 1, 0)
     elif path.startswith("/tags/"):
         async with pool.acquire() as con:
+            if LOOKUP:
+                await con.fetch(LOOKUP, 1)
             async with con.transaction():
                 for q in TAG:
                     await con.fetch(q, path[6:])
-        note("GET /tags/{slug}", len(TAG), 1, 2)
+        note("GET /tags/{slug}", len(TAG) + N, 1, 2)
     else:
         return 404, b"no"
     return 200, b"ok"

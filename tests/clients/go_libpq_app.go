@@ -3,7 +3,10 @@
 // connections.  lib/pq runs a statement with arguments in two round trips
 // (Parse/Describe/Sync, then Bind/Execute/Sync) and one without in one
 // simple Query; the tag route runs in a transaction (BEGIN, COMMIT).  The
-// SQL is every driver test app's (QUERIES: tests/clients/blog_queries.json).  Each
+// SQL is every driver test app's (QUERIES: tests/clients/blog_queries.json).
+// SESSION_LOOKUP=1: every page first looks its user up, the same statement on
+// every route, as apps with sessions do (database/sql: a checkout of its own,
+// before the tag route's transaction).  Each
 // request counts what it ran; GET /stats gives {route: [pages, statements,
 // BEGIN and COMMIT]}, the truth tests/driver_pages_test.py holds pgrtt's
 // figures to.
@@ -71,8 +74,16 @@ func main() {
 	}
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
+	lookup := os.Getenv("SESSION_LOOKUP") == "1"
+	n := 0
+	if lookup {
+		n = 1
+	}
 	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
+		if lookup && p != "/stats" {
+			run(db, "SELECT id, name FROM authors WHERE id = $1", 1)
+		}
 		switch {
 		case p == "/stats":
 			mu.Lock()
@@ -83,13 +94,13 @@ func main() {
 			for _, text := range queries.Index {
 				run(db, text)
 			}
-			note("GET /", len(queries.Index), 0)
+			note("GET /", len(queries.Index)+n, 0)
 		case strings.HasPrefix(p, "/articles/"):
 			id, _ := strconv.Atoi(p[10:])
 			for _, text := range queries.Detail {
 				run(db, text, id)
 			}
-			note("GET /articles/{id}", len(queries.Detail), 0)
+			note("GET /articles/{id}", len(queries.Detail)+n, 0)
 		case strings.HasPrefix(p, "/tags/"):
 			s := p[6:]
 			tx, err := db.Begin()
@@ -100,7 +111,7 @@ func main() {
 				run(tx, text, s)
 			}
 			tx.Commit()
-			note("GET /tags/{slug}", len(queries.Tag), 2)
+			note("GET /tags/{slug}", len(queries.Tag)+n, 2)
 		default:
 			w.WriteHeader(404)
 		}

@@ -8,7 +8,9 @@
 //                      in one write, one round trip each)
 //   GET /tags/{slug}   pool.connect, BEGIN, its statements, COMMIT, release
 // node-postgres sends no ping: nothing on the wire marks a checkout but the
-// transaction.  GET /stats gives {route: [pages, statements, BEGIN+COMMIT]},
+// transaction.  SESSION_LOOKUP=1: every page first looks its user up, the
+// same statement on every route, as apps with sessions do (counted among its
+// statements; in the page's checkout where it has one).  GET /stats gives {route: [pages, statements, BEGIN+COMMIT]},
 // the truth tests/driver_pages_test.py holds pgrtt's figures to.
 // node node_pg_app.js PORT DATABASE_URL; POOL_MAX and NODE_PATH (pg) from
 // the environment.
@@ -20,39 +22,44 @@ const { Pool } = require('pg');
 const pool = new Pool({ connectionString: process.argv[3],
                         max: parseInt(process.env.POOL_MAX || '4', 10), idleTimeoutMillis: 0 });
 const SQL = JSON.parse(fs.readFileSync(path.join(__dirname, 'blog_queries.json'), 'utf8'));
+const LOOKUP = process.env.SESSION_LOOKUP === '1'
+  ? 'SELECT id, name FROM authors WHERE id = $1' : null;
 const counts = {};
+async function lookup(q) { return LOOKUP ? (await q.query(LOOKUP, [1])).rowCount : ''; }
 function note(route, n, tx) {
   const c = counts[route] || (counts[route] = [0, 0, 0]);
   c[0]++; c[1] += n; c[2] += tx;
 }
 async function index() {
-  let body = '';
+  let body = '' + await lookup(pool);
   for (const t of SQL.index) body += (await pool.query(t)).rowCount;
-  note('GET /', SQL.index.length, 0);
+  note('GET /', SQL.index.length + (LOOKUP ? 1 : 0), 0);
   return body;
 }
 async function detail(id) {
   const c = await pool.connect();
   let body = '';
   try {
+    body += await lookup(c);
     for (const t of SQL.detail) body += (await c.query(t, [id])).rowCount;
   } finally {
     c.release();
   }
-  note('GET /articles/{id}', SQL.detail.length, 0);
+  note('GET /articles/{id}', SQL.detail.length + (LOOKUP ? 1 : 0), 0);
   return body;
 }
 async function tag(slug) {
   const c = await pool.connect();
   let body = '';
   try {
+    body += await lookup(c);
     await c.query('BEGIN');
     for (const t of SQL.tag) body += (await c.query(t, [slug])).rowCount;
     await c.query('COMMIT');
   } finally {
     c.release();
   }
-  note('GET /tags/{slug}', SQL.tag.length, 2);
+  note('GET /tags/{slug}', SQL.tag.length + (LOOKUP ? 1 : 0), 2);
   return body;
 }
 http.createServer(async (req, res) => {

@@ -4,7 +4,9 @@
 BEGIN before a page's first statement, COMMIT at its end).  The detail
 route runs its three statements in pipeline mode with a Sync after each
 (psycopg waits for each), and leaving the pipeline sends one more lone
-Sync inside the transaction - not a pool's ping.  Each request counts the
+Sync inside the transaction - not a pool's ping.  SESSION_LOOKUP=1: every
+page first looks its user up, the same statement on every route, as apps
+with sessions do (the transaction's first).  Each request counts the
 statements it ran; GET /stats gives {route: [pages, statements]}, the
 truth tests/driver_pages_test.py holds pgrtt's figures to."""
 import json
@@ -19,6 +21,9 @@ from psycopg_pool import ConnectionPool
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "blog_queries.json")) as f:
     SQL = json.load(f)
 INDEX, DETAIL, TAG = ([q.replace("$1", "%s") for q in SQL[k]] for k in ("index", "detail", "tag"))
+LOOKUP = "SELECT id, name FROM authors WHERE id = %s" if os.environ.get("SESSION_LOOKUP") == "1" \
+    else None
+N = 1 if LOOKUP else 0
 
 pool = ConnectionPool(sys.argv[2], min_size=4, max_size=4)
 lock = threading.Lock()
@@ -30,6 +35,11 @@ def note(route, statements):
         c = counts.setdefault(route, [0, 0])
         c[0] += 1
         c[1] += statements
+
+
+def lookup(c):
+    if LOOKUP:
+        c.execute(LOOKUP, (1,)).fetchall()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -45,11 +55,13 @@ class Handler(BaseHTTPRequestHandler):
                 body = json.dumps(counts).encode()
         elif p == "/":
             with pool.connection() as c:
+                lookup(c)
                 for q in INDEX:
                     c.execute(q).fetchall()
-            note("GET /", len(INDEX))
+            note("GET /", len(INDEX) + N)
         elif p.startswith("/articles/"):
             with pool.connection() as c:
+                lookup(c)
                 with c.pipeline() as pipe:
                     curs = []
                     for q in DETAIL:
@@ -57,12 +69,13 @@ class Handler(BaseHTTPRequestHandler):
                         pipe.sync()
                 for cur in curs:
                     cur.fetchall()
-            note("GET /articles/{id}", len(DETAIL))
+            note("GET /articles/{id}", len(DETAIL) + N)
         elif p.startswith("/tags/"):
             with pool.connection() as c:
+                lookup(c)
                 for q in TAG:
                     c.execute(q, (p[6:],)).fetchall()
-            note("GET /tags/{slug}", len(TAG))
+            note("GET /tags/{slug}", len(TAG) + N)
         else:
             status, body = 404, b"no"
         self.send_response(status)
