@@ -442,8 +442,11 @@ static enum run_mark run_mark_of(const struct attrib_rt_rec *r, uint64_t *stmt)
 {
 	bool in_tx = r->status_before == 'T' || r->status_before == 'E';
 	*stmt = 0;
+	/* a lone Sync inside a transaction is no pool's (psycopg 3 leaving
+	 * pipeline mode: taken for one, the page's COMMIT and the next page's
+	 * BEGIN ended no run, and its lookup's key held several pages) */
 	if (r->cls == RT_PING || r->cls == RT_RESET)
-		return RUN_PING;
+		return in_tx ? RUN_OTHER : RUN_PING;
 	if (in_tx && r->status_after == 'I')
 		return RUN_END;
 	if (r->cls == RT_TRANSACTION)
@@ -461,12 +464,20 @@ static enum run_mark run_mark_of(const struct attrib_rt_rec *r, uint64_t *stmt)
 /* Round trip r joins its connection's run: the run's key into the record
  * of its first statement while that waits (after enqueue, r's own slot) */
 static void follow_run(struct attrib *a, const struct attrib_rt_rec *r, bool pushed,
-		       uint32_t slot, const struct run_seen *seen)
+		       uint32_t slot, const struct run_seen *seen, bool stmt)
 {
+	uint64_t mark = (uint64_t)slot | (uint64_t)(uint32_t)r->t_start << 32;
+	if (seen->chain && seen->last_known) {
+		uint32_t at = (uint32_t)seen->last_where;
+		if (at < a->cap_rts && a->rt_pool[at].conn == r->conn &&
+		    (uint32_t)a->rt_pool[at].t_start == (uint32_t)(seen->last_where >> 32))
+			a->rt_pool[at].chain_next = seen->chain;
+	}
+	if (stmt && pushed)
+		checkout_runs_last(&a->runs, r->conn, mark);
 	if (seen->first) {
 		if (pushed)
-			checkout_runs_anchor(&a->runs, r->conn,
-					     (uint64_t)slot | (uint64_t)(uint32_t)r->t_start << 32);
+			checkout_runs_anchor(&a->runs, r->conn, mark);
 		return;
 	}
 	if (!seen->known || !seen->key)
@@ -505,13 +516,13 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	r.text = rt->text;
 	r.stmts = rt->stmts;
 	r.flight_key = rt->part ? ((conn + 1) * 0x9e3779b97f4a7c15ull ^ (uint32_t)rt->index) | 1 : 0;
-	r.run_key = 0;
+	r.run_key = r.chain_next = 0;
 	uint64_t stmt = 0;
 	struct run_seen seen;
 	enum run_mark mk = run_mark_of(&r, &stmt);
 	checkout_runs_add(&a->runs, conn, mk, stmt, &seen);
 	uint32_t slot = enqueue(a, &r);
-	follow_run(a, &r, slot != UINT32_MAX, slot, &seen);
+	follow_run(a, &r, slot != UINT32_MAX, slot, &seen, mk == RUN_STATEMENT);
 	if (r.tail_ping) /* the next checkout's test came with it: its run begins */
 		checkout_runs_add(&a->runs, conn, RUN_PING, 0, &seen);
 }
@@ -645,6 +656,7 @@ static double add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, 
  * ---------------------------------------------------------------------- */
 
 #define FEAT_SLOTS (2 * ATTRIB_FEATURES_MAX)
+#define RUN_FEATURE_SALT 0x94d049bb133111ebull /* a run's or a chain's key, as a feature's */
 
 static uint32_t feature_id(struct attrib *a, uint64_t key, uint32_t fallback)
 {
@@ -661,6 +673,36 @@ static uint32_t feature_id(struct attrib *a, uint64_t key, uint32_t fallback)
 			return a->nfeat++;
 		}
 	}
+}
+
+/* Whether key (as feature_id takes it) names a feature already */
+static bool feature_known(const struct attrib *a, uint64_t key)
+{
+	key *= 0x9e3779b97f4a7c15ull;
+	key = key ? key : 1;
+	for (uint32_t i = (uint32_t)(key >> 40) % FEAT_SLOTS;; i = (i + 1) % FEAT_SLOTS) {
+		if (a->feat_key[i] == key)
+			return true;
+		if (a->feat_key[i] == 0)
+			return false;
+	}
+}
+
+/* A statement known by its follower (checkout_runs.h's chains) is a
+ * feature more than the statement alone: within a budget, and only while
+ * the table is half empty, so that the statements themselves still find
+ * room (the synthetic capture of 120 routes, 240 statements, each of half
+ * of them split by what followed it, ran out of features and lumped the
+ * rest by class: fewer than 90% of its routes within 5%) */
+#define CHAIN_FEATS_MAX (ATTRIB_FEATURES_MAX / 8)
+static uint64_t chain_room(struct attrib *a, uint64_t chain)
+{
+	if (!chain || feature_known(a, chain ^ RUN_FEATURE_SALT))
+		return chain;
+	if (a->nfeat >= ATTRIB_FEATURES_MAX / 2 || a->chain_feats >= CHAIN_FEATS_MAX)
+		return 0;
+	a->chain_feats++;
+	return chain;
 }
 
 /* tied: the feature of the query it shares a page with, or INFER_NONE;
@@ -685,7 +727,7 @@ static uint32_t feature_of(struct attrib *a, const struct attrib_rt_rec *r, uint
 		if (f >= RT_NCLASS)
 			infer_tie(&a->infer, f, tied);
 	} else if (run) { /* a checkout's anchor: by the statements of its checkout */
-		f = feature_id(a, run ^ 0x94d049bb133111ebull, r->cls);
+		f = feature_id(a, run ^ RUN_FEATURE_SALT, r->cls);
 	} else if (r->sig) {
 		f = feature_id(a, r->sig ^ ((uint64_t)r->cls << 56), r->cls);
 	} else {
@@ -1100,7 +1142,14 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	 * ways (before the pool's pings are trusted, and after) split its
 	 * records between two features (captures/web-learnt.pcap: one of them
 	 * 14 records, too few, and its route's interval twice as wide) */
-	uint64_t anchor = query ? r->run_key : 0;
+	uint64_t anchor = 0;
+	if (query && r->run_key) {
+		anchor = r->run_key;
+	} else if (query && r->chain_next) {
+		uint64_t stmt;
+		if (run_mark_of(r, &stmt) == RUN_STATEMENT)
+			anchor = chain_room(a, checkout_runs_chain(&a->runs, stmt, r->chain_next));
+	}
 	const struct attrib_cands *k = candidates(a, r->t_start);
 	const uint32_t *c = k->c;
 	uint32_t n = k->n;

@@ -13,18 +13,127 @@ struct checkout_runs_conn {
 	bool begun;      /* the capture saw the run begin: a boundary, or the startup */
 	uint32_t n;      /* the run's distinct statements, up to RUNS_STMTS */
 	uint64_t stmt[RUNS_STMTS];
+	uint64_t last;       /* its last statement, 0 after a boundary (chains) */
+	uint64_t last_where; /* the caller's mark for it */
+	bool last_known;
 };
+
+/* A majority vote: the value most seen lately, and its count of the last
+ * total (started again when another overtakes it) */
+struct vote {
+	uint64_t what;
+	uint32_t same, total;
+};
+
+/* A statement (or BEGIN), the predecessor it has most had on its
+ * connection and the follower it has most had (0: a boundary) */
+struct chain_entry {
+	uint64_t stmt;
+	struct vote pred, next;
+};
+
+#define CHAIN_BEGIN 0x42454749ull /* a BEGIN as a follower: its own key */
 
 int checkout_runs_init(struct checkout_runs *k)
 {
 	k->conns = calloc(RUNS_CONNS, sizeof(*k->conns));
-	return k->conns ? 0 : -1;
+	k->chains = calloc(CHAIN_SLOTS, sizeof(*k->chains));
+	k->nchains = 0;
+	if (k->conns && k->chains)
+		return 0;
+	checkout_runs_free(k);
+	return -1;
 }
 
 void checkout_runs_free(struct checkout_runs *k)
 {
 	free(k->conns);
+	free(k->chains);
 	k->conns = NULL;
+	k->chains = NULL;
+}
+
+static struct chain_entry *chain_find(const struct checkout_runs *k, uint64_t stmt)
+{
+	uint32_t at = (uint32_t)(conn_hash(stmt) % CHAIN_SLOTS);
+	while (k->chains[at].stmt && k->chains[at].stmt != stmt)
+		at = (at + 1) % CHAIN_SLOTS;
+	return &k->chains[at];
+}
+
+/* Statement stmt's entry, a new one if there is room (else NULL) */
+static struct chain_entry *chain_entry_of(struct checkout_runs *k, uint64_t stmt)
+{
+	struct chain_entry *e = chain_find(k, stmt);
+	if (!e->stmt) {
+		if (2 * (k->nchains + 1) > CHAIN_SLOTS)
+			return NULL; /* full: no more statements followed, no chain for them */
+		k->nchains++;
+		e->stmt = stmt;
+	}
+	return e;
+}
+
+static void vote(struct vote *v, uint64_t what)
+{
+	if (v->total == 0 || v->what == what) {
+		v->same++;
+	} else if (2 * v->same <= v->total + 1) {
+		/* another has as many: the newcomer is the candidate now */
+		v->what = what;
+		v->same = 1;
+		v->total = 0;
+	}
+	if (v->total == 0)
+		v->what = what;
+	v->total++;
+	if (v->total >= 1u << 30) { /* the shares stay, the counts stay bounded */
+		v->same /= 2;
+		v->total /= 2;
+	}
+}
+
+/* what, nine times in ten at least, of CHAIN_MIN or more */
+static bool settled(const struct vote *v, uint64_t what)
+{
+	return v->what == what && v->total >= CHAIN_MIN &&
+	       10 * (uint64_t)v->same >= 9 * (uint64_t)v->total;
+}
+
+/* Follower next (0: a boundary) came after pred (0: a boundary, or first
+ * on its connection). */
+static void chain_seen(struct checkout_runs *k, uint64_t pred, uint64_t next)
+{
+	struct chain_entry *e;
+	if (next && (e = chain_entry_of(k, next)))
+		vote(&e->pred, pred);
+	if (pred && (e = chain_entry_of(k, pred)))
+		vote(&e->next, next);
+}
+
+static uint64_t chain_key(uint64_t pred, uint64_t next)
+{
+	uint64_t x = pred * 0xff51afd7ed558ccdull ^
+		     (next + 0x9e3779b97f4a7c15ull) * 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 29;
+	return x ? x : 1;
+}
+
+/* Round trip of mark and stmt after the connection's last statement: the
+ * chain key for that statement, into seen; then what it leaves as last */
+static void chain_step(struct checkout_runs *k, struct checkout_runs_conn *c, enum run_mark mark,
+		       uint64_t stmt, struct run_seen *seen)
+{
+	uint64_t next = mark == RUN_STATEMENT ? stmt : mark == RUN_BEGIN ? CHAIN_BEGIN : 0;
+	if (next || c->last)
+		chain_seen(k, c->last, next);
+	if (next && c->last) {
+		seen->chain = next;
+		seen->last_where = c->last_where;
+		seen->last_known = c->last_known;
+	}
+	c->last = mark == RUN_STATEMENT ? stmt : 0;
+	c->last_known = false;
 }
 
 static struct checkout_runs_conn *entry(const struct checkout_runs *k, uint64_t conn)
@@ -68,6 +177,7 @@ void checkout_runs_add(struct checkout_runs *k, uint64_t conn, enum run_mark mar
 		memset(c, 0, sizeof(*c));
 		c->conn = conn + 1;
 	}
+	chain_step(k, c, mark, stmt, seen);
 	switch (mark) {
 	case RUN_PING:
 		end_run(c, true, true);
@@ -108,4 +218,27 @@ void checkout_runs_anchor(struct checkout_runs *k, uint64_t conn, uint64_t where
 		return;
 	c->where = where;
 	c->known = true;
+}
+
+void checkout_runs_last(struct checkout_runs *k, uint64_t conn, uint64_t where)
+{
+	if (!k->conns)
+		return;
+	struct checkout_runs_conn *c = entry(k, conn);
+	if (c->conn != conn + 1 || !c->last)
+		return;
+	c->last_where = where;
+	c->last_known = true;
+}
+
+uint64_t checkout_runs_chain(const struct checkout_runs *k, uint64_t stmt, uint64_t next)
+{
+	if (!k->chains || !stmt || !next)
+		return 0;
+	const struct chain_entry *to = chain_find(k, next), *from = chain_find(k, stmt);
+	/* next comes after stmt alone; stmt is not followed by next alone (then
+	 * the pair is the statement, and a key would only rename it) */
+	bool link = to->stmt == next && settled(&to->pred, stmt) &&
+		    !(from->stmt == stmt && settled(&from->next, next));
+	return link ? chain_key(stmt, next) : 0;
 }

@@ -1,5 +1,7 @@
 /* checkout_runs.h - what each connection's checkouts ran, seen as their
- * round trips arrive, for the placing that comes after (attrib.c).
+ * round trips arrive, for the placing that comes after (attrib.c): runs
+ * between the boundaries pools put on the wire, and, where there are none,
+ * chains - what follows a statement on its connection (struct run_seen).
  *
  * A run is a connection's statements between two boundaries: a ping or a
  * reset; where no ping began the run, also a BEGIN and the end of its
@@ -34,8 +36,8 @@
  * arrived, and the caller has written the run's key into the first
  * statement's record as each came (checkout_runs_add says where).  State
  * per connection (RUNS_CONNS entries by the connection's hash, as
- * attrib.c's; a connection that finds its entry taken starts again there),
- * nothing per round trip. */
+ * attrib.c's; a connection that finds its entry taken starts again there)
+ * and per statement (CHAIN_SLOTS entries), nothing per round trip. */
 #ifndef PGRTT_CHECKOUT_RUNS_H
 #define PGRTT_CHECKOUT_RUNS_H
 
@@ -44,11 +46,16 @@
 
 #define RUNS_CONNS 1024 /* connections followed at once */
 #define RUNS_STMTS 8    /* distinct statements a run's key is made of: its first ones */
+#define CHAIN_SLOTS 2048 /* statements whose usual predecessor is followed */
+#define CHAIN_MIN 8      /* times a statement came before its predecessor is trusted */
 
 struct checkout_runs_conn;
+struct chain_entry;
 
 struct checkout_runs {
 	struct checkout_runs_conn *conns; /* RUNS_CONNS */
+	struct chain_entry *chains;      /* CHAIN_SLOTS, open addressing, at most half full */
+	uint32_t nchains;
 };
 
 /* What a round trip is to its connection's runs */
@@ -67,6 +74,20 @@ struct run_seen {
 	bool first;     /* this statement is the run's first: its anchor (checkout_runs_anchor) */
 	uint64_t where; /* the caller's mark for the run's first statement (first false) */
 	bool known;     /* where is set */
+	/* Chains: where nothing on the wire bounds a pool's checkouts
+	 * (node-postgres, pgx), what a statement is followed by on its
+	 * connection tells its page where the follower always comes right
+	 * after it - a checkout holding the connection from one to the other.
+	 * A lookup every route runs first is followed, in each route's
+	 * checkout, by that route's own next statement (or its BEGIN); where a
+	 * pool hands the connection on between them, by anything.  So the
+	 * connection's previous statement is known by the pair where this
+	 * round trip (a statement or a BEGIN) came after it at least nine
+	 * times in ten, CHAIN_MIN times or more (docs/pages.md) - never across
+	 * a ping, a startup or a transaction's end. */
+	uint64_t chain;      /* what followed the connection's previous statement (0: none) */
+	uint64_t last_where; /* the caller's mark for that statement (checkout_runs_last) */
+	bool last_known;     /* last_where is set */
 };
 
 int checkout_runs_init(struct checkout_runs *k);
@@ -78,5 +99,14 @@ void checkout_runs_add(struct checkout_runs *k, uint64_t conn, enum run_mark mar
 
 /* Where the caller keeps the run's first statement (after `first`). */
 void checkout_runs_anchor(struct checkout_runs *k, uint64_t conn, uint64_t where);
+
+/* Where the caller keeps the statement just added (RUN_STATEMENT): the
+ * chain key of the round trip after it goes there. */
+void checkout_runs_last(struct checkout_runs *k, uint64_t conn, uint64_t where);
+
+/* The key of statement stmt followed by next (run_seen's chain), where
+ * next comes after stmt as a chain's link by what has been seen so far
+ * (asked as stmt is placed: the later, the more seen); 0 where not. */
+uint64_t checkout_runs_chain(const struct checkout_runs *k, uint64_t stmt, uint64_t next);
 
 #endif

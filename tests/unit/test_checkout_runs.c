@@ -159,6 +159,109 @@ static void test_bounded(void)
 	checkout_runs_anchor(&k, 1, 3);
 }
 
+/* One page of a pool that marks nothing: on connection conn, the lookup
+ * (5) and then the route's statements; each kept where the caller keeps
+ * it (checkout_runs_last: its number) */
+static uint64_t kept;
+static void page(uint64_t conn, const uint64_t *stmts, int n)
+{
+	for (int i = 0; i < n; i++) {
+		add(conn, RUN_STATEMENT, stmts[i]);
+		checkout_runs_last(&k, conn, ++kept);
+	}
+}
+
+/* Chains: a statement that follows another on its connection nearly
+ * always (nine in ten, CHAIN_MIN times or more) tells that one apart; a
+ * statement followed by one alone is not split (the pair would only be a
+ * new name for it); a follower whose predecessor varies tells nothing */
+static void test_chains(void)
+{
+	CHECK(checkout_runs_init(&k) == 0);
+	const uint64_t detail[] = {5, 21, 22}, tags[] = {5, 31}, index1[] = {5}, index2[] = {11};
+	kept = 0;
+	/* the detail and tag pages in their checkouts; the index's lookup
+	 * a checkout of its own, then anything (here, the next page's lookup,
+	 * or its own second statement on another connection) */
+	for (int p = 0; p < CHAIN_MIN - 1; p++) {
+		page(1, detail, 3);
+		page(2, tags, 2);
+		page(3, index1, 1);
+		page(4, index2, 1);
+	}
+	CHECK_EQ_U(checkout_runs_chain(&k, 5, 21), 0); /* CHAIN_MIN - 1 times: not yet */
+	add(1, RUN_STATEMENT, 5);
+	checkout_runs_last(&k, 1, ++kept);
+	add(1, RUN_STATEMENT, 21);
+	CHECK_EQ_U(seen.chain, 21); /* what followed the last statement */
+	CHECK(seen.last_known);
+	CHECK_EQ_U(seen.last_where, kept); /* the lookup's mark */
+	CHECK(checkout_runs_chain(&k, 5, 21) != 0); /* CHAIN_MIN times */
+	checkout_runs_last(&k, 1, ++kept);
+	add(1, RUN_STATEMENT, 22);
+	checkout_runs_last(&k, 1, ++kept);
+	for (int p = 0; p < 4; p++) {
+		page(2, tags, 2);
+		page(3, index1, 1);
+		page(3, detail, 3); /* after the index's lookup on connection 3 */
+	}
+	uint64_t to_detail = checkout_runs_chain(&k, 5, 21);
+	uint64_t to_tags = checkout_runs_chain(&k, 5, 31);
+	CHECK(to_detail != 0 && to_tags != 0 && to_detail != to_tags);
+	CHECK_EQ_U(checkout_runs_chain(&k, 5, 5), 0);   /* the lookup after anything */
+	CHECK_EQ_U(checkout_runs_chain(&k, 21, 22), 0); /* 21 is followed by 22 alone */
+	CHECK_EQ_U(checkout_runs_chain(&k, 5, 0), 0);
+	CHECK_EQ_U(checkout_runs_chain(&k, 0, 21), 0);
+	CHECK_EQ_U(checkout_runs_chain(&k, 7, 21), 0);  /* 21 follows 5, not 7 */
+	/* not across a boundary: a ping, a startup, a transaction's end */
+	const enum run_mark bounds[] = {RUN_PING, RUN_STARTUP, RUN_END, RUN_OTHER};
+	for (int i = 0; i < 4; i++) {
+		add(6, RUN_STATEMENT, 5);
+		checkout_runs_last(&k, 6, ++kept);
+		add(6, bounds[i], 0);
+		add(6, RUN_STATEMENT, 21);
+		CHECK_EQ_U(seen.chain, 0);
+	}
+	/* a BEGIN follows too: the tag route in a transaction after the lookup */
+	add(7, RUN_STATEMENT, 5);
+	checkout_runs_last(&k, 7, ++kept);
+	add(7, RUN_BEGIN, 0);
+	uint64_t begin = seen.chain;
+	CHECK(begin != 0 && seen.last_where == kept);
+	add(7, RUN_STATEMENT, 41); /* first after the BEGIN: nothing before it */
+	CHECK_EQ_U(seen.chain, 0);
+	/* nine in ten: 21 after something else now and then breaks the chain
+	 * once it is more than one time in ten */
+	for (int p = 0; p < 30; p++) {
+		page(8, detail, 3);
+		if (p % 3 == 0) {
+			add(8, RUN_STATEMENT, 99);
+			add(8, RUN_STATEMENT, 21);
+		}
+	}
+	CHECK_EQ_U(checkout_runs_chain(&k, 5, 21), 0);
+	checkout_runs_free(&k);
+	CHECK_EQ_U(checkout_runs_chain(&k, 5, 31), 0); /* no table */
+}
+
+/* The table of statements is bounded: past half of CHAIN_SLOTS, new
+ * statements are not followed (no chain for them), nothing else changes */
+static void test_chains_bounded(void)
+{
+	CHECK(checkout_runs_init(&k) == 0);
+	for (uint64_t s = 1000; s < 1000 + CHAIN_SLOTS; s++)
+		add(1, RUN_STATEMENT, s);
+	CHECK_EQ_U(k.nchains, CHAIN_SLOTS / 2);
+	for (int p = 0; p < 2 * CHAIN_MIN; p++) {
+		add(2, RUN_STATEMENT, 7);
+		add(2, RUN_STATEMENT, 8);
+		add(2, RUN_STATEMENT, 1000);
+	}
+	CHECK_EQ_U(checkout_runs_chain(&k, 7, 8), 0); /* 7 and 8 never found room */
+	CHECK_EQ_U(k.nchains, CHAIN_SLOTS / 2);
+	checkout_runs_free(&k);
+}
+
 int main(void)
 {
 	RUN(test_runs_end_at_pings);
@@ -166,5 +269,7 @@ int main(void)
 	RUN(test_transactions);
 	RUN(test_unseen_beginning);
 	RUN(test_bounded);
+	RUN(test_chains);
+	RUN(test_chains_bounded);
 	return TT_EXIT();
 }
