@@ -156,7 +156,7 @@ capture_filter="tcp port $PORT or tcp port 18080" capture web-session-lookup lo 
 # The apps on the seed's dataset in database blogpipe, made once for those
 # that use it
 BLOGPIPE="host=127.0.0.1 port=$PORT user=postgres dbname=blogpipe sslmode=disable"
-if [ "$ONLY" = "  " ] || echo "$ONLY" | grep -qE " web-(pipelined|per-request) "; then
+if [ "$ONLY" = "  " ] || echo "$ONLY" | grep -qE " web-(pipelined|per-request|node-pg-lookup) "; then
 	psql -X -qAt -c 'DROP DATABASE IF EXISTS blogpipe' -c 'CREATE DATABASE blogpipe' >/dev/null
 	"$SRC/build/bench/blogload" "$BLOGPIPE" >/dev/null
 fi
@@ -195,6 +195,19 @@ per_request() {
 	load_app $! "$@"
 }
 capture_filter="tcp port $PORT or tcp port 18080" capture web-per-request lo - per_request 4 15 /articles/3 / /tags/tag-7
+# node-postgres' Pool (4 connections, no ping: nothing on the wire bounds a
+# checkout) with the same lookup first on every page (tests/clients/
+# node_pg_app.js, SESSION_LOOKUP=1; pg from NODE_PG_PATH, by default where
+# tests/driver_pages_test.py installs it); the client file is [pages,
+# statements, BEGIN and COMMIT] per route
+node_pg_lookup() {
+	SESSION_LOOKUP=1 POOL_MAX=4 \
+		NODE_PATH=${NODE_PG_PATH:-$SRC/build/bench-build/node-pg/node_modules} \
+		node "$SRC/tests/clients/node_pg_app.js" 18080 \
+		"postgres://postgres@127.0.0.1:$PORT/blogpipe" >"$TMP/app.out" 2>&1 &
+	load_app $! "$@"
+}
+capture_filter="tcp port $PORT or tcp port 18080" capture web-node-pg-lookup lo - node_pg_lookup 8 15 /articles/3 / /tags/tag-7
 # app_client CLIENT ARGS...: the blog app (no pings) while a client script runs
 app_client() {
 	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 noping >"$TMP/app.out" 2>&1 &
