@@ -467,11 +467,11 @@ static void follow_run(struct attrib *a, const struct attrib_rt_rec *r, bool pus
 		       uint32_t slot, const struct run_seen *seen, bool stmt)
 {
 	uint64_t mark = (uint64_t)slot | (uint64_t)(uint32_t)r->t_start << 32;
-	if (seen->chain && seen->last_known) {
-		uint32_t at = (uint32_t)seen->last_where;
-		if (at < a->cap_rts && a->rt_pool[at].conn == r->conn &&
-		    (uint32_t)a->rt_pool[at].t_start == (uint32_t)(seen->last_where >> 32))
-			a->rt_pool[at].chain_next = seen->chain;
+	for (uint32_t i = 0; seen->chain && i < seen->nback; i++) {
+		uint32_t at = (uint32_t)seen->back_where[i];
+		if (seen->back_known[i] && at < a->cap_rts && a->rt_pool[at].conn == r->conn &&
+		    (uint32_t)a->rt_pool[at].t_start == (uint32_t)(seen->back_where[i] >> 32))
+			a->rt_pool[at].chain_next[i] = seen->chain;
 	}
 	if (stmt && pushed)
 		checkout_runs_last(&a->runs, r->conn, mark);
@@ -516,7 +516,8 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 	r.text = rt->text;
 	r.stmts = rt->stmts;
 	r.flight_key = rt->part ? ((conn + 1) * 0x9e3779b97f4a7c15ull ^ (uint32_t)rt->index) | 1 : 0;
-	r.run_key = r.chain_next = 0;
+	r.run_key = 0;
+	memset(r.chain_next, 0, sizeof r.chain_next);
 	uint64_t stmt = 0;
 	struct run_seen seen;
 	enum run_mark mk = run_mark_of(&r, &stmt);
@@ -688,8 +689,8 @@ static bool feature_known(const struct attrib *a, uint64_t key)
 	}
 }
 
-/* A statement known by its follower (checkout_runs.h's chains) is a
- * feature more than the statement alone: within a budget, and only while
+/* A statement known by its chain (checkout_runs.h) is a feature more
+ * than the statement alone: within a budget, and only while
  * the table is half empty, so that the statements themselves still find
  * room (the synthetic capture of 120 routes, 240 statements, each of half
  * of them split by what followed it, ran out of features and lumped the
@@ -1145,7 +1146,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	uint64_t anchor = 0;
 	if (query && r->run_key) {
 		anchor = r->run_key;
-	} else if (query && r->chain_next) {
+	} else if (query && r->chain_next[0]) {
 		uint64_t stmt;
 		if (run_mark_of(r, &stmt) == RUN_STATEMENT)
 			anchor = chain_room(a, checkout_runs_chain(&a->runs, stmt, r->chain_next));

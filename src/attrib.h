@@ -119,10 +119,10 @@ struct attrib_rt_rec {
 	 * run held so far, as the fit keys it where it anchors a checkout
 	 * (0: none, or fewer than two) */
 	uint64_t run_key;
-	/* the round trip that followed it on its connection (checkout_runs.h's
-	 * chains; 0: none yet): where that always follows it, the pair is what
+	/* the round trips that followed it on its connection (checkout_runs.h's
+	 * chains; 0: none yet): where they always follow it, its chain is what
 	 * the fit keys it by where no run does */
-	uint64_t chain_next;
+	uint64_t chain_next[CHAIN_DEPTH];
 };
 
 #define ATTRIB_TARGET_MAX 128
@@ -210,7 +210,7 @@ struct attrib {
 	uint16_t feat_id[2 * ATTRIB_FEATURES_MAX];
 	struct attrib_feature *feats; /* ATTRIB_FEATURES_MAX: what each is */
 	uint32_t nfeat;
-	uint32_t chain_feats; /* of them, statements known by their follower (CHAIN_FEATS_MAX) */
+	uint32_t chain_feats; /* of them, statements known by their chain (CHAIN_FEATS_MAX) */
 	uint64_t page_serial;
 	struct attrib_conn *conns;
 	uint64_t conns_pending[ATTRIB_CONNS / 64]; /* bit i: conns[i] holds acquire pings waiting */

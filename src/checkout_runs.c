@@ -13,9 +13,11 @@ struct checkout_runs_conn {
 	bool begun;      /* the capture saw the run begin: a boundary, or the startup */
 	uint32_t n;      /* the run's distinct statements, up to RUNS_STMTS */
 	uint64_t stmt[RUNS_STMTS];
-	uint64_t last;       /* its last statement, 0 after a boundary (chains) */
-	uint64_t last_where; /* the caller's mark for it */
-	bool last_known;
+	/* its last statements since a boundary, the latest first (chains) */
+	uint32_t nlast;
+	uint64_t last[CHAIN_DEPTH];
+	uint64_t last_where[CHAIN_DEPTH]; /* the caller's marks for them */
+	bool last_known[CHAIN_DEPTH];
 };
 
 /* A majority vote: the value most seen lately, and its count of the last
@@ -119,21 +121,31 @@ static uint64_t chain_key(uint64_t pred, uint64_t next)
 	return x ? x : 1;
 }
 
-/* Round trip of mark and stmt after the connection's last statement: the
- * chain key for that statement, into seen; then what it leaves as last */
+/* Round trip of mark and stmt after the connection's last statements:
+ * what it is as their follower, into seen; then what it leaves as last */
 static void chain_step(struct checkout_runs *k, struct checkout_runs_conn *c, enum run_mark mark,
 		       uint64_t stmt, struct run_seen *seen)
 {
 	uint64_t next = mark == RUN_STATEMENT ? stmt : mark == RUN_BEGIN ? CHAIN_BEGIN : 0;
-	if (next || c->last)
-		chain_seen(k, c->last, next);
-	if (next && c->last) {
+	uint64_t last = c->nlast ? c->last[0] : 0;
+	if (next || last)
+		chain_seen(k, last, next);
+	if (next) {
 		seen->chain = next;
-		seen->last_where = c->last_where;
-		seen->last_known = c->last_known;
+		seen->nback = c->nlast;
+		memcpy(seen->back_where, c->last_where, sizeof seen->back_where);
+		memcpy(seen->back_known, c->last_known, sizeof seen->back_known);
 	}
-	c->last = mark == RUN_STATEMENT ? stmt : 0;
-	c->last_known = false;
+	if (mark != RUN_STATEMENT) {
+		c->nlast = 0;
+		return;
+	}
+	memmove(c->last + 1, c->last, (CHAIN_DEPTH - 1) * sizeof(*c->last));
+	memmove(c->last_where + 1, c->last_where, (CHAIN_DEPTH - 1) * sizeof(*c->last_where));
+	memmove(c->last_known + 1, c->last_known, (CHAIN_DEPTH - 1) * sizeof(*c->last_known));
+	c->last[0] = stmt;
+	c->last_known[0] = false;
+	c->nlast = c->nlast < CHAIN_DEPTH ? c->nlast + 1 : CHAIN_DEPTH;
 }
 
 static struct checkout_runs_conn *entry(const struct checkout_runs *k, uint64_t conn)
@@ -225,20 +237,27 @@ void checkout_runs_last(struct checkout_runs *k, uint64_t conn, uint64_t where)
 	if (!k->conns)
 		return;
 	struct checkout_runs_conn *c = entry(k, conn);
-	if (c->conn != conn + 1 || !c->last)
+	if (c->conn != conn + 1 || !c->nlast)
 		return;
-	c->last_where = where;
-	c->last_known = true;
+	c->last_where[0] = where;
+	c->last_known[0] = true;
 }
 
-uint64_t checkout_runs_chain(const struct checkout_runs *k, uint64_t stmt, uint64_t next)
+uint64_t checkout_runs_chain(const struct checkout_runs *k, uint64_t stmt, const uint64_t *next)
 {
-	if (!k->chains || !stmt || !next)
+	if (!k->chains || !stmt)
 		return 0;
-	const struct chain_entry *to = chain_find(k, next), *from = chain_find(k, stmt);
-	/* next comes after stmt alone; stmt is not followed by next alone (then
-	 * the pair is the statement, and a key would only rename it) */
-	bool link = to->stmt == next && settled(&to->pred, stmt) &&
-		    !(from->stmt == stmt && settled(&from->next, next));
-	return link ? chain_key(stmt, next) : 0;
+	uint64_t key = 0, prev = stmt;
+	bool branch = false;
+	for (uint32_t i = 0; i < CHAIN_DEPTH && next[i]; i++) {
+		const struct chain_entry *to = chain_find(k, next[i]), *from = chain_find(k, prev);
+		if (to->stmt != next[i] || !settled(&to->pred, prev))
+			break; /* the chain ends: next[i] comes after others too */
+		/* a link where the statement before is followed by others too:
+		 * the chain up to it tells what came before apart */
+		branch |= !(from->stmt == prev && settled(&from->next, next[i]));
+		key = chain_key(key ? key : stmt, next[i]);
+		prev = next[i];
+	}
+	return branch ? key : 0;
 }

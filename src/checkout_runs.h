@@ -48,6 +48,7 @@
 #define RUNS_STMTS 8    /* distinct statements a run's key is made of: its first ones */
 #define CHAIN_SLOTS 2048 /* statements whose usual predecessor is followed */
 #define CHAIN_MIN 8      /* times a statement came before its predecessor is trusted */
+#define CHAIN_DEPTH 3    /* followers a statement is known by, at most */
 
 struct checkout_runs_conn;
 struct chain_entry;
@@ -80,14 +81,19 @@ struct run_seen {
 	 * after it - a checkout holding the connection from one to the other.
 	 * A lookup every route runs first is followed, in each route's
 	 * checkout, by that route's own next statement (or its BEGIN); where a
-	 * pool hands the connection on between them, by anything.  So the
-	 * connection's previous statement is known by the pair where this
-	 * round trip (a statement or a BEGIN) came after it at least nine
-	 * times in ten, CHAIN_MIN times or more (docs/pages.md) - never across
-	 * a ping, a startup or a transaction's end. */
-	uint64_t chain;      /* what followed the connection's previous statement (0: none) */
-	uint64_t last_where; /* the caller's mark for that statement (checkout_runs_last) */
-	bool last_known;     /* last_where is set */
+	 * pool hands the connection on between them, by anything.  A link is
+	 * a follower that came right after its statement at least nine times
+	 * in ten, CHAIN_MIN times or more; a statement is known by its chain -
+	 * its next followers while each is a link, CHAIN_DEPTH at most - where
+	 * some statement of the chain is followed by others too (else the
+	 * chain is the statement, and a key would only rename it): two lookups
+	 * on every route, then the route's own statements, are told apart by
+	 * the third (docs/pages.md).  Never across a ping, a startup or a
+	 * transaction's end. */
+	uint64_t chain; /* what this round trip is as a follower (0: none) */
+	uint32_t nback; /* the statements before it on its connection that it follows */
+	uint64_t back_where[CHAIN_DEPTH]; /* the caller's marks for them, the latest first */
+	bool back_known[CHAIN_DEPTH];     /* back_where[i] is set */
 };
 
 int checkout_runs_init(struct checkout_runs *k);
@@ -104,9 +110,10 @@ void checkout_runs_anchor(struct checkout_runs *k, uint64_t conn, uint64_t where
  * chain key of the round trip after it goes there. */
 void checkout_runs_last(struct checkout_runs *k, uint64_t conn, uint64_t where);
 
-/* The key of statement stmt followed by next (run_seen's chain), where
- * next comes after stmt as a chain's link by what has been seen so far
- * (asked as stmt is placed: the later, the more seen); 0 where not. */
-uint64_t checkout_runs_chain(const struct checkout_runs *k, uint64_t stmt, uint64_t next);
+/* The key of statement stmt followed by next[0 .. CHAIN_DEPTH) (the
+ * round trips that came after it, as run_seen's chain said; 0 past the
+ * last), by what has been seen so far (asked as stmt is placed: the
+ * later, the more seen); 0 where its chain tells nothing. */
+uint64_t checkout_runs_chain(const struct checkout_runs *k, uint64_t stmt, const uint64_t *next);
 
 #endif

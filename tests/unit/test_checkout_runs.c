@@ -159,6 +159,18 @@ static void test_bounded(void)
 	checkout_runs_anchor(&k, 1, 3);
 }
 
+/* The key of stmt followed by up to three round trips (0: none) */
+static uint64_t chain_of(uint64_t stmt, uint64_t n0, uint64_t n1, uint64_t n2)
+{
+	const uint64_t next[CHAIN_DEPTH] = {n0, n1, n2};
+	return checkout_runs_chain(&k, stmt, next);
+}
+
+static uint64_t chain(uint64_t stmt, uint64_t next)
+{
+	return chain_of(stmt, next, 0, 0);
+}
+
 /* One page of a pool that marks nothing: on connection conn, the lookup
  * (5) and then the route's statements; each kept where the caller keeps
  * it (checkout_runs_last: its number) */
@@ -189,14 +201,16 @@ static void test_chains(void)
 		page(3, index1, 1);
 		page(4, index2, 1);
 	}
-	CHECK_EQ_U(checkout_runs_chain(&k, 5, 21), 0); /* CHAIN_MIN - 1 times: not yet */
+	CHECK_EQ_U(chain(5, 21), 0); /* CHAIN_MIN - 1 times: not yet */
 	add(1, RUN_STATEMENT, 5);
 	checkout_runs_last(&k, 1, ++kept);
 	add(1, RUN_STATEMENT, 21);
-	CHECK_EQ_U(seen.chain, 21); /* what followed the last statement */
-	CHECK(seen.last_known);
-	CHECK_EQ_U(seen.last_where, kept); /* the lookup's mark */
-	CHECK(checkout_runs_chain(&k, 5, 21) != 0); /* CHAIN_MIN times */
+	CHECK_EQ_U(seen.chain, 21); /* what followed the last statements */
+	CHECK_EQ_U(seen.nback, CHAIN_DEPTH);
+	CHECK(seen.back_known[0]);
+	CHECK_EQ_U(seen.back_where[0], kept);     /* the lookup's mark */
+	CHECK_EQ_U(seen.back_where[1], kept - 5); /* the last detail page's 22, before 4 others */
+	CHECK(chain(5, 21) != 0); /* CHAIN_MIN times */
 	checkout_runs_last(&k, 1, ++kept);
 	add(1, RUN_STATEMENT, 22);
 	checkout_runs_last(&k, 1, ++kept);
@@ -205,14 +219,14 @@ static void test_chains(void)
 		page(3, index1, 1);
 		page(3, detail, 3); /* after the index's lookup on connection 3 */
 	}
-	uint64_t to_detail = checkout_runs_chain(&k, 5, 21);
-	uint64_t to_tags = checkout_runs_chain(&k, 5, 31);
+	uint64_t to_detail = chain(5, 21);
+	uint64_t to_tags = chain(5, 31);
 	CHECK(to_detail != 0 && to_tags != 0 && to_detail != to_tags);
-	CHECK_EQ_U(checkout_runs_chain(&k, 5, 5), 0);   /* the lookup after anything */
-	CHECK_EQ_U(checkout_runs_chain(&k, 21, 22), 0); /* 21 is followed by 22 alone */
-	CHECK_EQ_U(checkout_runs_chain(&k, 5, 0), 0);
-	CHECK_EQ_U(checkout_runs_chain(&k, 0, 21), 0);
-	CHECK_EQ_U(checkout_runs_chain(&k, 7, 21), 0);  /* 21 follows 5, not 7 */
+	CHECK_EQ_U(chain(5, 5), 0);   /* the lookup after anything */
+	CHECK_EQ_U(chain(21, 22), 0); /* 21 is followed by 22 alone */
+	CHECK_EQ_U(chain(5, 0), 0);
+	CHECK_EQ_U(chain(0, 21), 0);
+	CHECK_EQ_U(chain(7, 21), 0);  /* 21 follows 5, not 7 */
 	/* not across a boundary: a ping, a startup, a transaction's end */
 	const enum run_mark bounds[] = {RUN_PING, RUN_STARTUP, RUN_END, RUN_OTHER};
 	for (int i = 0; i < 4; i++) {
@@ -220,16 +234,17 @@ static void test_chains(void)
 		checkout_runs_last(&k, 6, ++kept);
 		add(6, bounds[i], 0);
 		add(6, RUN_STATEMENT, 21);
-		CHECK_EQ_U(seen.chain, 0);
+		CHECK_EQ_U(seen.chain, 21);
+		CHECK_EQ_U(seen.nback, 0); /* it follows nothing */
 	}
 	/* a BEGIN follows too: the tag route in a transaction after the lookup */
 	add(7, RUN_STATEMENT, 5);
 	checkout_runs_last(&k, 7, ++kept);
 	add(7, RUN_BEGIN, 0);
 	uint64_t begin = seen.chain;
-	CHECK(begin != 0 && seen.last_where == kept);
+	CHECK(begin != 0 && seen.nback == 1 && seen.back_where[0] == kept);
 	add(7, RUN_STATEMENT, 41); /* first after the BEGIN: nothing before it */
-	CHECK_EQ_U(seen.chain, 0);
+	CHECK_EQ_U(seen.nback, 0);
 	/* nine in ten: 21 after something else now and then breaks the chain
 	 * once it is more than one time in ten */
 	for (int p = 0; p < 30; p++) {
@@ -239,9 +254,42 @@ static void test_chains(void)
 			add(8, RUN_STATEMENT, 21);
 		}
 	}
-	CHECK_EQ_U(checkout_runs_chain(&k, 5, 21), 0);
+	CHECK_EQ_U(chain(5, 21), 0);
 	checkout_runs_free(&k);
-	CHECK_EQ_U(checkout_runs_chain(&k, 5, 31), 0); /* no table */
+	CHECK_EQ_U(chain(5, 31), 0); /* no table */
+}
+
+/* Deeper: two lookups (5, 6) on every route, then the route's own; the
+ * first is followed by the second alone, the second by each route's own:
+ * the first is known by its chain up to where it branches, and past it
+ * while each next one is a link */
+static void test_chains_deeper(void)
+{
+	CHECK(checkout_runs_init(&k) == 0);
+	const uint64_t a[] = {5, 6, 21, 22}, b[] = {5, 6, 31}, c[] = {5, 6};
+	kept = 0;
+	for (int p = 0; p < 2 * CHAIN_MIN; p++) {
+		page(1, a, 4);
+		page(2, b, 3);
+		page(3, c, 2); /* then whatever comes on connection 3: the next page */
+	}
+	add(4, RUN_STATEMENT, 5);
+	checkout_runs_last(&k, 4, 1001);
+	add(4, RUN_STATEMENT, 6);
+	checkout_runs_last(&k, 4, 1002);
+	add(4, RUN_STATEMENT, 21);
+	CHECK_EQ_U(seen.nback, 2); /* it follows 6 and, one further back, 5 */
+	CHECK_EQ_U(seen.back_where[0], 1002);
+	CHECK_EQ_U(seen.back_where[1], 1001);
+	CHECK_EQ_U(chain(5, 6), 0); /* 5 is followed by 6 alone: no branch yet */
+	uint64_t to_a = chain_of(5, 6, 21, 22), to_b = chain_of(5, 6, 31, 0);
+	CHECK(to_a != 0 && to_b != 0 && to_a != to_b);
+	CHECK_EQ_U(chain_of(5, 6, 21, 0) != 0, 1);
+	CHECK(chain_of(5, 6, 21, 0) != to_a); /* as far as it was followed */
+	CHECK_EQ_U(chain_of(5, 6, 5, 0), 0);  /* 6 then the next page's 5: no link */
+	CHECK_EQ_U(chain_of(21, 22, 0, 0), 0); /* 21 is followed by 22 alone */
+	CHECK_EQ_U(chain_of(5, 7, 21, 0), 0);  /* no link at the first: nothing */
+	checkout_runs_free(&k);
 }
 
 /* The table of statements is bounded: past half of CHAIN_SLOTS, new
@@ -257,7 +305,7 @@ static void test_chains_bounded(void)
 		add(2, RUN_STATEMENT, 8);
 		add(2, RUN_STATEMENT, 1000);
 	}
-	CHECK_EQ_U(checkout_runs_chain(&k, 7, 8), 0); /* 7 and 8 never found room */
+	CHECK_EQ_U(chain(7, 8), 0); /* 7 and 8 never found room */
 	CHECK_EQ_U(k.nchains, CHAIN_SLOTS / 2);
 	checkout_runs_free(&k);
 }
@@ -271,5 +319,6 @@ int main(void)
 	RUN(test_bounded);
 	RUN(test_chains);
 	RUN(test_chains_bounded);
+	RUN(test_chains_deeper);
 	return TT_EXIT();
 }
