@@ -462,7 +462,9 @@ static enum run_mark run_mark_of(const struct attrib_rt_rec *r, uint64_t *stmt)
 }
 
 /* Round trip r joins its connection's run: the run's key into the record
- * of its first statement while that waits (after enqueue, r's own slot) */
+ * of its first statement while that waits (after enqueue, r's own slot),
+ * and what r is as a follower into the records of the statements before
+ * it (chains: checkout_runs.h) */
 static void follow_run(struct attrib *a, const struct attrib_rt_rec *r, bool pushed,
 		       uint32_t slot, const struct run_seen *seen, bool stmt)
 {
@@ -659,34 +661,30 @@ static double add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, 
 #define FEAT_SLOTS (2 * ATTRIB_FEATURES_MAX)
 #define RUN_FEATURE_SALT 0x94d049bb133111ebull /* a run's or a chain's key, as a feature's */
 
-static uint32_t feature_id(struct attrib *a, uint64_t key, uint32_t fallback)
+/* Feature key's slot in the table: its own, or the empty one it would
+ * take (the table is half full at most: the probe ends); *stored: the
+ * key as the table holds it */
+static uint32_t feature_slot(const struct attrib *a, uint64_t key, uint64_t *stored)
 {
 	key *= 0x9e3779b97f4a7c15ull;
 	key = key ? key : 1;
-	for (uint32_t i = (uint32_t)(key >> 40) % FEAT_SLOTS;; i = (i + 1) % FEAT_SLOTS) {
-		if (a->feat_key[i] == key)
-			return a->feat_id[i];
-		if (a->feat_key[i] == 0) { /* half full at most: the probe ends */
-			if (a->nfeat == ATTRIB_FEATURES_MAX)
-				return fallback;
-			a->feat_key[i] = key;
-			a->feat_id[i] = (uint16_t)a->nfeat;
-			return a->nfeat++;
-		}
-	}
+	*stored = key;
+	uint32_t i = (uint32_t)(key >> 40) % FEAT_SLOTS;
+	while (a->feat_key[i] != key && a->feat_key[i] != 0)
+		i = (i + 1) % FEAT_SLOTS;
+	return i;
 }
 
-/* Whether key (as feature_id takes it) names a feature already */
-static bool feature_known(const struct attrib *a, uint64_t key)
+static uint32_t feature_id(struct attrib *a, uint64_t key, uint32_t fallback)
 {
-	key *= 0x9e3779b97f4a7c15ull;
-	key = key ? key : 1;
-	for (uint32_t i = (uint32_t)(key >> 40) % FEAT_SLOTS;; i = (i + 1) % FEAT_SLOTS) {
-		if (a->feat_key[i] == key)
-			return true;
-		if (a->feat_key[i] == 0)
-			return false;
-	}
+	uint32_t i = feature_slot(a, key, &key);
+	if (a->feat_key[i] == key)
+		return a->feat_id[i];
+	if (a->nfeat == ATTRIB_FEATURES_MAX)
+		return fallback;
+	a->feat_key[i] = key;
+	a->feat_id[i] = (uint16_t)a->nfeat;
+	return a->nfeat++;
 }
 
 /* A statement known by its chain (checkout_runs.h) is a feature more
@@ -698,8 +696,9 @@ static bool feature_known(const struct attrib *a, uint64_t key)
 #define CHAIN_FEATS_MAX (ATTRIB_FEATURES_MAX / 8)
 static uint64_t chain_room(struct attrib *a, uint64_t chain)
 {
-	if (!chain || feature_known(a, chain ^ RUN_FEATURE_SALT))
-		return chain;
+	uint64_t stored;
+	if (!chain || a->feat_key[feature_slot(a, chain ^ RUN_FEATURE_SALT, &stored)] == stored)
+		return chain; /* a feature already */
 	if (a->nfeat >= ATTRIB_FEATURES_MAX / 2 || a->chain_feats >= CHAIN_FEATS_MAX)
 		return 0;
 	a->chain_feats++;
