@@ -52,7 +52,13 @@ the fit shared the alike startups out: 1.18 / 0.87 / 0.95 for 1 each);
 again with the same lookup first on every page (SESSION_LOOKUP=1): before
 the connection's first statement was known by what the connection ran
 (src/checkout_runs.h), 6.29 (6.06-6.53) round trips per tag page for 6.
-Needs the test cluster (PGRTT_PGPORT), npm, node and go."""
+pgjdbc under HikariCP (Debian's jars; tests/clients/JdbcApp.java), as
+Spring code mixes them: a checkout per statement, per page, and a
+transaction per page whose BEGIN pgjdbc sends in the first statement's
+flight (no round trip of its own) - statements, COMMITs and round trips
+per page within 5% of the app's, and HikariCP's isValid (only after 500 ms
+idle) under 0.05 a page; again with the lookup first.
+Needs the test cluster (PGRTT_PGPORT), npm, node, go and javac."""
 import collections
 import json
 import os
@@ -346,6 +352,42 @@ def node_pg_pages(mods, tmp):
             check(f"{name}: {route} no ping nor reset per page ({pings:.3f})", pings, 0)
 
 
+def jdbc_pages(tmp):
+    """pgjdbc under HikariCP (tests/clients/JdbcApp.java): a checkout per
+    statement, per page, and a transaction per page whose BEGIN rides in
+    its first statement's flight; without the lookup and with it."""
+    build = os.path.join(BUILD, "jdbc")
+    os.makedirs(build, exist_ok=True)
+    jars = ["/usr/share/java/HikariCP.jar", "/usr/share/java/postgresql.jar",
+            "/usr/share/java/slf4j-api.jar", "/usr/share/java/slf4j-nop.jar"]
+    b = subprocess.run(["javac", "-encoding", "UTF-8", "-cp", ":".join(jars[:2]), "-d", build,
+                        client("JdbcApp.java")], capture_output=True, text=True)
+    check("JDBC: the app builds", b.returncode, 0)
+    if b.returncode:
+        print(b.stderr)
+        return
+    url = f"jdbc:postgresql://127.0.0.1:{PORT}/blogpipe?user=postgres&sslmode=disable"
+    for lookup in (False, True):
+        name = "JDBC, a lookup first" if lookup else "JDBC"
+        run = three_routes_of(name, ["java", "-Dsun.net.httpserver.nodelay=true", "-cp",
+                                     ":".join([build] + jars), "JdbcApp", "{http}", url,
+                                     client("blog_queries.json")], tmp, with_lookup(lookup))
+        # HikariCP tests a connection idle for 500 ms as it lends it: a few
+        # at the start, under 0.05 a page; the BEGIN is no round trip of
+        # its own, so a tag page's transactions are its COMMIT
+        measured = per_class(name, run, lambda route, c: (("query", c[1] / c[0]),
+                                                          ("transaction", c[2] / c[0]),
+                                                          ("ping", 0)))
+        for route, x in sorted(routes_of(run).items()):
+            c = run[0][route]
+            want = (c[1] + c[2]) / c[0]
+            mean = x["round_trips_per_page"]["mean"]
+            check(f"{name}: {route} round trips per page {mean:.3f} within 5% of {want:.2f}",
+                  near(mean, want), True)
+        check(f"{name}: every route measured", sorted(measured) == sorted(run[0]) if run else False,
+              True)
+
+
 def per_request_pages(dsn, tmp):
     for name, env in (("per-request", None),
                       ("per-request, a lookup first", dict(os.environ, SESSION_LOOKUP="1"))):
@@ -399,6 +441,7 @@ def main():
     go_libpq_pages(tmp)
     node_pg_pages(pg_mods, tmp)
     per_request_pages(dsn, tmp)
+    jdbc_pages(tmp)
     if failures:
         print(f"captures kept in {tmp}")
     else:
