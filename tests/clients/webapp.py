@@ -34,11 +34,20 @@ LOOKUP = [("SELECT id, name FROM authors WHERE id = 1", False)] \
 # minconn = maxconn: psycopg2 closes a returned connection when more than
 # minconn are idle, which would add a startup to pages under concurrency
 pool = psycopg2.pool.ThreadedConnectionPool(16, 16, DSN)
+# psycopg2's pool raises when all 16 are out; a page waits for one, as
+# every real pool makes it (50 clients on a busy machine: a CI run's pages
+# failed, running none of their statements)
+slots = threading.BoundedSemaphore(16)
 lock = threading.Lock()
 
 
 def checkout():
-    conn = pool.getconn()
+    slots.acquire()
+    try:
+        conn = pool.getconn()
+    except psycopg2.Error:
+        slots.release()
+        raise
     conn.autocommit = True
     if POOL != "noping":
         with conn.cursor() as cur:
@@ -47,6 +56,11 @@ def checkout():
             except psycopg2.ProgrammingError:
                 pass  # psycopg2 sends it, then refuses the empty result
     return conn
+
+
+def give_back(conn):
+    pool.putconn(conn)
+    slots.release()
 
 
 def run(conn, sql, args=()):
@@ -77,14 +91,14 @@ def page_queries(queries, article):
             for sql, arg in queries:
                 rows.append(run(conn, sql, (article,) if arg else ()))
         finally:
-            pool.putconn(conn)
+            give_back(conn)
     else:
         for sql, arg in queries:
             conn = checkout()
             try:
                 rows.append(run(conn, sql, (article,) if arg else ()))
             finally:
-                pool.putconn(conn)
+                give_back(conn)
     return rows
 
 
