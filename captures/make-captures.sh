@@ -156,7 +156,7 @@ capture_filter="tcp port $PORT or tcp port 18080" capture web-session-lookup lo 
 # The apps on the seed's dataset in database blogpipe, made once for those
 # that use it
 BLOGPIPE="host=127.0.0.1 port=$PORT user=postgres dbname=blogpipe sslmode=disable"
-if [ "$ONLY" = "  " ] || echo "$ONLY" | grep -qE " web-(pipelined|per-request|node-pg-lookup) "; then
+if [ "$ONLY" = "  " ] || echo "$ONLY" | grep -qE " web-(pipelined|per-request|node-pg-lookup|proxied) "; then
 	psql -X -qAt -c 'DROP DATABASE IF EXISTS blogpipe' -c 'CREATE DATABASE blogpipe' >/dev/null
 	"$SRC/build/bench/blogload" "$BLOGPIPE" >/dev/null
 fi
@@ -208,6 +208,38 @@ node_pg_lookup() {
 	load_app $! "$@"
 }
 capture_filter="tcp port $PORT or tcp port 18080" capture web-node-pg-lookup lo - node_pg_lookup 8 15 /articles/3 / /tags/tag-7
+# a reverse proxy in front of the app, both in the capture: nginx (Debian's)
+# on 18081 passing every request on to per_request_app.py with a connection
+# per worker (WORKERS=4) on 18080, over kept-alive connections; analysed with
+# both --http-port 18080 and 18081, each page is on the wire twice.  The
+# client file is the app's [pages, statements, connections opened] per route
+proxied() {
+	cat >"$TMP/nginx.conf" <<EOF
+worker_processes 1; daemon off; pid $TMP/nginx.pid; error_log $TMP/nginx.err;
+events { worker_connections 64; }
+http {
+	access_log off;
+	upstream app { server 127.0.0.1:18080; keepalive 8; }
+	server {
+		listen 127.0.0.1:18081;
+		location / { proxy_pass http://app; proxy_http_version 1.1; proxy_set_header Connection ""; }
+	}
+}
+EOF
+	WORKERS=4 /usr/bin/python3 "$SRC/tests/clients/per_request_app.py" 18080 "$BLOGPIPE" \
+		>"$TMP/app.out" 2>&1 &
+	app=$!
+	nginx -c "$TMP/nginx.conf" -p "$TMP" &
+	proxy=$!
+	for _ in $(seq 100); do grep -q ready "$TMP/app.out" 2>/dev/null && break; sleep 0.1; done
+	sleep 0.5
+	/usr/bin/python3 "$SRC/tests/clients/load.py" 18081 "$@" >/dev/null
+	curl -s http://127.0.0.1:18080/stats
+	echo
+	kill "$proxy" "$app"
+	wait "$proxy" "$app" 2>/dev/null || true
+}
+capture_filter="tcp port $PORT or tcp port 18080 or tcp port 18081" capture web-proxied lo - proxied 8 15 /articles/3 / /tags/tag-7
 # app_client CLIENT ARGS...: the blog app (no pings) while a client script runs
 app_client() {
 	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 noping >"$TMP/app.out" 2>&1 &

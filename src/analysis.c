@@ -192,6 +192,9 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		uint32_t v = a->opts.route_values;
 		route_learn_init(&a->learn, v == ROUTE_VALUES_OFF ? 0 : v ? v : ROUTE_LEARN_VALUES);
 		page_hold_init(&a->hold, a->learn.threshold > 0);
+		if (!(a->twins = malloc(sizeof(*a->twins))))
+			return -1;
+		page_twins_init(a->twins);
 	}
 	return 0;
 }
@@ -587,6 +590,9 @@ void analysis_free(struct analysis *a)
 		attrib_free(&a->attrib);
 		page_hold_free(&a->hold);
 		route_learn_free(&a->learn);
+		if (a->twins)
+			page_twins_free(a->twins);
+		free(a->twins);
 	}
 	free(a->buckets);
 	free(a->text_kinds);

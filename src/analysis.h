@@ -17,6 +17,7 @@
 #include "http1.h"
 #include "netdecode.h"
 #include "page_hold.h"
+#include "page_twins.h"
 #include "pgsql.h"
 #include "proto.h"
 #include "redis_rtt.h"
@@ -153,6 +154,7 @@ struct analysis {
 	struct attrib_pipe pipe;        /* the protocols' way to it (maybe a thread) */
 	struct route_learn learn;       /* routes' parameters, learnt from the requests */
 	struct page_hold hold;          /* the first pages, while they are learnt */
+	struct page_twins *twins;       /* a proxy's copies of the app's pages (page_twins.h) */
 	struct ping_evidence ping_ev;   /* the pool's ping policy, learnt (rtt.h) */
 	struct rtt_texts *text_kinds;   /* statement texts classified, for every connection (rtt.h) */
 	enum ping_policy ping_policy;   /* what it said at the end (analysis_finish) */

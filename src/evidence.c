@@ -162,6 +162,35 @@ static void routes_learnt(const struct analysis *a, struct evidence *ev)
 		     l->nparams > 1 ? "were" : "was", list, l->nparams > 3 ? ", ..." : "");
 }
 
+/* Pages a proxy passed on to the application, both ports given: counted
+ * once, as the application's (page_twins.h) */
+static void proxied_pages(const struct analysis *a, struct evidence *ev)
+{
+	const struct page_twins *tw = a->twins;
+	uint64_t left = 0, late = 0;
+	const struct twin_endpoint *first = NULL;
+	for (uint16_t i = 0; tw && i < tw->nep; i++)
+		if (page_twins_proxy(tw, i)) {
+			left += tw->ep[i].left_out;
+			late += tw->ep[i].late;
+			first = first ? first : &tw->ep[i];
+		}
+	if (!first)
+		return;
+	const char *inner = first->inner < tw->nep ? tw->ep[first->inner].name : "?";
+	char twice[160] = "";
+	if (late)
+		snprintf(twice, sizeof twice,
+			 "; %" PRIu64 " of them, before it was known for one, were counted twice", late);
+	evidence_add(ev, EV_PROXIED_PAGES, left + late, false,
+		     "%" PRIu64 " pages on %s%s were requests a proxy passed on to %s (the same "
+		     "method and target inside each one's window): each counted once, as the "
+		     "application's page%s",
+		     left + late, first->name, left + late > first->left_out + first->late
+						   ? " and other proxies" : "",
+		     inner, twice);
+}
+
 static void http_findings(const struct analysis *a, struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;
@@ -215,6 +244,7 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 	if (rts <= 0)
 		estimated = 0;
 	routes_learnt(a, ev);
+	proxied_pages(a, ev);
 	if (estimated)
 		evidence_add(ev, EV_MIXED_ROUTES, estimated, false,
 			     "%" PRIu64 " route%s figures are estimated: %" PRIu64 " pages overlapped pages of other "

@@ -47,7 +47,8 @@
 	X(UNPLACED, "unplaced-statements", EV_NOTE)                                         \
 	X(UNPLACED_COMMANDS, "unplaced-commands", EV_NOTE)                                  \
 	X(LOCKSTEP, "lockstep-routes", EV_NOTE)                                             \
-	X(ROUTES_LEARNT, "routes-learnt", EV_NOTE)
+	X(ROUTES_LEARNT, "routes-learnt", EV_NOTE)                                          \
+	X(PROXIED_PAGES, "proxied-pages", EV_NOTE)
 
 #define EV_ENUM(id, name, sev) EV_##id,
 enum ev_code { EVIDENCE_CODES(EV_ENUM) EV_NCODES };

@@ -31,9 +31,12 @@ uint32_t page_route_id(struct analysis *a, const char *route, bool pattern)
 	return attrib_pipe_route_id(&a->pipe, learnt);
 }
 
-/* p to attribution, its route with what has been learnt */
+/* p to attribution, its route with what has been learnt; not a proxy's
+ * copy of a page already sent */
 static void send_page(struct analysis *a, const struct page_out *p)
 {
+	if (!page_twins_keep(a->twins, p->endpoint, p->twin))
+		return;
 	uint32_t id = page_route_id(a, p->route, p->pattern);
 	attrib_pipe_page(&a->pipe, id, p->t0, p->t_answer, p->t1, p->conn, p->method, p->target,
 			 p->status);

@@ -45,6 +45,8 @@ struct page_out {
 	char target[ATTRIB_TARGET_MAX]; /* for on_page only */
 	uint16_t status;
 	uint64_t t0, t_answer, t1, conn;
+	uint16_t endpoint; /* its server's, and whether it is a proxy's copy of */
+	bool twin;         /* an earlier page (page_twins.h): decided as it leaves */
 };
 
 struct page_hold {

@@ -14,6 +14,7 @@ struct page_req {
 	bool pattern;
 	bool has_id; /* past the hold: its route's id, taken as it came */
 	uint32_t id;
+	uint64_t twin_key; /* its method and target (page_twins.h) */
 	char target[ATTRIB_TARGET_MAX];
 };
 
@@ -21,6 +22,7 @@ struct http_state {
 	struct proto_ctx cx;
 	struct http1_conn *http;
 	struct page_req *page_req; /* requests by seq % HTTP1_PENDING_MAX */
+	uint16_t endpoint;         /* the server's, for page_twins.h */
 };
 
 static void count_packet(struct analysis *a)
@@ -44,6 +46,7 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 		pr->has_id = !a->hold.open;
 		if (pr->has_id)
 			pr->id = attrib_pipe_route_id(&a->pipe, pr->pattern ? pr->route : learnt);
+		pr->twin_key = page_twins_key(m->method, m->target, strlen(m->target));
 		pr->target[0] = '\0';
 		if (a->opts.on_page) { /* cut to ATTRIB_TARGET_MAX - 1 */
 			size_t n = strnlen(m->target, sizeof pr->target - 1);
@@ -52,14 +55,19 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 		}
 	} else if (a->attributing && !m->interim && m->seq != UINT32_MAX) {
 		const struct page_req *pr = &s->page_req[m->seq % HTTP1_PENDING_MAX];
+		bool twin = page_twins_done(a->twins, s->endpoint, pr->twin_key, m->request_ts,
+					    m->ts_first, m->ts_last);
 		if (pr->has_id) {
+			if (!page_twins_keep(a->twins, s->endpoint, twin))
+				goto out; /* a proxy's copy of a page already sent */
 			attrib_pipe_page(&a->pipe, pr->id, m->request_ts, m->ts_first, m->ts_last,
 					 s->cx.sum->id, m->method, pr->target, m->status);
 			goto out;
 		}
 		struct page_out p = {.pattern = pr->pattern, .status = m->status,
 				     .t0 = m->request_ts, .t_answer = m->ts_first,
-				     .t1 = m->ts_last, .conn = s->cx.sum->id};
+				     .t1 = m->ts_last, .conn = s->cx.sum->id,
+				     .endpoint = s->endpoint, .twin = twin};
 		memcpy(p.route, pr->route, sizeof p.route);
 		memcpy(p.target, pr->target, sizeof p.target);
 		memcpy(p.method, m->method, sizeof p.method);
@@ -84,6 +92,8 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 		return -1;
 	}
 	http1_conn_init(s->http);
+	s->endpoint = cx->a->attributing ? page_twins_endpoint(cx->a->twins, cx->sum->server)
+					 : TWIN_NONE;
 	cx->a->tot.http.connections++;
 	return 0;
 }

@@ -465,6 +465,23 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 			cJSON_AddStringToObject(x, "reason", http1_error_name(t->http.marked[i].error));
 			cJSON_AddItemToArray(mk, x);
 		}
+		/* proxies in front of the application, both ports given: their
+		 * copies of its pages left out (page_twins.h) */
+		cJSON *px = cJSON_AddArrayToObject(h, "proxies");
+		for (uint16_t i = 0; a->twins && i < a->twins->nep; i++) {
+			const struct twin_endpoint *e = &a->twins->ep[i];
+			if (!page_twins_proxy(a->twins, i))
+				continue;
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "endpoint", e->name);
+			cJSON_AddStringToObject(x, "passes_to", e->inner < a->twins->nep
+									? a->twins->ep[e->inner].name
+									: "");
+			cJSON_AddNumberToObject(x, "pages", (double)e->pages);
+			cJSON_AddNumberToObject(x, "left_out", (double)e->left_out);
+			cJSON_AddNumberToObject(x, "counted_twice", (double)e->late);
+			cJSON_AddItemToArray(px, x);
+		}
 		const struct attrib *at = &a->attrib;
 		cJSON_AddNumberToObject(h, "grace_ms", (double)at->grace_ns / 1e6);
 		cJSON_AddNumberToObject(h, "round_trips_in_pages", (double)at->rts_in_pages);

@@ -4,6 +4,7 @@ head and tail (CI shows those and elides the middle)."""
 import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -31,6 +32,16 @@ def same_on_one_thread(argv, out):
         b.pop("pgrtt", None)
         ok &= check(f"{os.path.basename(argv[-1])}: the same on {n} thread(s)", a == b, True)
     return ok
+
+
+def finish(tmp):
+    """The test's exit status: its scratch directory tmp kept for a look
+    when a check failed (and said so), removed otherwise."""
+    if failures:
+        print(f"captures kept in {tmp}")
+        return 1
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
 
 
 def _summary():

@@ -77,6 +77,8 @@ def main():
         return 1
     path = os.path.join(capdir, name)
     extra = ["--http-port", "18080"] if name.startswith(("web-", "http-")) else []
+    if name.startswith("web-proxied"):  # nginx on 18081 in front of the app on 18080
+        extra += ["--http-port", "18081"]
     if name.startswith("redis-"):
         extra = ["--redis-port", REDIS_PORT]
     proc = subprocess.run([pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress"] + extra

@@ -73,7 +73,7 @@ import tempfile
 import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, failures, same_on_one_thread  # noqa: E402
+from checklib import check, finish, same_on_one_thread  # noqa: E402
 from livelib import blog_database, capture, free_port  # noqa: E402
 
 PGRTT, BLOGLOAD, SRC = (os.path.abspath(a) for a in sys.argv[1:4])
@@ -453,11 +453,7 @@ def main():
     node_pg_pages(pg_mods, tmp)
     per_request_pages(dsn, tmp)
     jdbc_pages(tmp)
-    if failures:
-        print(f"captures kept in {tmp}")
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failures else 0
+    return finish(tmp)
 
 
 if __name__ == "__main__":

@@ -10,13 +10,16 @@ pages one at a time from a queue that every HTTP connection feeds: a
 connection's pages follow one another with nothing on the wire between
 them.  With SESSION_LOOKUP=1 every page first looks its user up (the same
 statement on every route, as apps with sessions have; counted among its
-statements).  GET /stats gives {route: [pages, statements, connections
-opened]}, the truth tests/driver_pages_test.py holds pgrtt's figures to."""
+statements).  SLOW_MS=N: every page takes N ms more after its statements
+(a slower instance of the app, tests/proxy_pages_test.py).  GET /stats gives
+{route: [pages, statements, connections opened]}, the truth
+tests/driver_pages_test.py holds pgrtt's figures to."""
 import json
 import os
 import queue
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import psycopg2
@@ -40,6 +43,9 @@ def note(route, statements, opened):
         c[2] += opened
 
 
+SLOW = int(os.environ.get("SLOW_MS", "0")) / 1000
+
+
 def run_page(conn, stmts, arg):
     cur = conn.cursor()
     if LOOKUP:
@@ -48,6 +54,8 @@ def run_page(conn, stmts, arg):
     for q in stmts:
         cur.execute(q, arg)
         cur.fetchall()
+    if SLOW:
+        time.sleep(SLOW)
 
 
 def per_request(route, stmts, arg):

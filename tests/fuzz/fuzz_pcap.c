@@ -48,8 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	static struct analysis a;
-	struct analysis_opts o = {.ports = {5432, 55432}, .nports = 2, .http_ports = {18080},
-				  .nhttp_ports = 1, .redis_ports = {6379, 56379}, .nredis_ports = 2,
+	/* 18081: the proxy in front of the app (captures/web-proxied.pcap) */
+	struct analysis_opts o = {.ports = {5432, 55432}, .nports = 2, .http_ports = {18080, 18081},
+				  .nhttp_ports = 2, .redis_ports = {6379, 56379}, .nredis_ports = 2,
 				  .grace_ns = 2000000, .on_page = on_page, .on_rt = on_rt};
 	if (!ring.buf && textring_init(&ring, 1u << 16) != 0)
 		return 0;
