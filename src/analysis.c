@@ -191,7 +191,9 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 				  a->opts.threads > 1 && !a->opts.on_page && !a->opts.texts);
 		uint32_t v = a->opts.route_values;
 		route_learn_init(&a->learn, v == ROUTE_VALUES_OFF ? 0 : v ? v : ROUTE_LEARN_VALUES);
-		page_hold_init(&a->hold, a->learn.threshold > 0);
+		/* held while routes are learnt, and while a proxy in front of
+		 * the app may be found (page_twins.h): learning off, too */
+		page_hold_init(&a->hold, true);
 		if (!(a->twins = malloc(sizeof(*a->twins))))
 			return -1;
 		page_twins_init(a->twins);

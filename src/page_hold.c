@@ -80,7 +80,8 @@ static bool held_enough(const struct analysis *a, uint64_t now)
 	uint64_t held = now > h->since ? now - h->since : 0;
 	if (h->n >= PAGE_HOLD_PAGES || held >= PAGE_HOLD_NS || a->pipe.sent >= PAGE_HOLD_RTS)
 		return true;
-	return a->learn.pending == 0 && (h->n >= PAGE_HOLD_MIN_PAGES || held >= PAGE_HOLD_MIN_NS);
+	return a->learn.pending == 0 && !page_twins_pending(a->twins) &&
+	       (h->n >= PAGE_HOLD_MIN_PAGES || held >= PAGE_HOLD_MIN_NS);
 }
 
 void page_hold_page(struct analysis *a, const struct page_out *p)

@@ -1,4 +1,5 @@
-/* page_hold.h - the first pages held back while routes are learnt.
+/* page_hold.h - the first pages held back while routes are learnt (and
+ * while a proxy in front of the app may yet be found: page_twins.h).
  *
  * route_learn.h finds a path segment to be a parameter once it has taken
  * enough values; the pages before that would go to routes of their own
@@ -7,6 +8,8 @@
  * PAGE_HOLD_RTS round trips wait with them, wait here with their route as
  * route.c named it, and go to attribution with the parameters learnt by
  * then; the pages after them take their routes as their requests come.
+ * With learning off (--route-values 0) they are held too, for the proxy:
+ * a few hundred pages or half a second once nothing is pending.
  * The analysis holds attribution's watermark at the oldest held page's
  * start (as for a request still open), so its round trips wait for it:
  * nothing is placed differently (attrib.c takes events that start at the

@@ -120,6 +120,16 @@ bool page_twins_proxy(const struct page_twins *tw, uint16_t ep)
 	return e->tight >= TWIN_MIN && e->tight * 2 >= e->pages;
 }
 
+bool page_twins_pending(const struct page_twins *tw)
+{
+	for (uint16_t i = 0; tw && tw->ring && i < tw->nep; i++) {
+		const struct twin_endpoint *e = &tw->ep[i];
+		if (e->tight && e->tight < TWIN_MIN && e->tight * 2 >= e->pages)
+			return true;
+	}
+	return false;
+}
+
 bool page_twins_keep(struct page_twins *tw, uint16_t ep, bool twin)
 {
 	if (!twin || ep == TWIN_NONE)

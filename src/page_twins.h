@@ -19,11 +19,12 @@
  * TWIN_MIN of its pages had twins within TWIN_TIGHT_NS at both ends and
  * at least half of all its pages did; only then are its twinned pages left
  * out - the inner one is kept, its window being the application's own
- * work - and its other pages (paths a proxy answers itself) kept.  Pages
- * held while routes are learnt (page_hold.h) are decided as they leave,
- * with what the capture had shown by then; past the hold, as they complete
- * (a proxy that appears only then has its first twinned pages counted
- * twice, and said so: late).  A proxy that rewrites the target (a path
+ * work - and its other pages (paths a proxy answers itself) kept.  The
+ * first pages are held (page_hold.h, also with learning off, and longer
+ * while page_twins_pending) and decided as they leave, with what the
+ * capture had shown by then; past the hold, as they complete (a proxy that
+ * appears only then has its first twinned pages counted twice, and said
+ * so: late).  A proxy that rewrites the target (a path
  * prefix stripped) is not recognised.
  *
  * Pure bookkeeping on the reading thread: the last TWIN_RING completed
@@ -101,6 +102,10 @@ bool page_twins_done(struct page_twins *tw, uint16_t ep, uint64_t key, uint64_t 
 
 /* Whether endpoint ep is a proxy of another given one (see above). */
 bool page_twins_proxy(const struct page_twins *tw, uint16_t ep);
+
+/* Some endpoint's pages had twins, and it is not yet known for a proxy
+ * but may become one: pages held (page_hold.h) had better wait. */
+bool page_twins_pending(const struct page_twins *tw);
 
 /* A twinned page of ep goes to attribution (false: it is left out); counts
  * which. */
