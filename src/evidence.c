@@ -184,8 +184,8 @@ static void proxied_pages(const struct analysis *a, struct evidence *ev)
 			 "; %" PRIu64 " of them, before it was known for one, were counted twice", late);
 	evidence_add(ev, EV_PROXIED_PAGES, left + late, false,
 		     "%" PRIu64 " pages on %s%s were requests a proxy passed on to %s (the same "
-		     "method and target inside each one's window): each counted once, as the "
-		     "application's page%s",
+		     "method and target, or the target less a prefix, inside each one's window): "
+		     "each counted once, as the application's page%s",
 		     left + late, first->name, left + late > first->left_out + first->late
 						   ? " and other proxies" : "",
 		     inner, twice);

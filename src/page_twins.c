@@ -28,6 +28,22 @@ uint64_t page_twins_key(const char *method, const char *target, size_t target_le
 	       1;
 }
 
+void page_twins_keys(const char *method, const char *target, size_t target_len,
+		     struct twin_keys *out)
+{
+	out->k[0] = page_twins_key(method, target, target_len);
+	out->n = 1;
+	size_t at = 0;
+	while (out->n < TWIN_KEYS && at < target_len && target[at] == '/') {
+		const char *next = memchr(target + at + 1, '/', target_len - at - 1);
+		const char *query = memchr(target + at + 1, '?', target_len - at - 1);
+		if (!next || (query && query < next))
+			break; /* the last segment: nothing left to pass on */
+		at = (size_t)(next - target);
+		out->k[out->n++] = page_twins_key(method, target + at, target_len - at);
+	}
+}
+
 uint16_t page_twins_endpoint(struct page_twins *tw, const char *name)
 {
 	size_t n = strnlen(name, TWIN_NAME_MAX - 1);
@@ -62,18 +78,18 @@ static uint64_t answer_gap(const struct twin_page *x, uint64_t t_answer)
 	return after_start < from_end ? after_start : from_end;
 }
 
-bool page_twins_done(struct page_twins *tw, uint16_t ep, uint64_t key, uint64_t t0,
-		     uint64_t t_answer, uint64_t t1)
+/* Of the pages completed under key that could be the inner twin of one
+ * that began at t0 and answered at t_answer on endpoint ep, the one whose
+ * request came first after t0, if it came before *best (which it sets) */
+static struct twin_page *inner_of(struct page_twins *tw, uint16_t ep, uint64_t key, uint64_t t0,
+				  uint64_t t_answer, uint64_t *best)
 {
-	if (ep == TWIN_NONE || !tw->ring)
-		return false;
 	uint32_t h = (uint32_t)(key % TWIN_HEADS);
 	struct twin_page *in = NULL;
 	uint32_t at = tw->head[h].at;
 	uint64_t seq = tw->head[h].seq;
 	/* newest first; a page that ended before this one began is no twin,
 	 * nor is any before it */
-	uint64_t best = UINT64_MAX;
 	for (uint32_t n = 0; seq && tw->ring[at].seq == seq && n < TWIN_WALK; n++) {
 		struct twin_page *x = &tw->ring[at];
 		if (x->t1 < t0)
@@ -87,12 +103,26 @@ bool page_twins_done(struct page_twins *tw, uint16_t ep, uint64_t key, uint64_t 
 		 * app's listen queue full: nginx's SYN again after 1 s) */
 		if (x->key == key && x->endpoint != ep && !x->taken && x->t0 >= t0 &&
 		    t_answer >= x->t_answer && t_answer <= x->t1 + TWIN_NEAR_NS &&
-		    x->t0 - t0 < best) {
-			best = x->t0 - t0;
+		    x->t0 - t0 < *best) {
+			*best = x->t0 - t0;
 			in = x;
 		}
 		at = x->prev;
 		seq = x->prev_seq;
+	}
+	return in;
+}
+
+bool page_twins_done(struct page_twins *tw, uint16_t ep, const struct twin_keys *keys,
+		     uint64_t t0, uint64_t t_answer, uint64_t t1)
+{
+	if (ep == TWIN_NONE || !tw->ring)
+		return false;
+	struct twin_page *in = NULL;
+	uint64_t best = UINT64_MAX;
+	for (uint32_t j = 0; j < keys->n && j < TWIN_KEYS; j++) {
+		struct twin_page *x = inner_of(tw, ep, keys->k[j], t0, t_answer, &best);
+		in = x ? x : in;
 	}
 	struct twin_endpoint *e = &tw->ep[ep];
 	e->pages++;
@@ -102,10 +132,12 @@ bool page_twins_done(struct page_twins *tw, uint16_t ep, uint64_t key, uint64_t 
 		e->tight += in->t0 - t0 <= TWIN_TIGHT_NS && answer_gap(in, t_answer) <= TWIN_TIGHT_NS;
 		e->inner = in->endpoint;
 	}
-	/* this page, as a candidate inner one for a proxy's page to come */
+	/* this page, by its own target, as a candidate inner one for a
+	 * proxy's page to come */
+	uint32_t h = (uint32_t)(keys->k[0] % TWIN_HEADS);
 	uint32_t slot = (uint32_t)(tw->seq++ % TWIN_RING);
-	tw->ring[slot] = (struct twin_page){.key = key, .t0 = t0, .t_answer = t_answer, .t1 = t1,
-					    .seq = tw->seq, .prev = tw->head[h].at,
+	tw->ring[slot] = (struct twin_page){.key = keys->k[0], .t0 = t0, .t_answer = t_answer,
+					    .t1 = t1, .seq = tw->seq, .prev = tw->head[h].at,
 					    .prev_seq = tw->head[h].seq, .endpoint = ep};
 	tw->head[h].at = slot;
 	tw->head[h].seq = tw->seq;

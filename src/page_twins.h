@@ -7,7 +7,8 @@
  * figures halved (1.50 round trips per page for 3, with an interval of
  * 1.50-1.50).  So as a response completes, its page is the outer copy of
  * another when a page on another server endpoint, not yet taken by one,
- * has the same method and target, its request came after this one's, and
+ * has the same method and target (or this one's target less a prefix,
+ * below), its request came after this one's, and
  * this one's answer began after that page's began and no later than
  * TWIN_NEAR_NS after it ended; of several, the one whose request came
  * first (a proxy passes requests on as they come).
@@ -24,8 +25,10 @@
  * while page_twins_pending) and decided as they leave, with what the
  * capture had shown by then; past the hold, as they complete (a proxy that
  * appears only then has its first twinned pages counted twice, and said
- * so: late).  A proxy that rewrites the target (a path
- * prefix stripped) is not recognised.
+ * so: late).  A proxy may strip a prefix of one or two path segments
+ * (nginx's location /api/ { proxy_pass http://app/; }): /api/articles/3
+ * passed on as /articles/3 is its twin too.  One that rewrites the target
+ * otherwise is not recognised.
  *
  * Pure bookkeeping on the reading thread: the last TWIN_RING completed
  * pages' keys and times, chained by key (one target fetched by 50 clients
@@ -90,6 +93,16 @@ void page_twins_free(struct page_twins *tw);
 /* The key of a request: its method and target. */
 uint64_t page_twins_key(const char *method, const char *target, size_t target_len);
 
+/* A request's keys: its own (k[0]), then with its first one and two path
+ * segments taken off, where it has them (a proxy that strips a prefix) */
+#define TWIN_KEYS 3
+struct twin_keys {
+	uint64_t k[TWIN_KEYS];
+	uint8_t n;
+};
+void page_twins_keys(const char *method, const char *target, size_t target_len,
+		     struct twin_keys *out);
+
 /* The id of the server endpoint named name ("addr:port"), or TWIN_NONE
  * past TWIN_ENDPOINTS. */
 uint16_t page_twins_endpoint(struct page_twins *tw, const char *name);
@@ -97,8 +110,8 @@ uint16_t page_twins_endpoint(struct page_twins *tw, const char *name);
 /* A page completed on endpoint ep: true when it is the outer copy of an
  * earlier page (which it takes).  It is kept as a candidate inner page for
  * the pages to come. */
-bool page_twins_done(struct page_twins *tw, uint16_t ep, uint64_t key, uint64_t t0,
-		     uint64_t t_answer, uint64_t t1);
+bool page_twins_done(struct page_twins *tw, uint16_t ep, const struct twin_keys *keys,
+		     uint64_t t0, uint64_t t_answer, uint64_t t1);
 
 /* Whether endpoint ep is a proxy of another given one (see above). */
 bool page_twins_proxy(const struct page_twins *tw, uint16_t ep);

@@ -14,7 +14,7 @@ struct page_req {
 	bool pattern;
 	bool has_id; /* past the hold: its route's id, taken as it came */
 	uint32_t id;
-	uint64_t twin_key; /* its method and target (page_twins.h) */
+	struct twin_keys twin; /* its method and target (page_twins.h) */
 	char target[ATTRIB_TARGET_MAX];
 };
 
@@ -46,7 +46,7 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 		pr->has_id = !a->hold.open;
 		if (pr->has_id)
 			pr->id = attrib_pipe_route_id(&a->pipe, pr->pattern ? pr->route : learnt);
-		pr->twin_key = page_twins_key(m->method, m->target, strlen(m->target));
+		page_twins_keys(m->method, m->target, strlen(m->target), &pr->twin);
 		pr->target[0] = '\0';
 		if (a->opts.on_page) { /* cut to ATTRIB_TARGET_MAX - 1 */
 			size_t n = strnlen(m->target, sizeof pr->target - 1);
@@ -55,7 +55,7 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 		}
 	} else if (a->attributing && !m->interim && m->seq != UINT32_MAX) {
 		const struct page_req *pr = &s->page_req[m->seq % HTTP1_PENDING_MAX];
-		bool twin = page_twins_done(a->twins, s->endpoint, pr->twin_key, m->request_ts,
+		bool twin = page_twins_done(a->twins, s->endpoint, &pr->twin, m->request_ts,
 					    m->ts_first, m->ts_last);
 		if (pr->has_id) {
 			if (!page_twins_keep(a->twins, s->endpoint, twin))

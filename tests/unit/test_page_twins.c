@@ -14,9 +14,17 @@
 /* A page to complete: endpoint, key, times */
 struct pg {
 	uint16_t ep;
-	uint64_t key, t0, ta, t1;
+	struct twin_keys keys;
+	uint64_t t0, ta, t1;
 	bool outer; /* the test's truth: a proxy's copy */
 };
+
+static struct twin_keys keys_of(const char *method, const char *target)
+{
+	struct twin_keys k;
+	page_twins_keys(method, target, strlen(target), &k);
+	return k;
+}
 
 static int by_end(const void *x, const void *y)
 {
@@ -34,7 +42,7 @@ static void run(struct page_twins *tw, struct pg *p, uint32_t n, uint64_t kept[2
 	kept[0] = kept[1] = 0;
 	*wrong = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		bool twin = page_twins_done(tw, p[i].ep, p[i].key, p[i].t0, p[i].ta, p[i].t1);
+		bool twin = page_twins_done(tw, p[i].ep, &p[i].keys, p[i].t0, p[i].ta, p[i].t1);
 		bool keep = page_twins_keep(tw, p[i].ep, twin);
 		kept[p[i].ep] += keep;
 		*wrong += keep == p[i].outer;
@@ -52,13 +60,13 @@ static uint64_t rnd(uint64_t *s)
 /* A proxy (endpoint 1) in front of the app (endpoint 0): 16 clients on
  * three targets, each request passed on after fwd and answered gap after
  * the app's answer ends; slow: a third of them forwarded and answered late
- * (a proxy starved of CPU). */
-static uint32_t proxied(struct pg *p, uint32_t pages, bool slow, uint64_t seed)
+ * (a proxy starved of CPU); the proxy's targets under prefix, which it
+ * strips as it passes them on ("": none). */
+static uint32_t proxied_under(struct pg *p, uint32_t pages, bool slow, uint64_t seed,
+			      const char *prefix)
 {
-	uint64_t s = seed, k[3];
-	for (int i = 0; i < 3; i++)
-		k[i] = page_twins_key("GET", i == 0 ? "/" : i == 1 ? "/articles/3" : "/tags/x",
-				      i == 0 ? 1 : i == 1 ? 11 : 7);
+	static const char *paths[3] = {"/", "/articles/3", "/tags/x"};
+	uint64_t s = seed;
 	uint64_t t[16] = {0};
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < pages; i++) {
@@ -66,13 +74,22 @@ static uint32_t proxied(struct pg *p, uint32_t pages, bool slow, uint64_t seed)
 		bool late = slow && rnd(&s) % 3 == 0;
 		uint64_t fwd = late ? 3 * MS + rnd(&s) % (5 * MS) : 50 * US + rnd(&s) % (200 * US);
 		uint64_t gap = late ? rnd(&s) % (20 * MS) : 50 * US + rnd(&s) % (200 * US);
-		uint64_t len = 20 * MS + rnd(&s) % (30 * MS), key = k[rnd(&s) % 3];
+		uint64_t len = 20 * MS + rnd(&s) % (30 * MS);
+		const char *path = paths[rnd(&s) % 3];
+		char outer[64];
+		snprintf(outer, sizeof outer, "%s%s", prefix, path);
 		uint64_t t0 = t[c] + rnd(&s) % MS, it0 = t0 + fwd;
-		p[n++] = (struct pg){0, key, it0, it0 + len - 1 * MS, it0 + len, false};
-		p[n++] = (struct pg){1, key, t0, it0 + len + gap, it0 + len + gap + 100 * US, true};
+		p[n++] = (struct pg){0, keys_of("GET", path), it0, it0 + len - 1 * MS, it0 + len, false};
+		p[n++] = (struct pg){1, keys_of("GET", outer), t0, it0 + len + gap,
+				     it0 + len + gap + 100 * US, true};
 		t[c] = it0 + len + gap + 200 * US;
 	}
 	return n;
+}
+
+static uint32_t proxied(struct pg *p, uint32_t pages, bool slow, uint64_t seed)
+{
+	return proxied_under(p, pages, slow, seed, "");
 }
 
 static void test_proxy(void)
@@ -111,7 +128,8 @@ static void test_two_instances(void)
 	static struct page_twins tw;
 	static struct pg p[4000 + 16000];
 	page_twins_init(&tw);
-	uint64_t s = 0x9e3779b97f4a7c15ull, key = page_twins_key("GET", "/articles/3", 11);
+	uint64_t s = 0x9e3779b97f4a7c15ull;
+	struct twin_keys key = keys_of("GET", "/articles/3");
 	uint32_t n = 0;
 	for (uint16_t ep = 0; ep < 2; ep++) {
 		page_twins_endpoint(&tw, ep ? "10.0.0.2:8080" : "10.0.0.1:8080");
@@ -149,7 +167,7 @@ static void test_own_pages(void)
 	uint64_t s = 7;
 	for (uint32_t i = 0; i < 200; i++) { /* short pages on the proxy alone */
 		uint64_t t0 = rnd(&s) % (1000 * MS);
-		p[n++] = (struct pg){1, page_twins_key("GET", "/static/app.css", 15), t0,
+		p[n++] = (struct pg){1, keys_of("GET", "/static/app.css"), t0,
 				     t0 + 100 * US, t0 + 200 * US, false};
 	}
 	uint64_t kept[2], wrong;
@@ -163,6 +181,38 @@ static void test_own_pages(void)
 	page_twins_free(&tw);
 }
 
+/* nginx's location /api/ { proxy_pass http://app/; }: the proxy strips a
+ * prefix as it passes a request on - its pages are twins all the same */
+static void test_prefix(void)
+{
+	static struct page_twins tw;
+	static struct pg p[2 * 2000];
+	for (int segs = 1; segs <= 2; segs++) {
+		page_twins_init(&tw);
+		page_twins_endpoint(&tw, "127.0.0.1:8080");
+		page_twins_endpoint(&tw, "127.0.0.1:80");
+		uint32_t n = proxied_under(p, 2000, false, 99, segs == 1 ? "/api" : "/api/v1");
+		uint64_t kept[2], wrong;
+		run(&tw, p, n, kept, &wrong);
+		CHECK(page_twins_proxy(&tw, 1));
+		CHECK_EQ_U(kept[0], 2000);
+		CHECK_EQ_U(tw.ep[1].left_out + tw.ep[1].late, 2000);
+		CHECK(kept[1] <= TWIN_MIN + 2);
+		page_twins_free(&tw);
+	}
+	/* a request's keys: its own, less one and two segments; never a cut
+	 * inside the query, nor past the last segment */
+	struct twin_keys k = keys_of("GET", "/api/v1/articles/3?x=1");
+	CHECK_EQ_U(k.n, 3);
+	CHECK(k.k[1] == keys_of("GET", "/v1/articles/3?x=1").k[0]);
+	CHECK(k.k[2] == keys_of("GET", "/articles/3?x=1").k[0]);
+	CHECK_EQ_U(keys_of("GET", "/a?x=/b/c").n, 1);
+	CHECK_EQ_U(keys_of("GET", "/").n, 1);
+	CHECK_EQ_U(keys_of("GET", "/api/").n, 2); /* /api/ passed on as / */
+	CHECK(keys_of("GET", "/api/").k[1] == keys_of("GET", "/").k[0]);
+	CHECK_EQ_U(keys_of("GET", "*").n, 1);
+}
+
 /* Past TWIN_ENDPOINTS nothing is followed: every page counts */
 static void test_bounds(void)
 {
@@ -174,7 +224,8 @@ static void test_bounds(void)
 		CHECK_EQ_U(page_twins_endpoint(&tw, name), (uint64_t)i);
 	}
 	CHECK_EQ_U(page_twins_endpoint(&tw, "10.0.1.1:80"), TWIN_NONE);
-	CHECK(!page_twins_done(&tw, TWIN_NONE, 3, 0, 1, 2));
+	struct twin_keys k = keys_of("GET", "/");
+	CHECK(!page_twins_done(&tw, TWIN_NONE, &k, 0, 1, 2));
 	CHECK(page_twins_keep(&tw, TWIN_NONE, true));
 	CHECK(!page_twins_proxy(&tw, TWIN_NONE));
 	page_twins_free(&tw);
@@ -182,7 +233,7 @@ static void test_bounds(void)
 	page_twins_init(&tw);
 	page_twins_endpoint(&tw, "10.0.0.1:80");
 	CHECK(tw.ring == NULL);
-	CHECK(!page_twins_done(&tw, 0, 3, 0, 1, 2));
+	CHECK(!page_twins_done(&tw, 0, &k, 0, 1, 2));
 	CHECK(page_twins_keep(&tw, 0, false));
 	/* a name longer than TWIN_NAME_MAX is cut, and still one endpoint */
 	char longer[200];
@@ -200,6 +251,7 @@ int main(void)
 	RUN(test_proxy);
 	RUN(test_two_instances);
 	RUN(test_own_pages);
+	RUN(test_prefix);
 	RUN(test_bounds);
 	return TT_EXIT();
 }
