@@ -204,6 +204,15 @@ def client(name):
     return os.path.join(SRC, "tests", "clients", name)
 
 
+def builds(name, argv, env=None):
+    """A test app compiled by argv: whether it built (its errors printed)."""
+    b = subprocess.run(argv, env=env, capture_output=True, text=True)
+    check(f"{name}: the app builds", b.returncode, 0)
+    if b.returncode:
+        print(b.stderr)
+    return b.returncode == 0
+
+
 def psycopg3_pages(dsn, tmp, lookup=False):
     name = "psycopg 3, a lookup first" if lookup else "psycopg 3"
     run = three_routes_of(name, ["/usr/bin/python3", client("psycopg3_app.py"), "{http}", dsn],
@@ -295,14 +304,10 @@ def routes_of(run):
 def go_libpq_pages(tmp):
     build = os.path.join(BUILD, "go-libpq")
     os.makedirs(build, exist_ok=True)
-    b = subprocess.run(["go", "build", "-o", os.path.join(build, "app"),
-                        client("go_libpq_app.go")],
-                       env=dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode",
-                                GOCACHE=os.path.join(build, "gocache"), GOFLAGS=""),
-                       capture_output=True, text=True)
-    check("lib/pq: the app builds", b.returncode, 0)
-    if b.returncode:
-        print(b.stderr)
+    if not builds("lib/pq", ["go", "build", "-o", os.path.join(build, "app"),
+                             client("go_libpq_app.go")],
+                  dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode",
+                       GOCACHE=os.path.join(build, "gocache"), GOFLAGS="")):
         return
     dsn = f"host=127.0.0.1 port={PORT} user=postgres dbname=blogpipe sslmode=disable"
     for lookup in (False, True):
@@ -363,11 +368,8 @@ def jdbc_pages(tmp):
     os.makedirs(build, exist_ok=True)
     jars = ["/usr/share/java/HikariCP.jar", "/usr/share/java/postgresql.jar",
             "/usr/share/java/slf4j-api.jar", "/usr/share/java/slf4j-nop.jar"]
-    b = subprocess.run(["javac", "-encoding", "UTF-8", "-cp", ":".join(jars[:2]), "-d", build,
-                        client("JdbcApp.java")], capture_output=True, text=True)
-    check("JDBC: the app builds", b.returncode, 0)
-    if b.returncode:
-        print(b.stderr)
+    if not builds("JDBC", ["javac", "-encoding", "UTF-8", "-cp", ":".join(jars[:2]), "-d", build,
+                           client("JdbcApp.java")]):
         return
     url = f"jdbc:postgresql://127.0.0.1:{PORT}/blogpipe?user=postgres&sslmode=disable"
     for lookup in (False, True):
