@@ -20,6 +20,7 @@ struct attrib_page {
 	uint64_t t_answer; /* in [t0, t1]: the response's first byte */
 	uint64_t serial; /* which page a slot holds: slots are reused */
 	double inferred;
+	uint64_t len; /* t1 - t0 less its quiet stretches (quiet_time.h) */
 	/* what was attributed to it */
 	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns;
 	double redis_rt, redis_flights, redis_cmds;
@@ -133,6 +134,7 @@ int attrib_init(struct attrib *a, uint64_t grace_ns, uint64_t hold_ns)
 	a->cands = calloc(1, sizeof(*a->cands));
 	infer_init(&a->infer);
 	infer_init(&a->rinfer);
+	quiet_time_init(&a->quiet);
 	bool ok = a->routes && a->route_slots && a->conns && a->rflights && a->feats && a->cands &&
 		  checkout_runs_init(&a->runs) == 0;
 	return ok ? 0 : -1;
@@ -149,6 +151,7 @@ void attrib_free(struct attrib *a)
 	free(a->feats);
 	free(a->cands);
 	checkout_runs_free(&a->runs);
+	quiet_time_free(&a->quiet);
 	infer_free(&a->infer);
 	infer_free(&a->rinfer);
 	free(a->rts);
@@ -409,6 +412,7 @@ void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t_a
 	p->route = route;
 	p->t0 = t0;
 	p->t1 = t1 >= t0 ? t1 : t0;
+	p->len = p->t1 - p->t0; /* less its quiet stretches as it starts */
 	p->t_answer = t_answer < p->t0 ? p->t0 : t_answer > p->t1 ? p->t1 : t_answer;
 	p->conn = conn;
 	p->serial = ++a->page_serial;
@@ -494,6 +498,7 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 {
 	if (!rt->has_start)
 		return; /* its flight was not captured: no time to place it by */
+	quiet_time_add(&a->quiet, rt->t_start, rt->has_end ? rt->t_end : 0);
 	struct attrib_rt_rec r;
 	r.conn = conn;
 	r.t_start = rt->t_start;
@@ -545,6 +550,7 @@ void attrib_add_redis_cmd(struct attrib *a, uint64_t conn, uint64_t flight, uint
 	r.commands = nth; /* its place in the flight: the first counts the flight */
 	r.redis_flight = flight;
 	r.weight = 1;
+	quiet_time_add(&a->quiet, ts, 0);
 	enqueue(a, &r);
 }
 
@@ -854,13 +860,14 @@ static void remember(struct attrib *a, struct attrib_conn *e, uint32_t f, const 
 }
 
 /* A candidate page's density: a page's round trips spread over its window
- * (a profile of where in the window, per route, was measured worse:
+ * but the stretches with no round trip in flight anywhere (quiet_time.h; a
+ * profile of where in the window, per route, was measured worse:
  * docs/pages.md; so was the part before its answer alone: 2.15 for 2 on
  * captures/web-mixed.pcap, whose short pages then outweigh the long);
  * per second: floats keep it. */
 static float density(const struct attrib_live *p)
 {
-	return (float)(1e9 / ((double)(p->t1 - p->t0) + 1e3));
+	return (float)(1e9 / ((double)p->len + 1e3));
 }
 
 /* The active pages whose window holds t: a page still working on its
@@ -968,12 +975,12 @@ static void narrow(struct attrib *a, const struct attrib_conn *e, uint64_t t, bo
 	 * 1 / the page's length (as for a lone round trip) long pages, which
 	 * hold any span by chance more often than short ones, came out owning
 	 * every checkout (a simulation: 0.5 / 0.1 / 18.3 for 6 / 6 / 7). */
-	double span = (double)(t - e->ep_t0);
+	double span = (double)(t - e->ep_t0 - quiet_time_within(&a->quiet, e->ep_t0, t));
 	struct routes_in g;
 	group_routes(a, c, n, &g);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct attrib_live *p = &a->active[c[i]];
-		double room = (double)(p->t1 - p->t0) - span;
+		double room = (double)p->len - span;
 		g.grp[g.in[i]].w += (float)(1e9 / ((room > 0 ? room : 0) + 1e3));
 	}
 	infer_narrow(&a->infer, e->rec, g.grp, g.n);
@@ -1406,8 +1413,9 @@ static void start_page(struct attrib *a, uint32_t s)
 		}
 	}
 	struct attrib_live *l = &a->active[a->nactive++];
-	*l = (struct attrib_live){p->t0, p->t1, p->t_answer, page_end(a, p), s, (uint16_t)p->route,
-				  p->overlapped, p->mixed};
+	p->len = p->t1 - p->t0 - quiet_time_within(&a->quiet, p->t0, p->t1);
+	*l = (struct attrib_live){p->t0, p->t1, p->t_answer, page_end(a, p), p->len, s,
+				  (uint16_t)p->route, p->overlapped, p->mixed};
 	a->active_version++;
 	infer_page_start(&a->infer, p->route); /* lockstep: the note's (Redis's fit reads none) */
 	if (l->end < a->next_expire)
@@ -1438,8 +1446,8 @@ static void close_page(struct attrib *a, struct attrib_page *p)
 	struct attrib_route *rt = &a->routes[p->route];
 	rt->pages++;
 	rt->inferred += p->inferred;
-	infer_page(&a->infer, p->route, p->t1 - p->t0);
-	infer_page(&a->rinfer, p->route, p->t1 - p->t0);
+	infer_page(&a->infer, p->route, p->len);
+	infer_page(&a->rinfer, p->route, p->len);
 	if (p->mixed) {
 		rt->pages_mixed++;
 		a->mixed_pages++;

@@ -34,6 +34,7 @@
 #include "checkout_runs.h"
 #include "hist.h"
 #include "infer.h"
+#include "quiet_time.h"
 #include "redis_rtt.h"
 #include "route.h"
 #include "rtt.h"
@@ -151,6 +152,7 @@ struct attrib_redis_flight;
  * pages in flight those loops were the placing's cache misses). */
 struct attrib_live {
 	uint64_t t0, t1, t_answer, end; /* end: of the grace after t1 */
+	uint64_t len; /* t1 - t0 less its quiet stretches (quiet_time.h) */
 	uint32_t slot;
 	uint16_t route;
 	bool overlapped, mixed; /* as the page's: set there too when they change */
@@ -217,6 +219,7 @@ struct attrib {
 	struct attrib_redis_flight *rflights; /* ATTRIB_REDIS_CONNS, in sets of 4 */
 	uint64_t rflight_clock;
 	struct checkout_runs runs; /* what each connection's checkouts ran, ahead of placing */
+	struct quiet_time quiet;   /* when no round trip was in flight: out of pages' lengths */
 	struct infer infer;
 	struct infer rinfer;   /* Redis commands' routes (their names the features) */
 	uint64_t rfeat[INFER_FEATURES]; /* a Redis feature's name hash + 1 (0: free) */
