@@ -975,7 +975,9 @@ static void narrow(struct attrib *a, const struct attrib_conn *e, uint64_t t, bo
 	 * 1 / the page's length (as for a lone round trip) long pages, which
 	 * hold any span by chance more often than short ones, came out owning
 	 * every checkout (a simulation: 0.5 / 0.1 / 18.3 for 6 / 6 / 7). */
-	double span = (double)(t - e->ep_t0 - quiet_time_within(&a->quiet, e->ep_t0, t));
+	/* less its pauses: none fits in a span shorter than one (quiet_time.h) */
+	uint64_t pauses = t - e->ep_t0 >= QUIET_MIN_NS ? quiet_time_within(&a->quiet, e->ep_t0, t) : 0;
+	double span = (double)(t - e->ep_t0 - pauses);
 	struct routes_in g;
 	group_routes(a, c, n, &g);
 	for (uint32_t i = 0; i < n; i++) {

@@ -118,6 +118,20 @@ static void test_ring(void)
 	quiet_time_free(&q);
 }
 
+/* A window of more pauses than are read in one pass (quiet_time.c's
+ * MAX_RUNS): a burst of 20 round trips in one bin, then four bins idle
+ * (2 ms at least), a hundred times */
+static void test_many_pauses(void)
+{
+	const uint64_t cycle = 5 * QUIET_BIN_NS;
+	quiet_time_init(&q);
+	for (uint64_t i = 0; i < 100; i++)
+		for (uint64_t j = 0; j < 20; j++)
+			quiet_time_add(&q, T0 + i * cycle + j * 10000, T0 + i * cycle + j * 10000 + 10000);
+	CHECK_EQ_U(quiet_time_within(&q, T0, T0 + 99 * cycle + QUIET_BIN_NS), 99 * 4 * QUIET_BIN_NS);
+	quiet_time_free(&q);
+}
+
 int main(void)
 {
 	RUN(test_empty);
@@ -126,5 +140,6 @@ int main(void)
 	RUN(test_awaited);
 	RUN(test_order_and_edges);
 	RUN(test_ring);
+	RUN(test_many_pauses);
 	return TT_EXIT();
 }
