@@ -126,6 +126,27 @@ static void redis_rt(uint64_t conn, uint64_t start_ms10, uint32_t commands)
 	attrib_add_redis_rt(&a, conn, &r);
 }
 
+/* Flight 7 of connection 5, its four GETs sent at at[], answered by
+ * t_end, and the capture's end: route c's figures, four pages of one GET
+ * each, checked for their commands and the round trips they waited on */
+static const struct attrib_route *streamed_flight(uint32_t c, const uint64_t at[4], uint64_t t_end)
+{
+	for (int i = 0; i < 4; i++)
+		attrib_add_redis_cmd(&a, 5, 7, at[i], (uint32_t)i + 1, "GET");
+	struct redis_rt r = {0};
+	r.t_start = at[0];
+	r.t_end = t_end;
+	r.commands = r.replies = 4;
+	r.serial = 7;
+	attrib_add_redis_rt(&a, 5, &r);
+	attrib_finish(&a);
+	const struct attrib_route *rc = &a.routes[c];
+	CHECK_EQ_U(rc->pages, 4);
+	CHECK(fabs(rc->redis_cmds - 4) < 1e-9);
+	CHECK(fabs(rc->redis_rt - 4) < 1e-9);
+	return rc;
+}
+
 /* A client that keeps its pipeline full (node-redis): one flight, its
  * commands sent by pages one after another while earlier ones are still
  * answered.  Each page gets the command it sent and a round trip it waited
@@ -139,19 +160,8 @@ static void test_redis_streaming_flight(void)
 	for (int i = 0; i < 4; i++)
 		attrib_add_page(&a, c, (uint64_t)(10 * i) * MS, (uint64_t)(10 * i + 8) * MS,
 				(uint64_t)(10 * i + 9) * MS, 1 + (uint64_t)i, "GET", "/cached/", 200);
-	for (int i = 0; i < 4; i++) /* flight 7 of connection 5: one GET per page */
-		attrib_add_redis_cmd(&a, 5, 7, (uint64_t)(10 * i + 2) * MS, (uint32_t)i + 1, "GET");
-	struct redis_rt r = {0};
-	r.t_start = 2 * MS;
-	r.t_end = 35 * MS;
-	r.commands = r.replies = 4;
-	r.serial = 7;
-	attrib_add_redis_rt(&a, 5, &r);
-	attrib_finish(&a);
-	const struct attrib_route *rc = &a.routes[c];
-	CHECK_EQ_U(rc->pages, 4);
-	CHECK(fabs(rc->redis_cmds - 4) < 1e-9);
-	CHECK(fabs(rc->redis_rt - 4) < 1e-9);
+	static const uint64_t at[4] = {2 * MS, 12 * MS, 22 * MS, 32 * MS}; /* one GET per page */
+	const struct attrib_route *rc = streamed_flight(c, at, 35 * MS);
 	CHECK(fabs(rc->redis_flights - 1) < 1e-9);
 	CHECK_EQ_U(a.redis_in_pages, 1);
 	CHECK_EQ_U(a.redis_shared, 0);
@@ -171,20 +181,8 @@ static void test_redis_pipeline_kept_full(void)
 	for (int i = 0; i < 4; i++)
 		attrib_add_page(&a, c, t0[i] * 1000, (t0[i] + 9000) * 1000, (t0[i] + 9500) * 1000,
 				1 + (uint64_t)i, "GET", "/cached/", 200);
-	static const uint64_t at[4] = {2, 8, 13, 18}; /* ms: alone, then two pages each */
-	for (int i = 0; i < 4; i++)
-		attrib_add_redis_cmd(&a, 5, 7, at[i] * MS, (uint32_t)i + 1, "GET");
-	struct redis_rt r = {0};
-	r.t_start = 2 * MS;
-	r.t_end = 24 * MS;
-	r.commands = r.replies = 4;
-	r.serial = 7;
-	attrib_add_redis_rt(&a, 5, &r);
-	attrib_finish(&a);
-	const struct attrib_route *rc = &a.routes[c];
-	CHECK_EQ_U(rc->pages, 4);
-	CHECK(fabs(rc->redis_cmds - 4) < 1e-9);
-	CHECK(fabs(rc->redis_rt - 4) < 1e-9);
+	static const uint64_t at[4] = {2 * MS, 8 * MS, 13 * MS, 18 * MS}; /* alone, then two pages */
+	const struct attrib_route *rc = streamed_flight(c, at, 24 * MS);
 	printf("  a pipeline kept full: %.3f round trips for 4 pages of one GET\n", rc->redis_rt);
 	attrib_free(&a);
 }
