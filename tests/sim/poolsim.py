@@ -256,12 +256,15 @@ class Sim:
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     for kv in sys.argv[3:]:
         k, _, v = kv.partition("=")
         if k not in P:
-            sys.exit(f"poolsim.py: no setting {k} (see --help)")
+            sys.exit(f"poolsim.py: no setting {k!r} (poolsim.py --help lists them)")
         P[k] = float(v)
     sim = Sim(int(sys.argv[2]))
     sim.run()
