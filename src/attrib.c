@@ -1315,41 +1315,47 @@ static uint32_t redis_feature(struct attrib *a, uint64_t h)
  * round trips (pgrtt bench --quick, node-pg's cached page; CI failed at
  * 0.9497 for 1 +- 5%).  A page that sends several commands in one write
  * gets the same as before where its candidates share alike. */
+/* Water-filling: the lambda that brings shares w[0 .. n) to target, each
+ * scaled by it and capped at one (the largest capped first); never below 1 */
+static double fill_level(double *w, uint32_t n, double target)
+{
+	for (uint32_t i = 1; i < n; i++) /* descending: at most ATTRIB_REDIS_PAGES */
+		for (uint32_t k = i; k > 0 && w[k - 1] < w[k]; k--) {
+			double t = w[k];
+			w[k] = w[k - 1];
+			w[k - 1] = t;
+		}
+	double rest = 0, lambda = 1;
+	for (uint32_t i = 0; i < n; i++)
+		rest += w[i];
+	for (uint32_t capped = 0; capped < n; capped++) {
+		double l = rest > 0 ? (target - capped) / rest : 1;
+		if (l * w[capped] <= 1)
+			return l > 1 ? l : 1;
+		rest -= w[capped];
+		lambda = 1 / w[capped]; /* all capped */
+	}
+	return lambda;
+}
+
 static void redis_waits(struct attrib *a, struct attrib_redis_flight *e)
 {
-	double total = 0, fixed = 0, order[ATTRIB_REDIS_PAGES];
+	double total = 0, fixed = 0, most = 0, order[ATTRIB_REDIS_PAGES];
 	bool open[ATTRIB_REDIS_PAGES];
 	uint32_t nopen = 0;
 	for (uint32_t j = 0; j < e->n; j++) {
 		open[j] = a->pages[e->slot[j]].serial == e->serial[j];
 		total += e->cmds[j];
+		most = e->cmds[j] > most ? e->cmds[j] : most;
 		if (open[j])
 			order[nopen++] = e->cmds[j];
 		else
 			fixed += e->waits[j]; /* its page closed: what it was given stays */
 	}
-	double target = (total < e->n ? total : (double)e->n) - fixed;
-	if (target > nopen)
-		target = nopen;
-	/* water-filling: the largest shares capped at one, the rest scaled
-	 * by lambda so that all come to the target */
-	for (uint32_t i = 1; i < nopen; i++) /* descending: at most ATTRIB_REDIS_PAGES */
-		for (uint32_t k = i; k > 0 && order[k - 1] < order[k]; k--) {
-			double t = order[k];
-			order[k] = order[k - 1];
-			order[k - 1] = t;
-		}
-	double lambda = 1, rest = 0;
-	for (uint32_t i = 0; i < nopen; i++)
-		rest += order[i];
-	for (uint32_t capped = 0; capped < nopen; capped++) {
-		double l = rest > 0 ? (target - capped) / rest : 1;
-		if (l * order[capped] <= 1) {
-			lambda = l > 1 ? l : 1;
-			break;
-		}
-		rest -= order[capped];
-		lambda = 1 / order[capped]; /* all capped */
+	double lambda = 1; /* no share past one and every page open: each its share */
+	if (most > 1 || nopen < e->n) {
+		double target = (total < e->n ? total : (double)e->n) - fixed;
+		lambda = fill_level(order, nopen, target < nopen ? target : nopen);
 	}
 	for (uint32_t j = 0; j < e->n; j++) {
 		if (!open[j])

@@ -35,7 +35,8 @@
  * latest round trip seen, is taken as never quiet there.  Cost: 1.9% more
  * instructions for analyze --http-port on a simulated capture of 12,000
  * pages (half of it a page's window read bin by bin as it starts; bins of
- * 0.5 ms cost 2.9%, for figures the same to 0.2%). */
+ * 0.5 ms cost 2.9%, for figures the same to 0.2%; reading the window once,
+ * its idle runs buffered, saved 0.05% for twice the code). */
 #ifndef PGRTT_QUIET_TIME_H
 #define PGRTT_QUIET_TIME_H
 

@@ -107,7 +107,7 @@ class Sim:
     def __init__(self, seed):
         self.rnd = random.Random(seed)
         self.events, self.order = [], 0
-        self.now = self.cpu_free = 0.0
+        self.cpu_free = 0.0
         self.pauses = []
         self.idle, self.waiting, self.conns = [], [], 0
         self.truth = {"GET /": [0, 0, 0], "GET /articles/{id}": [0, 0, 0],
@@ -251,7 +251,6 @@ class Sim:
             self.client(k)
         while self.events:
             t, _, fn = heapq.heappop(self.events)
-            self.now = t
             fn(t)
 
 

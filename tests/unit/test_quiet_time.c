@@ -118,9 +118,8 @@ static void test_ring(void)
 	quiet_time_free(&q);
 }
 
-/* A window of more pauses than are read in one pass (quiet_time.c's
- * MAX_RUNS): a burst of 20 round trips in one bin, then four bins idle
- * (2 ms at least), a hundred times */
+/* A window of a hundred pauses: a burst of 20 round trips in one bin, then
+ * four bins idle (2 ms at least), a hundred times */
 static void test_many_pauses(void)
 {
 	const uint64_t cycle = 5 * QUIET_BIN_NS;
