@@ -832,6 +832,22 @@ static uint32_t tie(const struct attrib *a, const struct attrib_conn *e, uint64_
 	return m;
 }
 
+/* The first of the lightest of w[ATTRIB_TIE_MAX], its weight held apart:
+ * compared with w[light] read again, each step waited for the load of the
+ * last (with 50 pages in flight this scan, after each heavier page took the
+ * lightest one's place, was three fifths of placing's time). */
+static uint32_t lightest(const double *w)
+{
+	double lw = w[0];
+	uint32_t light = 0;
+	for (uint32_t j = 1; j < ATTRIB_TIE_MAX; j++)
+		if (w[j] < lw) {
+			lw = w[j];
+			light = j;
+		}
+	return light;
+}
+
 /* Remember where a query-like round trip went: its heaviest pages. */
 static void remember(struct attrib *a, struct attrib_conn *e, uint32_t f, const struct share *sh,
 		     uint32_t m)
@@ -851,12 +867,8 @@ static void remember(struct attrib *a, struct attrib_conn *e, uint32_t f, const 
 		e->slot[k] = sh[i].slot;
 		e->serial[k] = a->pages[sh[i].slot].serial;
 		e->w[k] = sh[i].w;
-		if (e->ntie == ATTRIB_TIE_MAX) {
-			light = 0;
-			for (uint32_t j = 1; j < ATTRIB_TIE_MAX; j++)
-				if (e->w[j] < e->w[light])
-					light = j;
-		}
+		if (e->ntie == ATTRIB_TIE_MAX)
+			light = lightest(e->w);
 	}
 }
 

@@ -7,7 +7,7 @@
 # Without arguments: a throwaway cluster (tests/pg_cluster.sh, port 55433)
 # with the seed's dataset, the reference app (bench/apps/c-libpq) in
 # POOL_MODE (default axum-sqlx-ping: a checkout per query, both pings) on
-# port 18093, and `wrk -t 2 -c 16 -d SECONDS` (default 10) cycling through
+# port 18093, and `wrk -t 2 -c CONNS -d SECONDS` (defaults 16 and 10) cycling through
 # the detail, index and tag routes, captured by tcpdump -s 0 -B 65536: every
 # page overlaps pages of other routes, so every route is estimated.
 #
@@ -51,17 +51,19 @@ else
 	cat >"$W/mixed.lua" <<'EOF'
 local paths = {"/articles/3", "/", "/tags/tag-7", "/articles/11", "/articles/500"}
 local i = 0
+local random = os.getenv("MIX") == "random"
 request = function()
   i = i + 1
+  if random then i = math.random(#paths) end
   return wrk.format("GET", paths[i % #paths + 1])
 end
 EOF
-	wrk -t 2 -c 16 -d 2 -s "$W/mixed.lua" "http://127.0.0.1:$HTTP" >/dev/null # warm-up: the pool grows
+	wrk -t 2 -c "${CONNS:-16}" -d 2 -s "$W/mixed.lua" "http://127.0.0.1:$HTTP" >/dev/null # warm-up: the pool grows
 	F=$W/mixed.pcap
 	tcpdump -i lo -s 0 -B 65536 -w "$F" "tcp port $PG or tcp port $HTTP" 2>"$W/td.err" &
 	td=$!
 	sleep 1
-	wrk -t 2 -c 16 -d "$T" -s "$W/mixed.lua" "http://127.0.0.1:$HTTP" | grep -E 'requests in|Requests/sec'
+	wrk -t 2 -c "${CONNS:-16}" -d "$T" -s "$W/mixed.lua" "http://127.0.0.1:$HTTP" | grep -E 'requests in|Requests/sec'
 	sleep 1.5 # let tcpdump drain its ring
 	kill -INT $td
 	wait $td || true
