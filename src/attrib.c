@@ -101,6 +101,7 @@ struct routes_in {
 	uint32_t in[64];
 	uint32_t n;
 	uint64_t seen; /* bit route % 64 of every route in grp[]: most aren't, and need no search */
+	uint8_t at[64]; /* by route % 64: the first such route's index in grp[] (valid if seen) */
 	bool all_mixed; /* every candidate already overlaps another route's page */
 };
 
@@ -765,9 +766,14 @@ static uint32_t group_of(struct routes_in *g, uint32_t route, bool mixed)
 {
 	uint64_t bit = 1ull << (route % 64);
 	uint32_t k = g->n;
-	if (g->seen & bit) /* perhaps there: look (with 32 pages in flight, a fifth of placing) */
-		for (k = 0; k < g->n && g->grp[k].route != route;)
-			k++;
+	if (g->seen & bit) { /* perhaps there: where the first route of its bit went, or look */
+		k = g->at[route % 64];
+		if (g->grp[k].route != route)
+			for (k = 0; k < g->n && g->grp[k].route != route;)
+				k++;
+	} else {
+		g->at[route % 64] = (uint8_t)k;
+	}
 	g->seen |= bit;
 	if (k == g->n) {
 		g->grp[k].route = (uint16_t)route;
@@ -878,9 +884,9 @@ static void remember(struct attrib *a, struct attrib_conn *e, uint32_t f, const 
  * docs/pages.md; so was the part before its answer alone: 2.15 for 2 on
  * captures/web-mixed.pcap, whose short pages then outweigh the long);
  * per second: floats keep it. */
-static float density(const struct attrib_live *p)
+static float density(uint64_t len)
 {
-	return (float)(1e9 / ((double)p->len + 1e3));
+	return (float)(1e9 / ((double)len + 1e3));
 }
 
 /* The active pages whose window holds t: a page still working on its
@@ -915,7 +921,7 @@ static const struct attrib_cands *candidates(struct attrib *a, uint64_t t)
 	for (uint32_t i = 0; i < k->n; i++) {
 		const struct attrib_live *p = &a->active[pick[i]];
 		k->c[i] = p->slot;
-		k->d[i] = density(p);
+		k->d[i] = p->density;
 		k->g.grp[k->g.in[i]].w += k->d[i];
 	}
 	k->valid = true;
@@ -1188,6 +1194,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	g.seen = k->g.seen;
 	g.all_mixed = k->g.all_mixed;
 	memcpy(g.grp, k->g.grp, g.n * sizeof(*g.grp));
+	memcpy(g.at, k->g.at, sizeof(g.at));
 	if ((announces || startup) && g.n > 1 && may_wait &&
 	    (take_entry(a, e, r->conn), e->npend < CONN_PEND_MAX)) {
 		e->pend[e->npend++] = *r; /* until the query it announces */
@@ -1490,8 +1497,10 @@ static void start_page(struct attrib *a, uint32_t s)
 	}
 	struct attrib_live *l = &a->active[a->nactive++];
 	p->len = p->t1 - p->t0 - quiet_time_within(&a->quiet, p->t0, p->t1);
-	*l = (struct attrib_live){p->t0, p->t1, p->t_answer, page_end(a, p), p->len, s,
-				  (uint16_t)p->route, p->overlapped, p->mixed};
+	*l = (struct attrib_live){p->t0,	    p->t1,	 p->t_answer,
+				  page_end(a, p),   p->len,	 density(p->len),
+				  s,		    (uint16_t)p->route, p->overlapped,
+				  p->mixed};
 	a->active_version++;
 	infer_page_start(&a->infer, p->route); /* lockstep: the note's (Redis's fit reads none) */
 	if (l->end < a->next_expire)

@@ -153,6 +153,7 @@ struct attrib_redis_flight;
 struct attrib_live {
 	uint64_t t0, t1, t_answer, end; /* end: of the grace after t1 */
 	uint64_t len; /* t1 - t0 less its quiet stretches (quiet_time.h) */
+	float density; /* of a lone round trip in it, per second (attrib.c's density) */
 	uint32_t slot;
 	uint16_t route;
 	bool overlapped, mixed; /* as the page's: set there too when they change */
