@@ -7,9 +7,11 @@
 # Without arguments: a throwaway cluster (tests/pg_cluster.sh, port 55433)
 # with the seed's dataset, the reference app (bench/apps/c-libpq) in
 # POOL_MODE (default axum-sqlx-ping: a checkout per query, both pings) on
-# port 18093, and `wrk -t 2 -c CONNS -d SECONDS` (defaults 16 and 10) cycling through
-# the detail, index and tag routes, captured by tcpdump -s 0 -B 65536: every
-# page overlaps pages of other routes, so every route is estimated.
+# port 18093, and `wrk -t 2 -c CONNS -d SECONDS` (defaults 16 and 10) cycling
+# through the detail, index and tag routes (MIX=random: each request's path at
+# random, which the routes' figures need: docs/pages.md, lockstep), captured by
+# tcpdump -s 0 -B 65536: every page overlaps pages of other routes, so every
+# route is estimated.
 #
 # Prints the best wall time of 5 runs and peak RSS for each reader (pgrtt
 # --http-port also on one thread, PGRTT_THREADS=1), --http-port's cost as
