@@ -13,7 +13,7 @@ Scenarios (N scales each):
                    the connection closes
   ooo-holes N      N PostgreSQL connections, each missing one segment and then
                    sending 700 KB that can never be delivered in order
-  many-routes N    N pages of 120 routes, 32 at once, each on its own
+  many-routes N    N pages of 120 routes (ROUTES), 32 at once (LANES), each on its own
                    PostgreSQL connection: route k runs k % 4 + 1 queries
                    of two statements of its own (240 statements: the fit's
                    features near their cap, 24 candidates a round trip)
@@ -22,6 +22,7 @@ Scenarios (N scales each):
                    within the first 1,024 pages' 2 s (page_hold.h)
 
 Ethernet/IPv4/TCP with real sequence numbers; checksums are left zero."""
+import os
 import random
 import struct
 import sys
@@ -186,8 +187,8 @@ def main():
             pg.sseq += 1400  # the segment the capture lost, never retransmitted
             for _ in range(500):  # 700 KB behind the hole, never acknowledged
                 pg.s(seg, ACK)
-    elif scenario == "many-routes":
-        many_routes(n)
+    elif scenario == "many-routes":  # ROUTES and LANES: other shapes, for benchmarks
+        many_routes(n, int(os.environ.get("ROUTES", "120")), int(os.environ.get("LANES", "32")))
     elif scenario == "n-plus-one":
         STEP[0] = 1_000
         web, pg = Conn(40001, 8080), Conn(40002, 5432)
