@@ -558,6 +558,11 @@ void attrib_add_redis_cmd(struct attrib *a, uint64_t conn, uint64_t flight, uint
 
 void attrib_add_redis_rt(struct attrib *a, uint64_t conn, const struct redis_rt *rt)
 {
+	/* awaited from its first byte to its answer's last: no pause (its
+	 * commands counted as they were sent); a Redis slower than a pause,
+	 * with nothing else in flight, made its pages' windows look idle */
+	if (rt->commands && rt->t_end > rt->t_start)
+		quiet_time_busy(&a->quiet, rt->t_start, rt->t_end);
 	if (rt->commands == 0 || !a->on_page)
 		return; /* the pages had its commands; this is their listing (trace) */
 	struct attrib_rt_rec r;

@@ -12,7 +12,7 @@
 #define PIPE_BATCHES 8  /* in the pool: the reader runs up to 7 batches ahead */
 #define NAME_SLOTS (2 * ATTRIB_ROUTES_MAX) /* open addressing, at most half full */
 
-enum { EV_ROUTE, EV_PAGE, EV_RT, EV_REDIS_CMD, EV_SETTLE, EV_FINISH };
+enum { EV_ROUTE, EV_PAGE, EV_RT, EV_REDIS_CMD, EV_REDIS_RT, EV_SETTLE, EV_FINISH };
 
 /* Of a round trip, what attribution reads when nothing lists the pages
  * (no trace: its flight letters and text are not needed), so that an
@@ -43,6 +43,10 @@ struct pipe_ev {
 		struct {
 			uint64_t watermark, full;
 		} settle;
+		struct {
+			uint64_t t_start, t_end;
+			uint32_t commands;
+		} flight; /* a Redis flight: its span alone (nothing lists the pages) */
 	} u;
 };
 
@@ -102,6 +106,13 @@ static bool apply(struct attrib_pipe_shared *sh, const struct attrib_pipe_batch 
 			attrib_add_redis_cmd(a, e->conn, e->u.cmd.flight, e->u.cmd.ts, e->u32,
 					     e->u.cmd.name);
 			break;
+		case EV_REDIS_RT: {
+			struct redis_rt rt = {.t_start = e->u.flight.t_start,
+					      .t_end = e->u.flight.t_end,
+					      .commands = e->u.flight.commands};
+			attrib_add_redis_rt(a, e->conn, &rt);
+			break;
+		}
 		case EV_SETTLE:
 			settle(a, e->u.settle.watermark, e->u.settle.full);
 			break;
@@ -281,9 +292,15 @@ void attrib_pipe_redis_rt(struct attrib_pipe *p, uint64_t conn, const struct red
 		attrib_add_redis_rt(p->a, conn, rt);
 		return;
 	}
-	/* threaded, nothing lists the pages: attrib_add_redis_rt keeps a flight
-	 * only for that (on_page) */
-	(void)conn;
+	/* threaded, nothing lists the pages (on_page): of the flight, its span
+	 * (quiet_time.h) */
+	if (rt->commands == 0 || rt->t_end <= rt->t_start)
+		return;
+	struct pipe_ev *e = next_ev(p, EV_REDIS_RT);
+	e->conn = conn;
+	e->u.flight.t_start = rt->t_start;
+	e->u.flight.t_end = rt->t_end;
+	e->u.flight.commands = rt->commands;
 }
 
 void attrib_pipe_settle(struct attrib_pipe *p, uint64_t watermark, uint64_t full)

@@ -29,7 +29,7 @@ static struct quiet_bin *slot_of(struct quiet_time *q, uint64_t b)
 	return x;
 }
 
-void quiet_time_add(struct quiet_time *q, uint64_t t0, uint64_t t1)
+static void mark(struct quiet_time *q, uint64_t t0, uint64_t t1, bool starts)
 {
 	if (!q->bins && !q->failed) {
 		q->bins = calloc(QUIET_BINS, sizeof(*q->bins));
@@ -39,7 +39,7 @@ void quiet_time_add(struct quiet_time *q, uint64_t t0, uint64_t t1)
 		return;
 	uint64_t b0 = t0 / QUIET_BIN_NS, b1 = t1 > t0 ? t1 / QUIET_BIN_NS : b0;
 	struct quiet_bin *x = slot_of(q, b0);
-	if (x && x->count < UNKNOWN - 1)
+	if (starts && x && x->count < UNKNOWN - 1)
 		x->count++;
 	if (b1 - b0 >= QUIET_BINS) /* in flight longer than the ring: its latest part */
 		b0 = b1 - (QUIET_BINS - 1);
@@ -48,6 +48,16 @@ void quiet_time_add(struct quiet_time *q, uint64_t t0, uint64_t t1)
 			x->busy++;
 	if (b1 + 1 > q->latest)
 		q->latest = b1 + 1;
+}
+
+void quiet_time_add(struct quiet_time *q, uint64_t t0, uint64_t t1)
+{
+	mark(q, t0, t1, true);
+}
+
+void quiet_time_busy(struct quiet_time *q, uint64_t t0, uint64_t t1)
+{
+	mark(q, t0, t1, false);
 }
 
 /* Round trips in flight during bin b; UNKNOWN where the ring no longer

@@ -29,6 +29,10 @@
  * page for 3 / 4 / 3 when only starts counted (2.80 / 3.77 / 3.63 with
  * whole windows, 2.79 / 3.74 / 3.66 now: 64 pages, intervals 0-7).
  *
+ * A Redis flight is in flight from its first command to its answer's
+ * last byte (quiet_time_busy, once it is answered), each command a start
+ * as it is sent.
+ *
  * Starts and round trips in flight are counted in bins of QUIET_BIN_NS
  * over a ring of QUIET_BINS (16 s): fixed memory (256 KiB), allocated on
  * the first round trip; a window reaching back past the ring, or past the
@@ -65,6 +69,10 @@ void quiet_time_free(struct quiet_time *q);
 
 /* A round trip from t0 to t1 (ns; t1 < t0: its end unknown), in any order. */
 void quiet_time_add(struct quiet_time *q, uint64_t t0, uint64_t t1);
+
+/* In flight from t0 to t1, its start counted already: a Redis flight,
+ * whose commands were each added as they were sent (attrib.c). */
+void quiet_time_busy(struct quiet_time *q, uint64_t t0, uint64_t t1);
 
 /* Of [t0, t1], the nanoseconds inside quiet stretches. */
 uint64_t quiet_time_within(const struct quiet_time *q, uint64_t t0, uint64_t t1);

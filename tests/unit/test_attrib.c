@@ -147,6 +147,32 @@ static const struct attrib_route *streamed_flight(uint32_t c, const uint64_t at[
 	return rc;
 }
 
+/* A Redis flight awaited is no pause (quiet_time.h): commands in a burst,
+ * then one answered 28 ms later with nothing sent meanwhile, then another
+ * command.  Its commands were counted as sent; its span, known once it is
+ * answered, fills the stretch - which otherwise read 31 ms quiet, so the
+ * pages around it were taken for 31 ms shorter (denser) than they were. */
+static void test_redis_flight_not_quiet(void)
+{
+	attrib_init(&a, 0, 0);
+	for (uint64_t k = 0; k < 20; k++) { /* a burst: a GET every 0.1 ms, each answered */
+		uint64_t t = k * MS / 10;
+		attrib_add_redis_cmd(&a, 5, k, t, 1, "GET");
+		struct redis_rt r = {.t_start = t, .t_end = t + MS / 20, .commands = 1, .replies = 1,
+				     .serial = k};
+		attrib_add_redis_rt(&a, 5, &r);
+	}
+	attrib_add_redis_cmd(&a, 6, 0, 2 * MS, 1, "KEYS"); /* slow: answered at 30 ms */
+	attrib_add_redis_cmd(&a, 5, 20, 35 * MS, 1, "GET");
+	CHECK(quiet_time_within(&a.quiet, 0, 34 * MS) >= 30 * MS); /* before its answer: quiet */
+	struct redis_rt slow = {.t_start = 2 * MS, .t_end = 30 * MS, .commands = 1, .replies = 1};
+	attrib_add_redis_rt(&a, 6, &slow);
+	uint64_t q = quiet_time_within(&a.quiet, 0, 34 * MS);
+	printf("  quiet in [0, 34 ms] once answered: %.1f ms\n", (double)q / MS);
+	CHECK_EQ_U(q, 0);
+	attrib_free(&a);
+}
+
 /* A client that keeps its pipeline full (node-redis): one flight, its
  * commands sent by pages one after another while earlier ones are still
  * answered.  Each page gets the command it sent and a round trip it waited
@@ -1252,6 +1278,7 @@ int main(void)
 	RUN(test_flight_parts);
 	RUN(test_redis_pages);
 	RUN(test_redis_streaming_flight);
+	RUN(test_redis_flight_not_quiet);
 	RUN(test_redis_pipeline_kept_full);
 	RUN(test_redis_flight_share);
 	RUN(test_redis_mixed_routes);

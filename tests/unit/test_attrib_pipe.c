@@ -74,6 +74,10 @@ static void test_same_through_a_thread(void)
 	CHECK(one.routes[0].pages > 0);
 	CHECK_EQ_U(one.rts_in_pages + one.rts_outside, two.rts_in_pages + two.rts_outside);
 	CHECK(one.rts_in_pages > 0);
+	/* the stretches in flight alike: Redis flights' spans cross to the thread */
+	CHECK(one.quiet.bins && two.quiet.bins &&
+	      memcmp(one.quiet.bins, two.quiet.bins, QUIET_BINS * sizeof(*one.quiet.bins)) == 0);
+	CHECK_EQ_U(one.quiet.latest, two.quiet.latest);
 	attrib_free(&one);
 	attrib_free(&two);
 }
