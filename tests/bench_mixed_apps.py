@@ -8,16 +8,17 @@ Prints each route's round trips per page, 95% interval and attribution
 against the truth, and the notes pgrtt gave.
 
 Apps: c-libpq (POOL_MODE from the environment, default pgx), go-pgx,
-node-pg, java-hikari, py-sqlalchemy (default: all of them).  Builds them
-with `pgrtt bench --build-only` first; starts a throwaway cluster
+node-pg, java-hikari, py-sqlalchemy (default: all of them), started as
+their manifests say.  Builds them with `pgrtt bench --build-only` first
+(c-libpq as c-pgx); starts a throwaway cluster
 (tests/pg_cluster.sh, port 55434) with the seed's dataset, and stops it.
 Run as root (tcpdump) from the source tree after building build/.  Not a
 test: a measurement, by hand."""
 import argparse
 import json
 import os
+import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -25,19 +26,29 @@ import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from livelib import blog_database, capture as tcpdump_around  # noqa: E402
 PGRTT = os.path.join(ROOT, "build", "pgrtt")
 PG, HTTP = "55434", "18095"
 BUILD = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
                      "pgrtt", "bench")
 PATHS = {"GET /articles/{id}": ["/articles/3", "/articles/11", "/articles/500"],
          "GET /": ["/"], "GET /tags/{slug}": ["/tags/tag-7"]}
-HIKARI_CP = ":".join(["{b}/java-hikari/classes"] + ["/usr/share/java/" + j for j in (
-    "HikariCP.jar", "postgresql.jar", "slf4j-api.jar", "slf4j-nop.jar")])
-RUN = {"c-libpq": [os.path.join(ROOT, "build", "bench", "bench_app_c_libpq")],
-       "go-pgx": ["{b}/go-pgx/app"],
-       "node-pg": ["node", os.path.join(ROOT, "bench/apps/node-pg/app.js")],
-       "java-hikari": ["java", "-Dsun.net.httpserver.nodelay=true", "-cp", HIKARI_CP, "App"],
-       "py-sqlalchemy": ["/usr/bin/python3", os.path.join(ROOT, "bench/apps/py-sqlalchemy/app.py")]}
+APPS = ("c-libpq", "go-pgx", "node-pg", "java-hikari", "py-sqlalchemy")
+
+
+def launch(app):
+    """An app's command and environment from its manifest, as pgrtt bench
+    starts it ($APP its sources, $BUILD where the harness built it)."""
+    with open(os.path.join(ROOT, "bench", "apps", app, "manifest.json")) as f:
+        m = json.load(f)
+    where = {"$APP": os.path.join(ROOT, "bench", "apps", app), "$BUILD": os.path.join(BUILD, app)}
+
+    def expand(v):
+        for k, x in where.items():
+            v = v.replace(k, x)
+        return v
+    return [expand(a) for a in m["run"]], {k: expand(v) for k, v in m.get("env", {}).items()}
 
 
 def lua(work, paths, random):
@@ -52,15 +63,14 @@ def lua(work, paths, random):
 
 def capture(work, name, paths, conns, secs, random):
     pcap = os.path.join(work, name + ".pcap")
-    td = subprocess.Popen(["tcpdump", "-i", "lo", "-s", "0", "-B", "65536", "-w", pcap,
-                           f"tcp port {PG} or tcp port {HTTP}"], stderr=subprocess.DEVNULL)
-    time.sleep(1)
-    subprocess.run(["wrk", "-t", "2", "-c", str(conns), "-d", str(secs), "-s",
-                    lua(work, paths, random), f"http://127.0.0.1:{HTTP}"],
-                   stdout=subprocess.DEVNULL, check=True)
-    time.sleep(1.5)  # tcpdump's ring drained
-    td.send_signal(signal.SIGINT)
-    td.wait()
+    # tcpdump buffering, not writing each packet: the load takes every CPU
+    tcpdump_around(pcap, [PG, HTTP], lambda: subprocess.run(
+        ["wrk", "-t", "2", "-c", str(conns), "-d", str(secs), "-s", lua(work, paths, random),
+         f"http://127.0.0.1:{HTTP}"], stdout=subprocess.DEVNULL, check=True), immediate=False)
+    with open(pcap + ".err") as e:  # a capture that lost packets is said, not used quietly
+        drops = re.search(r"(\d+) packets? dropped by kernel", e.read())
+    if drops and int(drops.group(1)):
+        print(f"  {name}: tcpdump dropped {drops.group(1)} packets", flush=True)
     out = subprocess.run([PGRTT, "analyze", "--no-progress", "-p", PG, "--http-port", HTTP,
                           "-F", "json", pcap], capture_output=True, text=True).stdout
     d = json.loads(out)
@@ -80,43 +90,39 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--conns", type=int, default=50)
     ap.add_argument("--seconds", type=int, default=5)
-    ap.add_argument("apps", nargs="*", default=list(RUN))
+    ap.add_argument("apps", nargs="*", default=list(APPS))
     o = ap.parse_args()
     for app in o.apps:
-        if app not in RUN:
-            sys.exit(f"bench_mixed_apps.py: {app}: not one of {', '.join(RUN)}")
+        if app not in APPS:
+            sys.exit(f"bench_mixed_apps.py: {app}: not one of {', '.join(APPS)}")
     work = tempfile.mkdtemp(prefix="pgrtt-mixedapps.")
     os.chmod(work, 0o755)  # the cluster inside runs as postgres
     cluster = os.path.join(work, "pg")
     subprocess.run([PGRTT, "bench", "--build-only", "--no-progress", "--out",
                     os.path.join(work, "out"),
-                    "--apps", ",".join(a for a in o.apps if a != "c-libpq") or "c-pgx"],
-                   check=True, stdout=subprocess.DEVNULL)
+                    "--apps", ",".join("c-pgx" if a == "c-libpq" else a for a in o.apps)],
+                   check=True, stdout=subprocess.DEVNULL)  # c-pgx: the C app's build
     queries = os.path.join(work, "out", "queries.json")
     subprocess.run([os.path.join(ROOT, "tests", "pg_cluster.sh"), "start", cluster, PG],
                    check=True, stdout=subprocess.DEVNULL)
     try:
-        subprocess.run(["psql", "-h", "127.0.0.1", "-p", PG, "-U", "postgres", "-qc",
-                        "CREATE DATABASE pgrtt_bench"], check=True)
-        kv = f"host=127.0.0.1 port={PG} user=postgres dbname=pgrtt_bench sslmode=disable"
-        subprocess.run([os.path.join(ROOT, "build", "bench", "blogload"), kv], check=True,
-                       stdout=subprocess.DEVNULL)
+        if not blog_database(PG, "pgrtt_bench", os.path.join(ROOT, "build", "bench", "blogload")):
+            sys.exit("bench_mixed_apps.py: the seed's dataset did not load")
         for app in o.apps:
-            run_app(o, work, app, queries, kv)
+            run_app(o, work, app, queries)
     finally:
         subprocess.run([os.path.join(ROOT, "tests", "pg_cluster.sh"), "stop", cluster, PG],
                        stdout=subprocess.DEVNULL)
         shutil.rmtree(work, ignore_errors=True)
 
 
-def run_app(o, work, app, queries, kv):
+def run_app(o, work, app, queries):
+    argv, extra = launch(app)
     env = dict(os.environ, PORT=HTTP, POOL_MAX="16", POOL_MIN="4", QUERIES=queries,
                DATABASE_URL=f"postgresql://postgres@127.0.0.1:{PG}/pgrtt_bench?sslmode=disable",
-               NODE_PATH=f"{BUILD}/node-pg/node_modules")
+               **extra)
     if app == "c-libpq":
-        env["DATABASE_URL"] = kv
         env.setdefault("POOL_MODE", "pgx")
-    argv = [a.format(b=BUILD) for a in RUN[app]]
     with open(os.path.join(work, app + ".log"), "w") as log:
         p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
     try:
@@ -127,7 +133,8 @@ def run_app(o, work, app, queries, kv):
             except OSError:
                 time.sleep(0.1)
         else:
-            sys.exit(f"bench_mixed_apps.py: {app} did not answer (its log: {work})")
+            with open(os.path.join(work, app + ".log")) as log:
+                sys.exit(f"bench_mixed_apps.py: {app} did not answer; its log:\n{log.read()}")
         every = sum(PATHS.values(), [])
         subprocess.run(["wrk", "-t", "2", "-c", str(o.conns), "-d", "2", "-s",
                         lua(work, every, True), f"http://127.0.0.1:{HTTP}"],
