@@ -240,6 +240,33 @@ EOF
 	wait "$proxy" "$app" 2>/dev/null || true
 }
 capture_filter="tcp port $PORT or tcp port 18080 or tcp port 18081" capture web-proxied lo - proxied 8 15 /articles/3 / /tags/tag-7
+# PgBouncer (transaction pooling, on 56432) between pgbench and the server,
+# both legs on the wire: every statement twice (src/pg_legs.h)
+pooled() {
+	mkdir -p "$TMP/pgb"
+	cat >"$TMP/pgb/pgbouncer.ini" <<EOF
+[databases]
+* = host=127.0.0.1 port=$PORT
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = 56432
+auth_type = trust
+auth_file = $TMP/pgb/users.txt
+pool_mode = transaction
+default_pool_size = 2
+logfile = $TMP/pgb/pgbouncer.log
+pidfile = $TMP/pgb/pgbouncer.pid
+EOF
+	echo '"postgres" ""' >"$TMP/pgb/users.txt"
+	chmod 755 "$TMP"
+	chown -R postgres "$TMP/pgb"
+	pgbouncer -d -u postgres "$TMP/pgb/pgbouncer.ini"
+	for _ in $(seq 50); do [ -s "$TMP/pgb/pgbouncer.pid" ] && break; sleep 0.1; done
+	sleep 0.3
+	pgbench -n -S -c 2 -t 25 -p 56432 2>&1 | grep -E '^number of (clients|transactions actually)'
+	kill "$(cat "$TMP/pgb/pgbouncer.pid")"
+}
+capture_filter="tcp port $PORT or tcp port 56432" capture pooler-legs lo - pooled
 # app_client CLIENT ARGS...: the blog app (no pings) while a client script runs
 app_client() {
 	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 noping >"$TMP/app.out" 2>&1 &

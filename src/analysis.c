@@ -168,6 +168,11 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		a->port_proto[a->opts.redis_ports[i]] = PROTO_REDIS;
 	for (int i = 0; i < a->opts.nports; i++)
 		a->port_proto[a->opts.ports[i]] = PROTO_PGSQL;
+	if (a->opts.nports > 1) { /* a pooler and its server may both be given */
+		if (!(a->legs = malloc(sizeof(*a->legs))))
+			return -1;
+		pg_legs_init(a->legs);
+	}
 	a->nbuckets = 1024;
 	a->buckets = calloc(a->nbuckets, sizeof(*a->buckets));
 	a->text_kinds = calloc(1, sizeof(*a->text_kinds));
@@ -236,7 +241,7 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 		reasm_init(&c->tcp[s]);
 		c->out[s] = (struct reasm_out){on_data, on_gap, c, s};
 	}
-	struct proto_ctx cx = {a, &c->sum};
+	struct proto_ctx cx = {a, &c->sum, k->sport};
 	if (proto->open(c->state, &cx, from_start, ts) != 0) {
 		free(c);
 		return NULL;
@@ -599,6 +604,7 @@ void analysis_free(struct analysis *a)
 			page_twins_free(a->twins);
 		free(a->twins);
 	}
+	free(a->legs);
 	free(a->buckets);
 	free(a->text_kinds);
 	free(a->listed);

@@ -66,7 +66,7 @@ static void help(FILE *out)
 	      "       pgrtt audit [RULES] --db FILE|URI [--run N|latest]   (or PGRTT_DB)\n"
 	      "\n"
 	      "Fail (exit 1) when pages cost more round trips than allowed or a pool pings;\n"
-	      "exit 0 when every rule holds, 2 on a usage or input error.\n"
+	      "exit 0 when every rule holds, 2 on an input error, 64 on a usage error.\n"
 	      "\n"
 	      "Rules (flags, or the same keys in --policy FILE, docs/ci.md):\n"
 	      "      --max-rt-per-page N        round trips per page, every route\n"

@@ -191,6 +191,24 @@ static void proxied_pages(const struct analysis *a, struct evidence *ev)
 		     inner, twice);
 }
 
+/* A pooler and its server both given: each round trip through it is on
+ * both ports, and counted on both (pg_legs.h) */
+static void pooler_legs(const struct analysis *a, struct evidence *ev)
+{
+	uint8_t outer, inner;
+	uint64_t copies;
+	if (!a->legs || !pg_legs_found(a->legs, &outer, &inner, &copies))
+		return;
+	unsigned o = a->opts.ports[outer], i = a->opts.ports[inner];
+	evidence_add(ev, EV_POOLER_LEGS, copies, false,
+		     "%" PRIu64 " of the %" PRIu64 " statements' round trips on port %u ran inside "
+		     "one on port %u with the same statement: port %u is the server side of a "
+		     "pooler or proxy on port %u, and each round trip through it is counted twice, "
+		     "in the totals and in pages; analyze one port at a time (-p %u: what the "
+		     "application sends, -p %u: what the server receives)",
+		     copies, a->legs->stmts[inner], i, o, i, o, o, i);
+}
+
 static void http_findings(const struct analysis *a, struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;
@@ -416,6 +434,7 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 			     "%" PRIu64 " bytes followed the server's 'S' answer to SSLRequest in the "
 			     "same segment: possible man-in-the-middle injection (CVE-2021-23222)",
 			     t->enc_extra_bytes);
+	pooler_legs(a, ev);
 	if (a->attributing)
 		http_findings(a, ev);
 	if (a->opts.nredis_ports)

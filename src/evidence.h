@@ -48,7 +48,8 @@
 	X(UNPLACED_COMMANDS, "unplaced-commands", EV_NOTE)                                  \
 	X(LOCKSTEP, "lockstep-routes", EV_NOTE)                                             \
 	X(ROUTES_LEARNT, "routes-learnt", EV_NOTE)                                          \
-	X(PROXIED_PAGES, "proxied-pages", EV_NOTE)
+	X(PROXIED_PAGES, "proxied-pages", EV_NOTE)                                          \
+	X(POOLER_LEGS, "pooler-legs", EV_WARNING)
 
 #define EV_ENUM(id, name, sev) EV_##id,
 enum ev_code { EVIDENCE_CODES(EV_ENUM) EV_NCODES };

@@ -31,6 +31,7 @@ enum proto_id { PROTO_NONE, PROTO_PGSQL, PROTO_HTTP, PROTO_REDIS, PROTO_N };
 struct proto_ctx {
 	struct analysis *a;
 	struct conn_summary *sum;
+	uint16_t port; /* the server's */
 };
 
 struct proto_ops {

@@ -9,6 +9,7 @@
 
 struct pgsql_state {
 	struct proto_ctx cx;
+	uint8_t leg; /* the server port's index among the PostgreSQL ports (pg_legs.h) */
 	struct pgsql_conn pg;
 	struct rtt rtt;
 	struct hist lat;
@@ -34,6 +35,8 @@ static void on_round_trip(void *ctx, const struct rt *rt)
 	struct analysis *a = s->cx.a;
 	if (a->attributing && rt->nparts <= 1) /* else its parts went, each on its own */
 		attrib_pipe_rt(&a->pipe, s->cx.sum->id, rt);
+	if (a->legs)
+		pg_legs_rt(a->legs, s->leg, rt);
 	if (a->opts.on_rt)
 		a->opts.on_rt(a->opts.ctx, s->cx.sum, rt);
 }
@@ -53,12 +56,15 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	s->cx = *cx;
 	pgsql_conn_init(&s->pg, from_start);
 	hist_init(&s->lat);
+	for (int i = 0; i < a->opts.nports; i++)
+		if (a->opts.ports[i] == cx->port)
+			s->leg = (uint8_t)i;
 	rtt_init(&s->rtt, &s->lat, a->lat_class,
-		 a->opts.on_rt || a->attributing ? on_round_trip : NULL, s);
+		 a->opts.on_rt || a->attributing || a->legs ? on_round_trip : NULL, s);
 	s->rtt.on_part = a->attributing ? on_part : NULL;
 	s->rtt.policy = &a->ping_ev;
 	s->rtt.shared = a->text_kinds;
-	s->rtt.fingerprints = a->attributing;
+	s->rtt.fingerprints = a->attributing || a->legs; /* the legs match by statement */
 	s->rtt.ring = a->opts.texts;
 	s->rtt.text_values = a->opts.text_values;
 	s->rtt.conn_id = cx->sum->id;

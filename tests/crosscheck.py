@@ -17,14 +17,15 @@ import sys
 
 PORT = "55432"
 REDIS_PORT = "56379"  # the committed Redis captures' (make-captures.sh)
+POOLER_PORT = "56432"  # PgBouncer's in pooler-legs.pcap (make-captures.sh)
 
 
-def tshark_rfq(path):
-    """ReadyForQuery messages as tshark decodes them.  Counted per message:
-    -Y would count frames, and one frame can carry many (pipelines)."""
+def tshark_rfq(path, ports=(PORT,)):
+    """ReadyForQuery messages as tshark decodes them on ports.  Counted per
+    message: -Y would count frames, and one frame can carry many (pipelines)."""
+    decode = [a for p in ports for a in ("-d", f"tcp.port=={p},pgsql")]
     out = subprocess.run(
-        ["tshark", "-n", "-r", path, "-d", f"tcp.port=={PORT},pgsql", "-Y", "pgsql",
-         "-T", "fields", "-e", "pgsql.type"],
+        ["tshark", "-n", "-r", path, *decode, "-Y", "pgsql", "-T", "fields", "-e", "pgsql.type"],
         capture_output=True, text=True)
     # tshark reports "cut short" files on stderr and still prints what it read
     return out.stdout.count("Ready for query")
@@ -81,6 +82,9 @@ def main():
         extra += ["--http-port", "18081"]
     if name.startswith("redis-"):
         extra = ["--redis-port", REDIS_PORT]
+    pg_ports = (PORT,)
+    if name.startswith("pooler-"):  # PgBouncer on 56432 in front of the server
+        extra, pg_ports = ["-p", POOLER_PORT], (PORT, POOLER_PORT)
     proc = subprocess.run([pgrtt, "analyze", "-p", PORT, "-F", "json", "--no-progress"] + extra
                           + [path], capture_output=True, text=True)
     doc = json.loads(proc.stdout) if proc.stdout.strip() else {}
@@ -88,7 +92,7 @@ def main():
     if need_tshark and not shutil.which("tshark"):
         print("tshark not installed: skipped")
         return 77
-    tshark = tshark_rfq(path) if need_tshark else None
+    tshark = tshark_rfq(path, pg_ports) if need_tshark else None
     tls_streams = tshark_tls_streams(path) if any("tshark_tls" in c for c in checks) else None
     redis_cmds = (tshark_redis_commands(path) if any("tshark_redis" in c for c in checks)
                   else None)

@@ -21,7 +21,7 @@ apt-get install -y -qq --no-install-recommends \
 	tcpdump tshark wrk redis-server postgresql postgresql-client \
 	python3 python3-psycopg2 python3-psycopg python3-psycopg-pool python3-asyncpg python3-sqlalchemy python3-redis python3-pil python3-yaml python3-prometheus-client curl libhiredis-dev sqlite3 libxml2-utils \
 	default-jdk-headless libhikaricp-java libpostgresql-jdbc-java libslf4j-java \
-	chromium fonts-liberation procps nginx-light \
+	chromium fonts-liberation procps nginx-light pgbouncer \
 	golang-go golang-github-jackc-pgx-v4-dev golang-github-lib-pq-dev golang-github-gomodule-redigo-dev nodejs \
 	librust-tokio-postgres-dev librust-hyper-dev librust-r2d2-dev librust-tokio-dev >/dev/null
 # cargo: rustup's if it is there, Debian's otherwise

@@ -1,0 +1,64 @@
+/* pg_legs.c - a pooler's two legs (pg_legs.h). */
+#include <string.h>
+
+#include "pg_legs.h"
+
+_Static_assert(PG_LEGS_SETS == 256, "a set is the top byte of the hash");
+
+void pg_legs_init(struct pg_legs *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void pg_legs_rt(struct pg_legs *l, uint8_t port, const struct rt *rt)
+{
+	if (!rt->sig || !rt->has_start || !rt->has_end || port >= PG_LEGS_PORTS)
+		return; /* a ping, or no time to match by */
+	l->stmts[port]++;
+	struct pg_legs_rt *set = l->recent[(rt->sig * 0x9e3779b97f4a7c15ull) >> 56];
+	/* the inner copy ended first (the server answered the pooler before
+	 * the pooler answered its client): it is here already.  Of several
+	 * (clients running the same statement at once), the longest: the
+	 * pooler's copy fills its client's round trip but for the time it
+	 * takes to pass the query on and the answer back; another client's
+	 * inside it is shorter */
+	struct pg_legs_rt *copy = NULL;
+	for (int w = 0; w < PG_LEGS_WAYS; w++) {
+		struct pg_legs_rt *e = &set[w];
+		if (e->sig == rt->sig && e->port != port && e->t_start >= rt->t_start &&
+		    e->t_end <= rt->t_end && rt->t_end - e->t_end <= PG_LEGS_RELAY_NS &&
+		    (!copy || e->t_end - e->t_start > copy->t_end - copy->t_start))
+			copy = e;
+	}
+	if (copy) {
+		l->inside[port][copy->port]++;
+		copy->sig = 0; /* one copy, one original */
+	}
+	/* kept in place of a free way, or of the one that ended first */
+	int take = 0;
+	for (int w = 0; w < PG_LEGS_WAYS; w++) {
+		if (!set[w].sig) {
+			take = w;
+			break;
+		}
+		if (set[w].t_end < set[take].t_end)
+			take = w;
+	}
+	set[take] = (struct pg_legs_rt){rt->sig, rt->t_start, rt->t_end, port};
+}
+
+bool pg_legs_found(const struct pg_legs *l, uint8_t *outer, uint8_t *inner, uint64_t *copies)
+{
+	uint64_t best = 0;
+	for (uint8_t a = 0; a < PG_LEGS_PORTS; a++)
+		for (uint8_t b = 0; b < PG_LEGS_PORTS; b++) {
+			uint64_t n = l->inside[a][b];
+			if (a == b || n < PG_LEGS_MIN || 2 * n < l->stmts[b] || n <= best)
+				continue;
+			best = n;
+			*outer = a;
+			*inner = b;
+		}
+	*copies = best;
+	return best > 0;
+}

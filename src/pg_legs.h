@@ -1,0 +1,66 @@
+/* pg_legs.h - a pooler's two legs, both given as PostgreSQL ports.
+ *
+ * An application that talks to PgBouncer (or pgcat, Odyssey, Pgpool-II, any
+ * proxy that speaks the protocol) on one port, the pooler passing each
+ * statement on to the server on another: captured on both ports (tcpdump
+ * -i lo with the pooler on the app's host, or -i any), every round trip is
+ * on the wire twice - the application's to the pooler, then the pooler's to
+ * the server inside it.  Given both ports, the totals and every page's
+ * figures count each round trip twice, and nothing in either leg alone
+ * says so (2,007 round trips of pgbench through PgBouncer read 4,016; the
+ * blog app's 9 per page read 18).
+ *
+ * So each finished round trip with a statement is matched against the
+ * recent ones of the other ports: one on port B with the same statement
+ * (sql_fingerprint) that began no earlier than one on port A and ended
+ * no later, and at most PG_LEGS_RELAY_NS before it, is B's copy of A's -
+ * a proxy's leg lies inside the client's, since the pooler can only send
+ * on what it has and answer after the server did, and it passes an answer
+ * on at once (a statement may wait for a free server connection first, so
+ * only the end is held close).  Each one is matched once.  Where most of a
+ * port's statements are copies of another's, it is a pooler's server side
+ * (evidence.h, pooler-legs).  Two servers that run the same statement at
+ * once (a primary and its replica) match now and then: one's round trip
+ * must end inside the other's and within the relay time of its end.
+ *
+ * Memory is fixed: PG_LEGS_SETS x PG_LEGS_WAYS recent round trips by
+ * statement (an inner one waits only until the pooler relays its answer,
+ * microseconds), and a count per pair of ports; nothing per packet or
+ * connection. */
+#ifndef PGRTT_PG_LEGS_H
+#define PGRTT_PG_LEGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtt.h"
+
+#define PG_LEGS_PORTS 32 /* ANALYSIS_MAX_PORTS */
+#define PG_LEGS_SETS 256
+#define PG_LEGS_WAYS 16 /* a hot statement's round trips share one set */
+#define PG_LEGS_RELAY_NS 1000000ull /* a pooler's answer passed on, on a busy host */
+#define PG_LEGS_MIN 16   /* copies before a port is called a pooler's leg */
+
+struct pg_legs_rt {
+	uint64_t sig; /* 0: free */
+	uint64_t t_start, t_end;
+	uint8_t port; /* index among the analysis's PostgreSQL ports */
+};
+
+struct pg_legs {
+	struct pg_legs_rt recent[PG_LEGS_SETS][PG_LEGS_WAYS];
+	uint64_t stmts[PG_LEGS_PORTS];                /* round trips with a statement, by port */
+	uint64_t inside[PG_LEGS_PORTS][PG_LEGS_PORTS]; /* [outer][inner]: copies matched */
+};
+
+void pg_legs_init(struct pg_legs *l);
+
+/* A finished round trip of a connection to port index `port`. */
+void pg_legs_rt(struct pg_legs *l, uint8_t port, const struct rt *rt);
+
+/* The pair of ports where the inner one's statements are most often the
+ * outer one's copies, if at least half of the inner port's (and
+ * PG_LEGS_MIN): true, with the indices and the count of copies. */
+bool pg_legs_found(const struct pg_legs *l, uint8_t *outer, uint8_t *inner, uint64_t *copies);
+
+#endif

@@ -1,0 +1,198 @@
+/* test_pg_legs.c - a pooler's server side told from a second server that
+ * runs the same statements (pg_legs.h). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_legs.h"
+#include "tinytest.h"
+
+#define MS 1000000ull
+#define US 1000ull
+
+struct leg {
+	uint8_t port;
+	uint64_t sig, t0, t1;
+	bool copy; /* the test's truth: a pooler's copy of another */
+};
+
+static int by_end(const void *x, const void *y)
+{
+	const struct leg *a = x, *b = y;
+	return a->t1 < b->t1 ? -1 : a->t1 > b->t1;
+}
+
+/* Feeds the round trips in the order they end, as a capture would. */
+static void feed(struct pg_legs *l, struct leg *v, uint32_t n)
+{
+	qsort(v, n, sizeof(*v), by_end);
+	for (uint32_t i = 0; i < n; i++) {
+		struct rt rt = {.t_start = v[i].t0, .t_end = v[i].t1, .has_start = true,
+				.has_end = true, .sig = v[i].sig};
+		pg_legs_rt(l, v[i].port, &rt);
+	}
+}
+
+static uint64_t rnd_state = 42;
+static uint64_t rnd(uint64_t n)
+{
+	rnd_state = rnd_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (rnd_state >> 33) % n;
+}
+
+/* clients running statements of nsig kinds through a pooler: each on port
+ * 0 (the client's leg) and, inside it, on port 1 (the server's); a
+ * statement may wait up to wait_ns for a server connection, and the
+ * answer is passed on within relay_ns */
+static uint32_t pooled(struct leg *v, uint32_t clients, uint32_t each, uint64_t nsig,
+		       uint64_t wait_ns, uint64_t relay_ns)
+{
+	uint32_t n = 0;
+	for (uint32_t c = 0; c < clients; c++) {
+		uint64_t t = rnd(MS);
+		for (uint32_t i = 0; i < each; i++) {
+			uint64_t sig = 1 + rnd(nsig), wait = wait_ns ? rnd(wait_ns) : 0;
+			uint64_t srv = 50 * US + rnd(400 * US), relay = 5 * US + rnd(relay_ns);
+			uint64_t in0 = t + 10 * US + wait, in1 = in0 + srv;
+			v[n++] = (struct leg){0, sig, t, in1 + relay, false};
+			v[n++] = (struct leg){1, sig, in0, in1, true};
+			t = in1 + relay + rnd(200 * US);
+		}
+	}
+	return n;
+}
+
+static void test_pooler(void)
+{
+	static struct leg v[2 * 8 * 500];
+	struct pg_legs l;
+	pg_legs_init(&l);
+	feed(&l, v, pooled(v, 8, 500, 5, 0, 30 * US));
+	uint8_t outer = 9, inner = 9;
+	uint64_t copies = 0;
+	CHECK(pg_legs_found(&l, &outer, &inner, &copies));
+	CHECK_EQ_U(outer, 0);
+	CHECK_EQ_U(inner, 1);
+	CHECK_EQ_U(l.stmts[1], 4000);
+	/* all but a few: where two clients' round trips of one statement
+	 * nest, the longer copy may be taken for the other's (the count is
+	 * the same) or one left over */
+	CHECK(copies >= 4000 * 99 / 100 && copies <= 4000);
+}
+
+/* clients through a pooler (pooled's arguments): port 1 found as port
+ * 0's copy, for at least pct% of its statements */
+static void expect_pooler(uint32_t clients, uint32_t each, uint64_t nsig, uint64_t wait_ns,
+			  uint64_t relay_ns, uint64_t pct)
+{
+	static struct leg v[2 * 64 * 200];
+	struct pg_legs l;
+	pg_legs_init(&l);
+	feed(&l, v, pooled(v, clients, each, nsig, wait_ns, relay_ns));
+	uint8_t outer = 9, inner = 9;
+	uint64_t copies = 0;
+	CHECK(pg_legs_found(&l, &outer, &inner, &copies));
+	CHECK_EQ_U(outer, 0);
+	CHECK_EQ_U(inner, 1);
+	CHECK(copies >= (uint64_t)clients * each * pct / 100);
+}
+
+/* one statement on every page (a session lookup, pgbench -S): every round
+ * trip in the same set, 64 clients at once */
+static void test_hot_statement(void)
+{
+	expect_pooler(64, 200, 1, 0, 30 * US, 95);
+}
+
+/* a saturated pool: statements wait up to 20 ms for a server connection,
+ * and a busy host passes answers on late now and then */
+static void test_saturated(void)
+{
+	expect_pooler(32, 200, 3, 20 * MS, 300 * US, 90);
+}
+
+/* two servers, no pooler: the same statements on a primary (port 0, slow:
+ * 20-80 ms) and a replica (port 1, fast), as often on each, many clients
+ * at once - the replica's round trips end inside the primary's all the
+ * time, but not within a pooler's relay of their end */
+static void test_two_servers(void)
+{
+	static struct leg v[2 * 32 * 300];
+	struct pg_legs l;
+	pg_legs_init(&l);
+	uint32_t n = 0;
+	for (int port = 0; port < 2; port++)
+		for (uint32_t c = 0; c < 32; c++) {
+			uint64_t t = rnd(10 * MS);
+			for (uint32_t i = 0; i < 300; i++) {
+				uint64_t d = port == 0 ? 20 * MS + rnd(60 * MS) : 100 * US + rnd(MS);
+				v[n++] = (struct leg){(uint8_t)port, 1 + rnd(2), t, t + d, false};
+				t += d + (port == 0 ? rnd(MS) : rnd(50 * MS));
+			}
+		}
+	feed(&l, v, n);
+	uint8_t outer = 9, inner = 9;
+	uint64_t copies = 0;
+	CHECK(!pg_legs_found(&l, &outer, &inner, &copies));
+	CHECK(l.inside[0][1] < l.stmts[1] / 4); /* 32% with a 2 ms relay, 21% at 1 ms */
+	fprintf(stderr, "two servers: %llu of %llu of the replica's inside the primary's\n",
+		(unsigned long long)l.inside[0][1], (unsigned long long)l.stmts[1]);
+}
+
+/* a pooler's legs and a third port beside them: the pair is found, the
+ * third is no one's copy; pings (no statement) are never matched */
+static void test_third_port_and_pings(void)
+{
+	static struct leg v[2 * 8 * 300 + 4000];
+	struct pg_legs l;
+	pg_legs_init(&l);
+	uint32_t n = pooled(v, 8, 300, 4, 0, 30 * US);
+	for (uint32_t i = 0; i < 2000; i++) { /* port 2: another app's own server, other statements */
+		uint64_t t = rnd(500 * MS);
+		v[n++] = (struct leg){2, 100 + rnd(3), t, t + 100 * US + rnd(MS), false};
+	}
+	for (uint32_t i = 0; i < 2000; i++) { /* pings on both legs: sig 0 */
+		uint64_t t = rnd(500 * MS);
+		v[n++] = (struct leg){(uint8_t)(i & 1), 0, t, t + 50 * US, false};
+	}
+	feed(&l, v, n);
+	uint8_t outer = 9, inner = 9;
+	uint64_t copies = 0;
+	CHECK(pg_legs_found(&l, &outer, &inner, &copies));
+	CHECK_EQ_U(outer, 0);
+	CHECK_EQ_U(inner, 1);
+	CHECK(copies >= 2400 * 99 / 100 && copies <= 2400);
+	CHECK_EQ_U(l.stmts[0], 2400); /* the pings are not statements */
+	CHECK_EQ_U(l.inside[2][0] + l.inside[2][1] + l.inside[0][2] + l.inside[1][2], 0);
+}
+
+/* too few to tell, a port beyond the table, a round trip without its
+ * end: nothing found, nothing read out of bounds */
+static void test_bounds(void)
+{
+	struct pg_legs l;
+	pg_legs_init(&l);
+	static struct leg v[2 * 15];
+	feed(&l, v, pooled(v, 1, 15, 2, 0, 30 * US));
+	uint8_t outer, inner;
+	uint64_t copies = 7;
+	CHECK(!pg_legs_found(&l, &outer, &inner, &copies)); /* 15 < PG_LEGS_MIN */
+	CHECK_EQ_U(copies, 0);
+	struct rt rt = {.t_start = 1, .t_end = 2, .has_start = true, .has_end = true, .sig = 5};
+	pg_legs_rt(&l, PG_LEGS_PORTS, &rt);
+	rt.has_end = false;
+	pg_legs_rt(&l, 0, &rt);
+	CHECK_EQ_U(l.stmts[0], 15);
+}
+
+int main(void)
+{
+	RUN(test_pooler);
+	RUN(test_hot_statement);
+	RUN(test_saturated);
+	RUN(test_two_servers);
+	RUN(test_third_port_and_pings);
+	RUN(test_bounds);
+	return TT_EXIT();
+}
