@@ -21,9 +21,47 @@ struct page_req {
 struct http_state {
 	struct proto_ctx cx;
 	struct http1_conn *http;
-	struct page_req *page_req; /* requests by seq % HTTP1_PENDING_MAX */
+	/* requests by seq % nreq: room for those awaiting their response and
+	 * the one being answered, grown as a pipelining client needs it (up
+	 * to HTTP1_PENDING_MAX); most clients have one at a time, so a
+	 * connection's two slots stay in the cache (64 of 430 bytes each, a
+	 * new one each request, were 28 KiB a connection and a miss a page) */
+	struct page_req *page_req;
+	uint32_t nreq;
 	uint16_t endpoint;         /* the server's, for page_twins.h */
 };
+
+#define REQ_SLOTS_MIN 2
+
+/* Room for every request awaiting its response, this one among them, and
+ * one being answered: moved to slots of a larger ring (seq % the new
+ * size), the one being answered first, so that a pending one wins a slot
+ * they would share (only when that answer has ended). */
+static bool req_room(struct http_state *s)
+{
+	const struct http1_conn *h = s->http;
+	uint32_t need = h->pend_count + 1, n = s->nreq;
+	if (need <= n)
+		return true;
+	while (n < need && n < HTTP1_PENDING_MAX)
+		n *= 2;
+	if (n == s->nreq) /* HTTP1_PENDING_MAX awaiting: the framer stops at one more */
+		return true;
+	struct page_req *to = calloc(n, sizeof(*to)); /* zeroed: a slot is never read unwritten */
+	if (!to)
+		return false;
+	uint32_t answered = h->dir[HTTP1_SERVER].cur.seq;
+	if (answered != UINT32_MAX)
+		to[answered % n] = s->page_req[answered % s->nreq];
+	for (uint32_t k = 0; k < h->pend_count; k++) {
+		uint32_t seq = h->pend_seq[(h->pend_head + k) % HTTP1_PENDING_MAX];
+		to[seq % n] = s->page_req[seq % s->nreq];
+	}
+	free(s->page_req);
+	s->page_req = to;
+	s->nreq = n;
+	return true;
+}
 
 static void count_packet(struct analysis *a)
 {
@@ -35,7 +73,11 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 	struct http_state *s = ctx;
 	struct analysis *a = s->cx.a;
 	if (a->attributing && m->request) {
-		struct page_req *pr = &s->page_req[m->seq % HTTP1_PENDING_MAX];
+		if (!req_room(s)) {
+			a->tot.nomem++;
+			goto out;
+		}
+		struct page_req *pr = &s->page_req[m->seq % s->nreq];
 		pr->pattern = route_of(a->opts.routes, m->method, m->target, pr->route,
 				       sizeof pr->route);
 		char learnt[ROUTE_MAX];
@@ -54,7 +96,7 @@ static void on_msg(void *ctx, const struct http1_msg *m)
 			pr->target[n] = '\0';
 		}
 	} else if (a->attributing && !m->interim && m->seq != UINT32_MAX) {
-		const struct page_req *pr = &s->page_req[m->seq % HTTP1_PENDING_MAX];
+		const struct page_req *pr = &s->page_req[m->seq % s->nreq];
 		bool twin = page_twins_done(a->twins, s->endpoint, &pr->twin, m->request_ts,
 					    m->ts_first, m->ts_last);
 		if (pr->has_id) {
@@ -85,7 +127,8 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	struct http_state *s = st;
 	s->cx = *cx;
 	s->http = malloc(sizeof(*s->http));
-	s->page_req = calloc(HTTP1_PENDING_MAX, sizeof(*s->page_req));
+	s->page_req = calloc(REQ_SLOTS_MIN, sizeof(*s->page_req));
+	s->nreq = REQ_SLOTS_MIN;
 	if (!s->http || !s->page_req) {
 		free(s->http);
 		free(s->page_req);

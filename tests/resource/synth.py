@@ -17,6 +17,11 @@ Scenarios (N scales each):
                    PostgreSQL connection: route k runs k % 4 + 1 queries
                    of two statements of its own (240 statements: the fit's
                    features near their cap, 24 candidates a round trip)
+  http-pipelined N HTTP connections whose client pipelines: N, each a round of 6
+                   requests in one segment (/a/K, /b/K, /c/K 4 times), answered in
+                   order, 3 more (/a/K twice, /b/K) sent while the second answer is on its way (9
+                   awaiting or being answered: the proxy's request slots grow);
+                   route a runs 1 query, b 2, c 3
   n-plus-one N     N pages one after another, each running 300 queries (an
                    N+1 page), a packet every microsecond: 300,000 round trips
                    within the first 1,024 pages' 2 s (page_hold.h)
@@ -189,6 +194,36 @@ def main():
                 pg.s(seg, ACK)
     elif scenario == "many-routes":  # ROUTES and LANES: other shapes, for benchmarks
         many_routes(n, int(os.environ.get("ROUTES", "120")), int(os.environ.get("LANES", "32")))
+    elif scenario == "http-pipelined":
+        pg = Conn(40002, 5432)
+        startup(pg)
+        k = 0
+
+        def req(r):
+            nonlocal k
+            k += 1
+            return b"GET /%s/%d HTTP/1.1\r\nHost: x\r\n\r\n" % (r, k)
+
+        def answer(r):
+            for _ in range(b"abc".index(r) + 1):
+                pg.c(QUERY)
+                pg.s(ANSWER)
+        body = b"x" * 3000
+        resp = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+        for i in range(n):  # each round on a connection of its own: each grows its slots
+            web = Conn(41000 + i, 8080)
+            routes = [b"a", b"b", b"c", b"c", b"c", b"c"]
+            web.c(b"".join(req(r) for r in routes))
+            answer(routes[0])
+            web.s(resp)
+            answer(routes[1])
+            web.s(resp[:100])  # the second answer begins...
+            more = [b"a", b"a", b"b"]
+            web.c(b"".join(req(r) for r in more))  # ...and three more come
+            web.s(resp[100:])
+            for r in routes[2:] + more:
+                answer(r)
+                web.s(resp)
     elif scenario == "n-plus-one":
         STEP[0] = 1_000
         web, pg = Conn(40001, 8080), Conn(40002, 5432)
