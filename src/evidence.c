@@ -358,6 +358,7 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 		evidence_add(ev, EV_NO_REDIS, 0, false, "no packets on Redis port%s %s yet",
 			     a->opts.nredis_ports > 1 ? "s" : "", ports);
 	}
+	pooler_legs(a, ev); /* a scraper would read every round trip twice */
 }
 
 void evidence_of(const struct analysis *a, const struct report_input *in, struct evidence *ev)

@@ -14,16 +14,20 @@ captured (src/pg_legs.h).
  - the benchmark's C app (bench/apps/c-libpq, axum+sqlx with its acquire
    and release pings: 3 queries and 6 pings a detail page) through
    PgBouncer under 8 clients: each leg alone 9 round trips a page, both
-   ports 18 and the warning (before: 18 and nothing said).
+   ports 18 and the warning (before: 18 and nothing said);
+ - pgrtt capture on both ports under pgbench: the finding on --metrics
+   (pgrtt_finding) while it runs, and said when it ends.
 Needs the test cluster (PGRTT_PGPORT) and pgbouncer."""
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklib import check, finish  # noqa: E402
 from livelib import blog_database, capture, free_port  # noqa: E402
@@ -128,6 +132,40 @@ def pgbench_through(tmp, bport, db, mode):
     check(f"{what}: audit --allow pooler-legs passes", allowed.returncode, 0)
 
 
+def live_capture(bport, db):
+    """pgrtt capture on both ports while pgbench runs through PgBouncer:
+    the finding is on /metrics while it runs (a scraper reads every round
+    trip twice) and said when the capture ends."""
+    what = "pgrtt capture -p BOUNCER -p SERVER --metrics"
+    mport = free_port()
+    cap = subprocess.Popen([PGRTT, "capture", "-i", "lo", "-p", str(bport), "-p", PORT,
+                            "--metrics", f"127.0.0.1:{mport}", "--no-progress", "-o", os.devnull],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", mport), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        time.sleep(0.5)  # libpcap's socket open before the load
+        dsn = f"host=127.0.0.1 port={bport} user=postgres dbname={db} sslmode=disable"
+        subprocess.run(["pgbench", "-n", "-S", "-c", "4", "-j", "2", "-t", "300", dsn],
+                       check=True, capture_output=True)
+        with urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=10) as r:
+            body = r.read().decode()
+        found = [ln for ln in body.splitlines()
+                 if ln.startswith("pgrtt_finding{") and 'code="pooler-legs"' in ln]
+        check(f"{what}: pgrtt_finding pooler-legs (warning) while it runs",
+              len(found) == 1 and 'severity="warning"' in found[0] and found[0].endswith(" 1"),
+              True)
+    finally:
+        cap.send_signal(signal.SIGINT)
+        _, err = cap.communicate(timeout=60)
+    check(f"{what}: exits 0", cap.returncode, 0)
+    check(f"{what}: the warning when it ends", "[pooler-legs]" in err, True)
+
+
 def app_through(tmp, bport, db):
     what = "the C app (axum+sqlx with pings) through PgBouncer"
     http = free_port()
@@ -181,6 +219,7 @@ def main():
     try:
         for mode in ("simple", "extended"):
             pgbench_through(tmp, bport, "blogpooler", mode)
+        live_capture(bport, "blogpooler")
         app_through(tmp, bport, "blogpooler")
     finally:
         p.terminate()
