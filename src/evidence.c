@@ -199,14 +199,26 @@ static void pooler_legs(const struct analysis *a, struct evidence *ev)
 	uint64_t copies;
 	if (!a->legs || !pg_legs_found(a->legs, &outer, &inner, &copies))
 		return;
+	const struct pg_legs *l = a->legs;
 	unsigned o = a->opts.ports[outer], i = a->opts.ports[inner];
+	char counted[256];
+	char twice[96] = "";
+	if (l->paged[inner])
+		snprintf(twice, sizeof twice, "; its first %" PRIu64 ", before it was known, counted "
+			 "twice", l->paged[inner]);
+	if (a->attributing && l->decided)
+		snprintf(counted, sizeof counted,
+			 "pages count port %u's round trips alone (port %u's %" PRIu64 " left out%s), "
+			 "the totals both ports'", o, i, l->left_out, twice);
+	else
+		snprintf(counted, sizeof counted, "each round trip through it is counted twice, in "
+			 "the totals%s", a->attributing ? " and in pages" : "");
 	evidence_add(ev, EV_POOLER_LEGS, copies, false,
 		     "%" PRIu64 " of the %" PRIu64 " statements' round trips on port %u ran inside "
 		     "one on port %u with the same statement: port %u is the server side of a "
-		     "pooler or proxy on port %u, and each round trip through it is counted twice, "
-		     "in the totals and in pages; analyze one port at a time (-p %u: what the "
-		     "application sends, -p %u: what the server receives)",
-		     copies, a->legs->stmts[inner], i, o, i, o, o, i);
+		     "pooler or proxy on port %u; %s; analyze one port at a time (-p %u: what the "
+		     "application sends, and its pages; -p %u: what the server receives)",
+		     copies, l->stmts[inner], i, o, i, o, counted, o, i);
 }
 
 static void http_findings(const struct analysis *a, struct evidence *ev)

@@ -31,8 +31,13 @@ void pg_legs_rt(struct pg_legs *l, uint8_t port, const struct rt *rt)
 			copy = e;
 	}
 	if (copy) {
-		l->inside[port][copy->port]++;
+		uint64_t n = ++l->inside[port][copy->port];
 		copy->sig = 0; /* one copy, one original */
+		if (!l->decided && n >= PG_LEGS_DECIDE && 4 * n >= 3 * l->stmts[copy->port]) {
+			l->decided = true;
+			l->outer = port;
+			l->inner = copy->port;
+		}
 	}
 	/* kept in place of a free way, or of the one that ended first */
 	int take = 0;
@@ -47,9 +52,26 @@ void pg_legs_rt(struct pg_legs *l, uint8_t port, const struct rt *rt)
 	set[take] = (struct pg_legs_rt){rt->sig, rt->t_start, rt->t_end, port};
 }
 
+bool pg_legs_to_pages(struct pg_legs *l, uint8_t port)
+{
+	if (l->decided && port == l->inner) {
+		l->left_out++;
+		return false;
+	}
+	if (!l->decided && port < PG_LEGS_PORTS)
+		l->paged[port]++;
+	return true;
+}
+
 bool pg_legs_found(const struct pg_legs *l, uint8_t *outer, uint8_t *inner, uint64_t *copies)
 {
 	uint64_t best = 0;
+	if (l->decided) { /* the pair whose round trips left the pages */
+		*outer = l->outer;
+		*inner = l->inner;
+		*copies = l->inside[l->outer][l->inner];
+		return true;
+	}
 	for (uint8_t a = 0; a < PG_LEGS_PORTS; a++)
 		for (uint8_t b = 0; b < PG_LEGS_PORTS; b++) {
 			uint64_t n = l->inside[a][b];

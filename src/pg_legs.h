@@ -23,6 +23,17 @@
  * once (a primary and its replica) match now and then: one's round trip
  * must end inside the other's and within the relay time of its end.
  *
+ * Pages count the application's leg alone, once the other is known for
+ * the server's (PG_LEGS_DECIDE copies, three quarters of its statements:
+ * the round trips before that are on pages twice, and said): the server's
+ * leg of a transaction pooler holds no checkout of the application's - each
+ * statement and each ping goes to whichever server connection is free - so
+ * its round trips, placed on pages, were not even the right ones twice (the
+ * C app behind PgBouncer, three routes at once: 7.99 / 13.05 / 10.93 round
+ * trips a page for 9 / 12 / 9 on the server's leg, intervals that missed;
+ * exact on the application's).  The totals and the connections keep both
+ * legs: they are what each port carried.
+ *
  * Memory is fixed: PG_LEGS_SETS x PG_LEGS_WAYS recent round trips by
  * statement (an inner one waits only until the pooler relays its answer,
  * microseconds), and a count per pair of ports; nothing per packet or
@@ -40,6 +51,7 @@
 #define PG_LEGS_WAYS 16 /* a hot statement's round trips share one set */
 #define PG_LEGS_RELAY_NS 1000000ull /* a pooler's answer passed on, on a busy host */
 #define PG_LEGS_MIN 16   /* copies before a port is called a pooler's leg */
+#define PG_LEGS_DECIDE 32 /* ... before its round trips leave pages (and 3/4 of them) */
 
 struct pg_legs_rt {
 	uint64_t sig; /* 0: free */
@@ -51,12 +63,19 @@ struct pg_legs {
 	struct pg_legs_rt recent[PG_LEGS_SETS][PG_LEGS_WAYS];
 	uint64_t stmts[PG_LEGS_PORTS];                /* round trips with a statement, by port */
 	uint64_t inside[PG_LEGS_PORTS][PG_LEGS_PORTS]; /* [outer][inner]: copies matched */
+	bool decided;                 /* inner is a pooler's server side, outer its clients' */
+	uint8_t outer, inner;
+	uint64_t paged[PG_LEGS_PORTS]; /* round trips that went to pages before it was decided */
+	uint64_t left_out;             /* the inner port's round trips kept off pages since */
 };
 
 void pg_legs_init(struct pg_legs *l);
 
 /* A finished round trip of a connection to port index `port`. */
 void pg_legs_rt(struct pg_legs *l, uint8_t port, const struct rt *rt);
+
+/* Does a round trip of port index `port` go to pages?  (Counts it.) */
+bool pg_legs_to_pages(struct pg_legs *l, uint8_t port);
 
 /* The pair of ports where the inner one's statements are most often the
  * outer one's copies, if at least half of the inner port's (and

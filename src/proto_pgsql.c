@@ -33,10 +33,12 @@ static void on_round_trip(void *ctx, const struct rt *rt)
 {
 	struct pgsql_state *s = ctx;
 	struct analysis *a = s->cx.a;
-	if (a->attributing && rt->nparts <= 1) /* else its parts went, each on its own */
-		attrib_pipe_rt(&a->pipe, s->cx.sum->id, rt);
+	/* matched first: a pooler's copy is known by then (pg_legs.h) */
 	if (a->legs)
 		pg_legs_rt(a->legs, s->leg, rt);
+	if (a->attributing && rt->nparts <= 1 && /* else its parts went, each on its own */
+	    (!a->legs || pg_legs_to_pages(a->legs, s->leg)))
+		attrib_pipe_rt(&a->pipe, s->cx.sum->id, rt);
 	if (a->opts.on_rt)
 		a->opts.on_rt(a->opts.ctx, s->cx.sum, rt);
 }
@@ -45,7 +47,9 @@ static void on_round_trip(void *ctx, const struct rt *rt)
 static void on_part(void *ctx, const struct rt *rt)
 {
 	struct pgsql_state *s = ctx;
-	attrib_pipe_rt(&s->cx.a->pipe, s->cx.sum->id, rt);
+	struct analysis *a = s->cx.a;
+	if (!a->legs || pg_legs_to_pages(a->legs, s->leg))
+		attrib_pipe_rt(&a->pipe, s->cx.sum->id, rt);
 }
 
 static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint64_t ts)

@@ -23,14 +23,20 @@ static int by_end(const void *x, const void *y)
 	return a->t1 < b->t1 ? -1 : a->t1 > b->t1;
 }
 
-/* Feeds the round trips in the order they end, as a capture would. */
+/* round trips that went to pages, by port (fed) */
+static uint64_t paged[3];
+
+/* Feeds the round trips in the order they end, as a capture would, each
+ * to pages unless it is known for a pooler's copy by then. */
 static void feed(struct pg_legs *l, struct leg *v, uint32_t n)
 {
 	qsort(v, n, sizeof(*v), by_end);
+	memset(paged, 0, sizeof paged);
 	for (uint32_t i = 0; i < n; i++) {
 		struct rt rt = {.t_start = v[i].t0, .t_end = v[i].t1, .has_start = true,
 				.has_end = true, .sig = v[i].sig};
 		pg_legs_rt(l, v[i].port, &rt);
+		paged[v[i].port] += pg_legs_to_pages(l, v[i].port);
 	}
 }
 
@@ -79,6 +85,13 @@ static void test_pooler(void)
 	 * nest, the longer copy may be taken for the other's (the count is
 	 * the same) or one left over */
 	CHECK(copies >= 4000 * 99 / 100 && copies <= 4000);
+	/* known after PG_LEGS_DECIDE copies: the server's leg off the pages
+	 * from then on, every round trip of the clients' on them */
+	CHECK(l.decided);
+	CHECK_EQ_U(paged[0], 4000);
+	CHECK(paged[1] >= PG_LEGS_DECIDE && paged[1] <= PG_LEGS_DECIDE * 4 / 3 + 8);
+	CHECK_EQ_U(l.paged[1], paged[1]);
+	CHECK_EQ_U(l.left_out + paged[1], 4000);
 }
 
 /* clients through a pooler (pooled's arguments): port 1 found as port
@@ -136,6 +149,8 @@ static void test_two_servers(void)
 	uint64_t copies = 0;
 	CHECK(!pg_legs_found(&l, &outer, &inner, &copies));
 	CHECK(l.inside[0][1] < l.stmts[1] / 4); /* 32% with a 2 ms relay, 21% at 1 ms */
+	CHECK(!l.decided);
+	CHECK_EQ_U(paged[0] + paged[1], n); /* no server's round trip left the pages */
 	fprintf(stderr, "two servers: %llu of %llu of the replica's inside the primary's\n",
 		(unsigned long long)l.inside[0][1], (unsigned long long)l.stmts[1]);
 }
