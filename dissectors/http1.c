@@ -15,6 +15,7 @@
 #include "gap.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum state {
@@ -42,13 +43,20 @@ const char *http1_error_name(int e)
 
 void http1_conn_init(struct http1_conn *c)
 {
-	/* all but the header buffers, which only hdr_len's bytes are read of:
-	 * zeroing them touched 32 KiB a connection, each page a fault */
-	for (int k = 0; k < 2; k++)
-		memset(&c->dir[k], 0, offsetof(struct http1_dir, hdr));
-	memset((char *)c + sizeof c->dir, 0, sizeof(*c) - sizeof c->dir);
+	uint8_t *hdr[2] = {c->dir[0].hdr, c->dir[1].hdr};
+	memset(c, 0, sizeof(*c));
+	c->dir[0].hdr = hdr[0];
+	c->dir[1].hdr = hdr[1];
 	c->dir[HTTP1_CLIENT].cur.side = HTTP1_CLIENT;
 	c->dir[HTTP1_SERVER].cur.side = HTTP1_SERVER;
+}
+
+void http1_conn_free(struct http1_conn *c)
+{
+	for (int k = 0; k < 2; k++) {
+		free(c->dir[k].hdr);
+		c->dir[k].hdr = NULL;
+	}
 }
 
 static void die(struct http1_conn *c, struct http1_dir *d, enum http1_error e)
@@ -509,6 +517,10 @@ void http1_feed(struct http1_conn *c, enum http1_side side, const uint8_t *data,
 			}
 			/* copy up to the end of the block (an empty line), a line at
 			 * a time: line_len counts a line's bytes other than CR */
+			if (!d->hdr && !(d->hdr = malloc(HTTP1_HEADER_MAX))) {
+				die(c, d, HTTP1_E_HEADER_SIZE); /* no room to keep it: as too large */
+				return;
+			}
 			while (i < len) {
 				size_t room = HTTP1_HEADER_MAX - d->hdr_len, take = len - i;
 				if (room == 0) {

@@ -68,7 +68,11 @@ struct http1_dir {
 	uint32_t line_len, fields;
 	uint64_t body_left, chunk_size;
 	struct http1_msg cur;
-	uint8_t hdr[HTTP1_HEADER_MAX];
+	/* HTTP1_HEADER_MAX bytes, allocated when a header block first comes
+	 * split over segments (most come whole, and are read where they lie):
+	 * two buffers in every connection were most of an open connection's
+	 * memory, faulted in whole on huge pages */
+	uint8_t *hdr;
 };
 
 struct http1_conn {
@@ -86,7 +90,13 @@ struct http1_conn {
 	uint64_t requests, responses, interim, unmatched, malformed;
 };
 
+/* Ready for a new connection.  c must be zeroed before its first init
+ * (static, calloc) or have been inited before: its header buffers, if it
+ * has any, are kept for the next one. */
 void http1_conn_init(struct http1_conn *c);
+
+/* Frees the header buffers (the connection is done). */
+void http1_conn_free(struct http1_conn *c);
 
 /* Consume data[0..len) of one side's stream observed at ts_ns; emit is called
  * once per complete message. */

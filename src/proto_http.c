@@ -126,7 +126,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	(void)ts;
 	struct http_state *s = st;
 	s->cx = *cx;
-	s->http = malloc(sizeof(*s->http));
+	s->http = calloc(1, sizeof(*s->http)); /* zeroed: http1_conn_init's contract */
 	s->page_req = calloc(REQ_SLOTS_MIN, sizeof(*s->page_req));
 	s->nreq = REQ_SLOTS_MIN;
 	if (!s->http || !s->page_req) {
@@ -176,6 +176,7 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 			t->http.marked[i].error = h->error;
 		}
 	}
+	http1_conn_free(s->http);
 	free(s->http);
 	free(s->page_req);
 }

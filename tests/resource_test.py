@@ -4,8 +4,9 @@ traffic built to break them (tests/resource/synth.py, piped to pgrtt
 analyze -): one request that never completes in front of a million pages,
 100k pipelined queries, 10 M tiny messages, a 1 GiB declared message,
 20,000 pages of 120 routes at once, 1,100 pages of 300 queries each in
-0.7 s, 500 HTTP connections pipelining 9 requests each, and 1,200
-connections each holding a hole that never fills.
+0.7 s, 500 HTTP connections pipelining 9 requests each, 2,000 with header
+blocks split over segments, and 1,200 connections each holding a hole that
+never fills.
 
 Each case checks the counts the traffic was built with, and ceilings on
 peak RSS and on wall time that are ~10x what this machine needs: they catch
@@ -113,15 +114,24 @@ check("many routes: every interval holds its route's figure", held, 120)
 # HTTP pipelining: 9 requests awaiting or being answered on each of 500
 # connections, all left open (a connection's request slots grow from 2 as
 # it needs them, proto_http.c): every page under the route its request
-# named.  An open HTTP connection holds ~23 KiB (mostly its framer's two
-# 16 KiB header buffers: huge pages fault in what is never read), 41
-# before its request slots grew as needed (500 and 2,000 of them)
+# named.  An open HTTP connection holds ~7 KiB: 41 when it kept 64 request
+# slots and two 16 KiB header buffers (on huge pages faulted in whole,
+# though read only for a header block split over segments), 23 with the
+# slots grown as needed (500 and 2,000 of them, peak RSS)
 d, _ = run("http-pipelined", 500, rss_mib=64, seconds=60)
 check("http pipelining: every request answered", (d["http"]["requests"], d["http"]["responses"]),
       (4500, 4500))
 check("http pipelining: each page under its own request's route",
       sorted((x["route"], x["pages"]) for x in d["routes"]),
       [("GET /a/{id}", 1500), ("GET /b/{id}", 1000), ("GET /c/{id}", 2000)])
+# header blocks split over segments on 2,000 connections left open: each
+# connection's framer keeps a buffer for them (allocated as the first such
+# block comes, freed with the connection)
+d, _ = run("split-headers", 2000, rss_mib=160, seconds=60)
+check("split headers: every page, one round trip each",
+      [(x["route"], x["pages"], x["round_trips_per_page"]["mean"]) for x in d["routes"]],
+      [("GET /r/{id}", 2000, 1.0)])
+check("split headers: nothing malformed", d["http"]["malformed"], 0)
 # 1,200 connections, each with a hole that never fills: the budget holds
 n = 1200 if full else 400
 d, err = run("ooo-holes", n, extra=["--max-buffer", "32"], rss_mib=96, seconds=120)

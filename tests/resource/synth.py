@@ -22,6 +22,9 @@ Scenarios (N scales each):
                    order, 3 more (/a/K twice, /b/K) sent while the second answer is on its way (9
                    awaiting or being answered: the proxy's request slots grow);
                    route a runs 1 query, b 2, c 3
+  split-headers N  N HTTP connections, each a request whose 3 KB cookie header
+                   comes in three segments and a response whose header comes
+                   in two (the framer copies such blocks: header buffers)
   n-plus-one N     N pages one after another, each running 300 queries (an
                    N+1 page), a packet every microsecond: 300,000 round trips
                    within the first 1,024 pages' 2 s (page_hold.h)
@@ -224,6 +227,20 @@ def main():
             for r in routes[2:] + more:
                 answer(r)
                 web.s(resp)
+    elif scenario == "split-headers":
+        pg = Conn(40002, 5432)
+        startup(pg)
+        for i in range(n):
+            web = Conn(42000 + i % 20000, 8080)
+            req = b"GET /r/%d HTTP/1.1\r\nHost: x\r\nCookie: %s\r\n\r\n" % (i, b"c" * 3000)
+            web.c(req[:1000])
+            web.c(req[1000:2500])
+            web.c(req[2500:])
+            pg.c(QUERY)
+            pg.s(ANSWER)
+            resp = b"HTTP/1.1 200 OK\r\nX-Pad: %s\r\nContent-Length: 2\r\n\r\nok" % (b"p" * 2000)
+            web.s(resp[:30])
+            web.s(resp[30:])
     elif scenario == "n-plus-one":
         STEP[0] = 1_000
         web, pg = Conn(40001, 8080), Conn(40002, 5432)
