@@ -18,6 +18,7 @@ struct flow_key { /* 40 bytes, no implicit padding: hashed and compared whole */
 };
 
 _Static_assert(sizeof(struct flow_key) == 40, "flow_key must have no padding");
+_Static_assert(PG_LEGS_PORTS >= ANALYSIS_MAX_PORTS, "a leg for every PostgreSQL port");
 
 static const struct proto_ops *const protos[PROTO_N] = {
 	[PROTO_PGSQL] = &proto_pgsql,

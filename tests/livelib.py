@@ -1,5 +1,6 @@
-"""livelib.py - what the live tests share: a free loopback port, a
-database with the seed's dataset, and tcpdump around a piece of load."""
+"""livelib.py - what the live tests share: a free loopback port and waiting
+for a server on one, a database with the seed's dataset, and tcpdump around
+a piece of load."""
 import os
 import signal
 import socket
@@ -11,6 +12,18 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def wait_listening(port, tries=100):
+    """Until something accepts connections on 127.0.0.1:port (tries of
+    0.1 s): True, or False when nothing did."""
+    for _ in range(tries):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.1)
+    return False
 
 
 def blog_database(port, name, blogload):

@@ -26,7 +26,7 @@ PGRTT, SRC = sys.argv[1:3]
 PORT = os.environ.get("PGRTT_PGPORT")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklib import check, failures  # noqa: E402
-from livelib import free_port  # noqa: E402
+from livelib import free_port, wait_listening  # noqa: E402
 
 
 
@@ -78,12 +78,7 @@ try:
                             "--metrics", f"127.0.0.1:{mport}", "--app", name, "--db", db,
                             "--no-progress", "-F", "json", "-o", out],
                            stderr=subprocess.PIPE, text=True)
-    for _ in range(100):  # listening once the address answers
-        try:
-            socket.create_connection(("127.0.0.1", mport), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.1)
+    wait_listening(mport)
     url = f"http://127.0.0.1:{mport}/metrics"
     load = ["/usr/bin/python3", os.path.join(SRC, "tests/clients/load.py"), str(http), "1"]
     subprocess.run(load + ["20", "/articles/1", "/"], check=True, capture_output=True)
@@ -163,12 +158,7 @@ try:
     cap = subprocess.Popen([PGRTT, "capture", "-i", "lo", "-p", str(wrong), "--http-port", str(http),
                             "--metrics", f"127.0.0.1:{mport2}", "--no-progress", "-o", os.devnull],
                            stderr=subprocess.PIPE, text=True)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", mport2), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.1)
+    wait_listening(mport2)
     subprocess.run(load + ["5", "/articles/1"], check=True, capture_output=True)
     m, _, _ = scrape(f"http://127.0.0.1:{mport2}/metrics")
     findings = {dict(l)["code"]: dict(l)["severity"] for (n, l), v in m.items()

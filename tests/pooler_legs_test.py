@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,7 +30,7 @@ import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklib import check, finish  # noqa: E402
-from livelib import blog_database, capture, free_port  # noqa: E402
+from livelib import blog_database, capture, free_port, wait_listening  # noqa: E402
 
 PGRTT, BLOGLOAD, APP, SRC = (os.path.abspath(a) for a in sys.argv[1:5])
 PORT = os.environ.get("PGRTT_PGPORT")
@@ -61,12 +60,7 @@ def bouncer(tmp):
         shutil.chown(os.path.join(tmp, name), "postgres")
     p = subprocess.Popen(["pgbouncer", "-u", "postgres", os.path.join(tmp, "pgbouncer.ini")],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return p, port
-        except OSError:
-            time.sleep(0.1)
+    wait_listening(port)
     return p, port
 
 
@@ -143,12 +137,7 @@ def live_capture(bport, db):
                             "--metrics", f"127.0.0.1:{mport}", "--no-progress", "-o", os.devnull],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", mport), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_listening(mport)
         time.sleep(0.5)  # libpcap's socket open before the load
         dsn = f"host=127.0.0.1 port={bport} user=postgres dbname={db} sslmode=disable"
         subprocess.run(["pgbench", "-n", "-S", "-c", "4", "-j", "2", "-t", "300", dsn],
