@@ -65,9 +65,12 @@ static int read_captures(const struct read_opts *ro, struct analysis *a, bool *p
 
 /* Inputs under this many bytes are attributed on the reading thread: a
  * second thread's start, its pool's pages and the hand-overs cost more
- * than placing takes there (a 6 MB capture of the blog app: 16.7 ms on
- * two threads, 15.2 on one; 13 MB: 22.0 against 24.2). */
-#define SMALL_INPUT (8u << 20)
+ * than placing takes there.  Measured again once the hand-overs cost the
+ * reader less (docs/benchmark.md, eleventh session), the least wall time
+ * of 20 interleaved runs, one thread against two: 1.1 MB of the blog app
+ * 25.6 / 26.2 ms, 1.6 MB 28.4 / 29.7, 2.6 MB 34.5 / 31.7, 4.4 MB 38.4 /
+ * 35.5 (it was 8 MB, from a 6 MB capture's 15.2 / 16.7 before). */
+#define SMALL_INPUT (2u << 20)
 
 /* The regular files named add up to under SMALL_INPUT (standard input and
  * anything else are taken as large). */
