@@ -554,6 +554,12 @@ void analysis_settle(struct analysis *a, uint64_t clock_ns)
 		settle(a);
 }
 
+void analysis_ending(struct analysis *a)
+{
+	if (a->attributing)
+		attrib_pipe_ending(&a->pipe);
+}
+
 void analysis_finish(struct analysis *a)
 {
 	if (a->finished)

@@ -184,6 +184,11 @@ void analysis_finish(struct analysis *a);
  * role get one while it runs. */
 void analysis_settle(struct analysis *a, uint64_t clock_ns);
 
+/* The input is near its end (a file's last few thousand packets): the
+ * attribution's thread gets what is left in smaller batches
+ * (attrib_pipe_ending).  Only a hint: the figures are the same without. */
+void analysis_ending(struct analysis *a);
+
 void analysis_free(struct analysis *a);
 
 /* Redis per page and route stand for something: --redis-port was given and

@@ -13,6 +13,7 @@
 
 #define PIPE_EVENTS 1024 /* per batch: 64 KiB, a handover per thousand events */
 #define PIPE_BATCHES 8  /* in the pool: the reader runs up to 7 batches ahead */
+#define PIPE_ENDING 256 /* events a batch goes with once the input is ending */
 #define NAME_SLOTS (2 * ATTRIB_ROUTES_MAX) /* open addressing, at most half full */
 
 enum { EV_ROUTE, EV_PAGE, EV_RT, EV_REDIS_CMD, EV_REDIS_RT, EV_SETTLE, EV_FINISH };
@@ -216,7 +217,8 @@ static void hand_over(struct attrib_pipe *p)
  * worker is not what the analysis waits for. */
 static void put(struct attrib_pipe *p, const struct pipe_ev *e)
 {
-	if (p->cur->n == PIPE_EVENTS)
+	uint32_t n = p->cur->n;
+	if (n == PIPE_EVENTS || (p->ending && n == PIPE_ENDING))
 		hand_over(p);
 	struct pipe_ev *to = &p->cur->ev[p->cur->n++];
 #if defined(__SSE2__)
@@ -316,6 +318,15 @@ void attrib_pipe_settle(struct attrib_pipe *p, uint64_t watermark, uint64_t full
 		return;
 	}
 	put(p, &(struct pipe_ev){.kind = EV_SETTLE, .u.settle = {watermark, full}});
+}
+
+void attrib_pipe_ending(struct attrib_pipe *p)
+{
+	p->ending = true;
+	/* what waits is handed on now: placing starts on it while the rest
+	 * is read (the worker keeps up: it waits for this batch) */
+	if (p->sh && p->cur->n >= PIPE_ENDING)
+		hand_over(p);
 }
 
 void attrib_pipe_finish(struct attrib_pipe *p)

@@ -36,6 +36,7 @@ struct attrib_pipe {
 	uint32_t nnames;
 	uint16_t *slots;               /* names by hash: id + 1, 0 empty (every page looks) */
 	uint64_t sent;                 /* round trips and Redis commands handed on (page_hold.h) */
+	bool ending;                   /* the input's last events: hand them on sooner */
 	bool finished;
 };
 
@@ -56,6 +57,12 @@ void attrib_pipe_redis_rt(struct attrib_pipe *p, uint64_t conn, const struct red
  * no open request - once more than ATTRIB_HOLD_MAX pages and round trips
  * wait (which only the attribution's side knows). */
 void attrib_pipe_settle(struct attrib_pipe *p, uint64_t watermark, uint64_t full);
+
+/* The input is near its end (a file's last dispatch): from now on the
+ * worker gets the events in smaller batches, so that what it still has to
+ * place once the reading ends is a few hundred of them, not up to a full
+ * batch - the wait after the reading, on a short capture. */
+void attrib_pipe_ending(struct attrib_pipe *p);
 
 /* attrib_finish, and the thread joined: the attribution is the caller's
  * again.  Idempotent. */

@@ -76,6 +76,10 @@ struct source {
 int source_open_file(struct source *s, const char *path, const char *filter,
 		     source_progress_fn *progress, void *ctx, char *err);
 
+/* Bytes of a regular file not read yet, or -1 (standard input, a pipe,
+ * a live interface, an error). */
+long source_left(const struct source *s);
+
 struct live_opts {
 	const char *iface;
 	int snaplen;

@@ -116,13 +116,22 @@ int source_open_file(struct source *s, const char *path, const char *filter,
 	}
 	struct stat st;
 	FILE *f = pcap_file(s->p);
-	if (progress && f && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+	s->size = -1;
+	if (f && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
 		s->size = (long)st.st_size;
+	if (progress && s->size >= 0) {
 		s->progress = progress;
 		s->progress_ctx = ctx;
 		s->last_progress = now_s();
 	}
 	return 0;
+}
+
+long source_left(const struct source *s)
+{
+	FILE *f = s->live || !s->p ? NULL : pcap_file(s->p);
+	long pos = f && s->size >= 0 ? ftell(f) : -1;
+	return pos >= 0 && pos <= s->size ? s->size - pos : -1;
 }
 
 /* Read up to BATCH packets of a file. */
