@@ -157,7 +157,8 @@ void attrib_pipe_start(struct attrib_pipe *p, struct attrib *a, bool threaded)
 	struct attrib_pipe_shared *sh = calloc(1, sizeof(*sh));
 	p->names = malloc(ATTRIB_ROUTES_MAX * sizeof(*p->names));
 	p->slots = calloc(NAME_SLOTS, sizeof(*p->slots));
-	if (!sh || !p->names || !p->slots || !(sh->pool = aligned_alloc(64, PIPE_BATCHES * sizeof(*sh->pool))))
+	if (!sh || !p->names || !p->slots ||
+	    !(sh->pool = aligned_alloc(64, PIPE_BATCHES * sizeof(*sh->pool)))) /* lines: put() */
 		goto straight;
 	sh->a = a;
 	sh->names = (const char(*)[ROUTE_MAX])p->names;
