@@ -37,8 +37,10 @@ const char *http1_error_name(int e)
 		"ok", "bad start line", "header block too large", "too many header fields",
 		"bad header field", "bad Content-Length", "bad chunk", "bad Transfer-Encoding",
 		"too many pipelined requests", "capture gap", "HTTP/2", "TLS", "upgraded or tunnelled",
+		"out of memory",
 	};
-	return e >= 0 && e <= HTTP1_E_UPGRADE ? names[e] : "?";
+	_Static_assert(sizeof names / sizeof names[0] == HTTP1_E_COUNT, "a name for each code");
+	return e >= 0 && e < HTTP1_E_COUNT ? names[e] : "?";
 }
 
 void http1_conn_init(struct http1_conn *c)
@@ -518,7 +520,7 @@ void http1_feed(struct http1_conn *c, enum http1_side side, const uint8_t *data,
 			/* copy up to the end of the block (an empty line), a line at
 			 * a time: line_len counts a line's bytes other than CR */
 			if (!d->hdr && !(d->hdr = malloc(HTTP1_HEADER_MAX))) {
-				die(c, d, HTTP1_E_HEADER_SIZE); /* no room to keep it: as too large */
+				die(c, d, HTTP1_E_NOMEM);
 				return;
 			}
 			while (i < len) {

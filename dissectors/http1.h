@@ -38,6 +38,8 @@ enum http1_error {
 	HTTP1_E_HTTP2,         /* HTTP/2 prior knowledge: not decoded */
 	HTTP1_E_TLS,           /* TLS on an HTTP port: not decoded */
 	HTTP1_E_UPGRADE,       /* 101 Switching Protocols or CONNECT: tunnel follows */
+	HTTP1_E_NOMEM,         /* no memory for a header block split over segments */
+	HTTP1_E_COUNT          /* the number of codes, HTTP1_OK among them */
 };
 
 struct http1_msg {

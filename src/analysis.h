@@ -103,7 +103,7 @@ struct analysis_totals {
 	struct {
 		uint64_t packets, connections, requests, responses, interim, unmatched, malformed,
 			not_decodable, gaps;
-		uint64_t by_error[HTTP1_E_UPGRADE + 1];
+		uint64_t by_error[HTTP1_E_COUNT];
 		/* the first connections that stopped being decodable, and why */
 		struct {
 			char client[ADDR_STR_MAX], server[ADDR_STR_MAX];

@@ -48,13 +48,16 @@ static int read_captures(const struct read_opts *ro, struct analysis *a, bool *p
 		usable++;
 		struct feed f = {a, src.dlt};
 		int n;
-		long left = source_left(&src), was;
+		bool last = i == ro->nfiles - 1;
+		long left = last ? source_left(&src) : -1;
 		while ((n = source_dispatch(&src, feed_analysis, &f)) > 0) {
 			/* the last file's next dispatch is likely its last: say so
 			 * (what the reading leaves to place at the end is less) */
-			was = left;
+			if (left < 0)
+				continue; /* not the last file, or not a regular one */
+			long was = left;
 			left = source_left(&src);
-			if (i == ro->nfiles - 1 && left >= 0 && was >= 0 && left <= was - left)
+			if (left >= 0 && left <= was - left)
 				analysis_ending(a);
 		}
 		if (n == SOURCE_ERROR) {

@@ -239,7 +239,7 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 	if (t->http.not_decodable) {
 		char why[160] = "";
 		size_t n = 0;
-		for (int e = 1; e <= HTTP1_E_UPGRADE && n < sizeof why; e++)
+		for (int e = 1; e < HTTP1_E_COUNT && n < sizeof why; e++)
 			if (t->http.by_error[e] && (e == HTTP1_E_HTTP2 || e == HTTP1_E_TLS ||
 						    e == HTTP1_E_UPGRADE))
 				n += (size_t)snprintf(why + n, sizeof why - n, "%s%s %" PRIu64,

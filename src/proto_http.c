@@ -167,6 +167,7 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 	t->http.not_decodable += h->error == HTTP1_E_HTTP2 || h->error == HTTP1_E_TLS ||
 				 h->error == HTTP1_E_UPGRADE;
 	t->http.gaps += tcp[0].gaps + tcp[1].gaps;
+	t->nomem += h->error == HTTP1_E_NOMEM; /* the out-of-memory finding: pages lost */
 	if (h->error) {
 		t->http.by_error[h->error]++;
 		if (t->http.nmarked < 16) {

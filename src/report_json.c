@@ -454,7 +454,7 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		cJSON_AddNumberToObject(h, "not_decodable", (double)t->http.not_decodable);
 		cJSON_AddNumberToObject(h, "gaps", (double)t->http.gaps);
 		cJSON *be = cJSON_AddObjectToObject(h, "stopped_by"); /* connections per reason */
-		for (int e = 1; e <= HTTP1_E_UPGRADE; e++)
+		for (int e = 1; e < HTTP1_E_COUNT; e++)
 			if (t->http.by_error[e])
 				cJSON_AddNumberToObject(be, http1_error_name(e), (double)t->http.by_error[e]);
 		cJSON *mk = cJSON_AddArrayToObject(h, "stopped_connections"); /* the first 16 */
