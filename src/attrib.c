@@ -128,16 +128,21 @@ int attrib_init(struct attrib *a, uint64_t grace_ns, uint64_t hold_ns)
 	a->hold_ns = hold_ns ? hold_ns : ATTRIB_HOLD_NS;
 	a->free_head = NO_SLOT;
 	a->nfeat = RT_NCLASS; /* ids below: a class, for round trips without a statement */
-	a->routes = calloc(ATTRIB_ROUTES_MAX, sizeof(*a->routes));
+	/* Tables for the most a capture can have, touched only as far as it
+	 * has: a route is cleared when it is made, a connection's entry and
+	 * the Redis flights are allocated when first used.  Cleared whole by
+	 * calloc, they were ~2 MB of fresh memory - a huge page, 0.4-3 ms on a
+	 * virtual machine - for the few KiB of a capture's routes and
+	 * connections. */
+	a->routes = malloc(ATTRIB_ROUTES_MAX * sizeof(*a->routes));
 	a->route_slots = calloc(ROUTE_SLOTS, sizeof(*a->route_slots));
-	a->conns = calloc(ATTRIB_CONNS, sizeof(*a->conns));
-	a->rflights = calloc(ATTRIB_REDIS_CONNS, sizeof(*a->rflights));
+	a->conn_chunks[0] = calloc(ATTRIB_CONN_CHUNK, sizeof(*a->conn_chunks[0]));
 	a->feats = calloc(ATTRIB_FEATURES_MAX, sizeof(*a->feats));
 	a->cands = calloc(1, sizeof(*a->cands));
 	infer_init(&a->infer);
 	infer_init(&a->rinfer);
 	quiet_time_init(&a->quiet);
-	bool ok = a->routes && a->route_slots && a->conns && a->rflights && a->feats && a->cands &&
+	bool ok = a->routes && a->route_slots && a->conn_chunks[0] && a->feats && a->cands &&
 		  checkout_runs_init(&a->runs) == 0;
 	return ok ? 0 : -1;
 }
@@ -148,7 +153,8 @@ void attrib_free(struct attrib *a)
 		free(a->routes[i].http_ns);
 	free(a->routes);
 	free(a->route_slots);
-	free(a->conns);
+	for (uint32_t i = 0; i < ATTRIB_CONNS / ATTRIB_CONN_CHUNK; i++)
+		free(a->conn_chunks[i]);
 	free(a->rflights);
 	free(a->feats);
 	free(a->cands);
@@ -761,9 +767,34 @@ static uint32_t feature_of(struct attrib *a, const struct attrib_rt_rec *r, uint
 	return f;
 }
 
+/* Slot `slot`'s entry (a connection's by its hash): made the first time.
+ * In chunks, never moved - callers hold an entry across placing others
+ * (flush_pending).  Out of memory, the slot shares one of the first chunk
+ * (take_entry hands an entry from one connection to another). */
+static struct attrib_conn *slot_entry(struct attrib *a, uint32_t slot)
+{
+	uint32_t i = a->conn_at[slot];
+	if (!i) {
+		i = a->nconns + 1;
+		struct attrib_conn **chunk = &a->conn_chunks[a->nconns / ATTRIB_CONN_CHUNK];
+		if (!*chunk && !(*chunk = calloc(ATTRIB_CONN_CHUNK, sizeof(**chunk))))
+			i = slot % ATTRIB_CONN_CHUNK + 1;
+		else
+			a->nconns++;
+		a->conn_at[slot] = (uint16_t)i;
+	}
+	i--;
+	return &a->conn_chunks[i / ATTRIB_CONN_CHUNK][i % ATTRIB_CONN_CHUNK];
+}
+
+static uint32_t conn_slot(uint64_t conn)
+{
+	return (uint32_t)(conn_hash(conn) % ATTRIB_CONNS);
+}
+
 static struct attrib_conn *conn_entry(struct attrib *a, uint64_t conn)
 {
-	return &a->conns[conn_hash(conn) % ATTRIB_CONNS];
+	return slot_entry(a, conn_slot(conn));
 }
 
 /* Page p joins its route's group in g (a new one if none yet): its index. */
@@ -1231,7 +1262,7 @@ static void place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_w
 	if ((announces || startup) && g.n > 1 && may_wait &&
 	    (take_entry(a, e, r->conn), e->npend < CONN_PEND_MAX)) {
 		e->pend[e->npend++] = *r; /* until the query it announces */
-		size_t i = (size_t)(e - a->conns);
+		uint32_t i = conn_slot(r->conn);
 		a->conns_pending[i / 64] |= 1ull << (i % 64);
 		return;
 	}
@@ -1321,6 +1352,9 @@ placed:
  * for: the least recently used of its set of 4 given up), or NULL. */
 static struct attrib_redis_flight *redis_flight(struct attrib *a, uint64_t conn, bool create)
 {
+	if (!a->rflights && (!create || !(a->rflights = calloc(ATTRIB_REDIS_CONNS,
+								sizeof(*a->rflights)))))
+		return NULL;
 	struct attrib_redis_flight *set =
 		&a->rflights[conn_hash(conn) % (ATTRIB_REDIS_CONNS / 4) * 4];
 	struct attrib_redis_flight *old = set;
@@ -1435,6 +1469,10 @@ static void place_redis_cmd(struct attrib *a, const struct attrib_rt_rec *r)
 	if (k->n == 0)
 		return;
 	struct attrib_redis_flight *e = redis_flight(a, r->conn, true);
+	if (!e) {
+		a->dropped++; /* no memory to follow its flight */
+		return;
+	}
 	if (e->flight != r->redis_flight) {
 		e->flight = r->redis_flight;
 		e->n = e->next = 0;
@@ -1772,9 +1810,9 @@ void attrib_finish(struct attrib *a)
 	attrib_settle(a, UINT64_MAX);
 	/* acquire pings no query followed: by the bits, not a look at every
 	 * entry (most were never touched: a scan faulted in ~200 pages, 0.5 ms) */
-	for (uint32_t k = 0; a->conns && k < ATTRIB_CONNS / 64; k++)
+	for (uint32_t k = 0; a->conn_chunks[0] && k < ATTRIB_CONNS / 64; k++)
 		for (uint64_t bits = a->conns_pending[k]; bits; bits &= bits - 1) {
-			struct attrib_conn *e = &a->conns[k * 64 + (uint32_t)__builtin_ctzll(bits)];
+			struct attrib_conn *e = slot_entry(a, k * 64 + (uint32_t)__builtin_ctzll(bits));
 			if (e->npend) {
 				e->ntie = 0;
 				flush_pending(a, e);
@@ -1791,6 +1829,11 @@ void attrib_finish(struct attrib *a)
 	correct_by_fit(a);
 	correct_redis_by_fit(a);
 	timing_mark("fit.correct");
+}
+
+bool attrib_short_of_memory(const struct attrib *a)
+{
+	return a->infer.short_of_memory || a->rinfer.short_of_memory || a->quiet.failed;
 }
 
 void attrib_settle_policy(struct attrib *a, enum ping_policy p)

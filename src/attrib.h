@@ -48,6 +48,7 @@
 #define ATTRIB_GRACE_NS 2000000ull   /* default --grace: 2 ms */
 #define ATTRIB_FEATURES_MAX INFER_FEATURES /* statements told apart; beyond, by class */
 #define ATTRIB_CONNS 1024            /* connections whose last checkout is remembered */
+#define ATTRIB_CONN_CHUNK 16         /* their entries are made this many at a time */
 #define ATTRIB_TIE_MAX 32            /* pages one remembered round trip was spread over */
 #define ATTRIB_REDIS_CONNS 1024      /* Redis connections whose open flight is followed */
 #define ATTRIB_REDIS_PAGES 16        /* pages one open flight's commands are followed in */
@@ -215,9 +216,13 @@ struct attrib {
 	uint32_t nfeat;
 	uint32_t chain_feats; /* of them, statements known by their chain (CHAIN_FEATS_MAX) */
 	uint64_t page_serial;
-	struct attrib_conn *conns;
-	uint64_t conns_pending[ATTRIB_CONNS / 64]; /* bit i: conns[i] holds acquire pings waiting */
-	struct attrib_redis_flight *rflights; /* ATTRIB_REDIS_CONNS, in sets of 4 */
+	/* each connection's last checkout: by its hash, direct-mapped, an
+	 * entry made when its slot is first used (attrib.c's conn_entry) */
+	uint16_t conn_at[ATTRIB_CONNS]; /* slot -> entry + 1 (0: none yet) */
+	struct attrib_conn *conn_chunks[ATTRIB_CONNS / ATTRIB_CONN_CHUNK];
+	uint32_t nconns;
+	uint64_t conns_pending[ATTRIB_CONNS / 64]; /* bit i: slot i's entry holds acquire pings waiting */
+	struct attrib_redis_flight *rflights; /* ATTRIB_REDIS_CONNS, in sets of 4; made by the first */
 	uint64_t rflight_clock;
 	struct checkout_runs runs; /* what each connection's checkouts ran, ahead of placing */
 	struct quiet_time quiet;   /* when no round trip was in flight: out of pages' lengths */
@@ -276,6 +281,12 @@ uint32_t attrib_waiting(const struct attrib *a);
 
 /* End of input: settle everything. */
 void attrib_finish(struct attrib *a);
+
+/* Memory ran out where the estimates are made (the routes' inference, the
+ * quiet stretches that set pages' lengths): their figures are rough - the
+ * out-of-memory finding.  Pages and round trips lost are counted apart
+ * (dropped). */
+bool attrib_short_of_memory(const struct attrib *a);
 
 /* The pool's policy known at the end: every route's ambiguous pings
  * settled as ping_policy_settle settles a connection's. */

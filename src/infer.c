@@ -108,12 +108,12 @@ bool infer_route(struct infer *in, uint32_t r)
 			c *= 2;
 		struct infer_route *p = realloc(in->routes, c * sizeof(*p));
 		if (!p)
-			return false;
+			return in->short_of_memory = true, false;
 		in->routes = p;
 		in->cap_routes = c;
 	}
 	if (in->cell_stride < in->cap_routes && !cells_grow(in, in->cap_routes))
-		return false;
+		return in->short_of_memory = true, false;
 	for (; in->nroutes <= r; in->nroutes++) {
 		struct infer_route *x = &in->routes[in->nroutes];
 		memset(x, 0, sizeof(*x));
@@ -125,6 +125,7 @@ bool infer_route(struct infer *in, uint32_t r)
 			x->final = block + 3 * INFER_FEATURES;
 		}
 	}
+	in->short_of_memory |= in->routes[r].certain == NULL;
 	return in->routes[r].certain != NULL;
 }
 
@@ -288,7 +289,7 @@ static bool sample_room(struct infer *in, uint32_t n)
 	uint32_t size = (uint32_t)(sizeof(struct infer_rec) + cap * sizeof(struct infer_cand));
 	unsigned char *p = realloc(in->sample, (size_t)INFER_SAMPLE * size);
 	if (!p)
-		return false;
+		return in->short_of_memory = true, false;
 	for (uint32_t i = in->nsample; i-- > 0;) /* from the last: each moves up */
 		memmove(p + (size_t)i * size, p + (size_t)i * in->rec_size, in->rec_size);
 	in->sample = p;
@@ -380,6 +381,7 @@ struct fit {
 	double *b, *s, *nb; /* nroutes: one block's rates, posterior sums, new rates (em_step) */
 	double *dtot; /* nroutes: what a step moved each route's total by (m_cell) */
 	struct thin *thin; /* the blocks' records less their frozen cells (em_step) */
+	bool thin_tried; /* thin_alloc was called (fit_to): once, whatever it gave */
 };
 
 #define CELL(ft, r, f) ((size_t)(f) * (ft)->nroutes + (r))
@@ -503,6 +505,8 @@ struct packed {
 	const struct infer_rec **by_feat;
 	uint16_t *local;
 	double nf[INFER_FEATURES]; /* records per feature */
+	unsigned char *mem; /* the arrays' block (packed_room), of cap bytes */
+	size_t cap;
 };
 
 /* Carves n items of size each from *at (8-byte aligned), or counts them */
@@ -513,38 +517,60 @@ static void *carve(unsigned char *base, size_t *at, size_t n, size_t size)
 	return p;
 }
 
-/* Room for a packing of nrec records with npairs candidates in all (the
- * sample's: every part is a subset): a dense block's weights take at most
- * twice its pairs (pack), and loc lies beside w; every other array takes
- * at most the pairs.  One block:
- * sized by the pairs, not by records x INFER_CANDS - each array of that
- * was an mmap and a munmap of its own. */
-static bool packed_alloc(struct packed *pk, uint32_t nrec, uint32_t npairs, uint32_t R)
+/* The packing's arrays laid out from base for nrec records, nw weights
+ * and nroute block routes, one after another; their size.  Laid out for
+ * each packing's own counts (pack, pack_subset), so that a part of the
+ * sample - the jackknife's, the models' - lies in the first few hundred
+ * KiB of its block: laid out for the whole sample, the first bytes of each
+ * array touched a huge page of their own (fresh memory, 0.4-3 ms each on
+ * a virtual machine).  Also resets local, which pack needs at 0. */
+static size_t packed_carve(struct packed *pk, unsigned char *base, size_t nrec, size_t nw,
+			   size_t nroute, uint32_t R)
 {
-	size_t cands = (size_t)npairs + 1, size = 0;
-	unsigned char *m = NULL;
-	for (int pass = 0; pass < 2; pass++) {
-		size = 0;
-		pk->by_feat = carve(m, &size, (size_t)nrec + 1, sizeof(*pk->by_feat));
-		pk->w = carve(m, &size, 2 * cands, sizeof(*pk->w));
-		pk->off = carve(m, &size, (size_t)nrec + INFER_FEATURES, sizeof(*pk->off));
-		pk->feats_at = carve(m, &size, (size_t)R + 1, sizeof(*pk->feats_at));
-		pk->route = carve(m, &size, cands, sizeof(*pk->route));
-		pk->loc = carve(m, &size, 2 * cands, sizeof(*pk->loc)); /* beside w: the same index */
-		pk->feats = carve(m, &size, cands, sizeof(*pk->feats)); /* a block's routes: at most its pairs */
-		pk->local = carve(m, &size, (size_t)R + 1, sizeof(*pk->local));
-		if (pass == 0 && !(m = malloc(size)))
+	size_t size = 0;
+	pk->by_feat = carve(base, &size, nrec + 1, sizeof(*pk->by_feat));
+	pk->w = carve(base, &size, nw, sizeof(*pk->w));
+	pk->loc = carve(base, &size, nw, sizeof(*pk->loc)); /* beside w: the same index */
+	pk->off = carve(base, &size, nrec + INFER_FEATURES, sizeof(*pk->off));
+	pk->route = carve(base, &size, nroute, sizeof(*pk->route));
+	pk->feats = carve(base, &size, nroute, sizeof(*pk->feats)); /* the same routes, by route */
+	pk->feats_at = carve(base, &size, (size_t)R + 1, sizeof(*pk->feats_at));
+	pk->local = carve(base, &size, (size_t)R + 1, sizeof(*pk->local));
+	if (base)
+		memset(pk->local, 0, ((size_t)R + 1) * sizeof(*pk->local));
+	return size;
+}
+
+/* Room in pk's block for a packing of nrec records, nw weights and nroute
+ * block routes, laid out (a larger block if need be: the fits after the
+ * estimate pack parts of the sample, a few hundred KiB, into blocks made
+ * for them - made for the whole sample each block's far end touched a
+ * fresh huge page, 0.4-5 ms, for nothing).  False: out of memory. */
+static bool packed_room(struct packed *pk, size_t nrec, size_t nw, size_t nroute)
+{
+	size_t size = packed_carve(pk, NULL, nrec, nw, nroute, pk->nroutes);
+	if (size > pk->cap) {
+		free(pk->mem); /* first: what it held can be had again */
+		pk->cap = 0;
+		if (!(pk->mem = malloc(size)))
 			return false;
+		pk->cap = size;
 	}
-	memset(pk->local, 0, ((size_t)R + 1) * sizeof(*pk->local));
-	pk->nroutes = R;
+	packed_carve(pk, pk->mem, nrec, nw, nroute, pk->nroutes);
 	return true;
+}
+
+static void packed_init(struct packed *pk, uint32_t R)
+{
+	memset(pk, 0, sizeof(*pk));
+	pk->nroutes = R;
 }
 
 static void packed_free(struct packed *pk)
 {
-	free(pk->by_feat); /* the block (packed_alloc) */
-	pk->by_feat = NULL;
+	free(pk->mem);
+	pk->mem = NULL;
+	pk->cap = 0;
 }
 
 /* a dense block's weights fit where its pairs would: n x nr <= n x INFER_CANDS */
@@ -576,9 +602,11 @@ static inline double cand_w(const struct infer_cand *c, int model)
 
 static void pack_feats(struct packed *pk, uint32_t nroute);
 
-static void pack(const struct part *pt, struct packed *pk)
+/* False: no memory for it (pk is then empty) */
+static bool pack(const struct part *pt, struct packed *pk)
 {
 	uint32_t start[INFER_FEATURES + 1] = {0}, at[INFER_FEATURES];
+	size_t npairs = 0;
 	memset(pk->nf, 0, sizeof pk->nf);
 	pk->n = 0;
 	FOR_PART(pt, rec) {
@@ -586,6 +614,13 @@ static void pack(const struct part *pt, struct packed *pk)
 			continue;
 		start[rec->feat + 1]++;
 		pk->n++;
+		npairs += rec->n;
+	}
+	/* a dense block's weights take at most twice its pairs, its routes at
+	 * most its pairs */
+	if (!packed_room(pk, pk->n, 2 * npairs + 1, npairs + 1)) {
+		pk->n = pk->nblocks = 0;
+		return false;
 	}
 	for (uint32_t f = 0; f < INFER_FEATURES; f++)
 		start[f + 1] += start[f];
@@ -648,6 +683,7 @@ static void pack(const struct part *pt, struct packed *pk)
 			pk->local[pk->route[bk->route0 + j]] = 0;
 	}
 	pack_feats(pk, nroute);
+	return true;
 }
 
 /* The blocks' routes turned around: each route's features, in block (so
@@ -677,9 +713,22 @@ static void pack_feats(struct packed *pk, uint32_t nroute)
  * is megabytes, read twice and then by feature, and the refit and the
  * fit with the doubtful each packed it again (~1 ms each on the blog
  * app's captures, after the reading). */
-static void pack_subset(const struct packed *all, const uint64_t *only, struct packed *pk)
+static bool pack_subset(const struct packed *all, const uint64_t *only, struct packed *pk)
 {
 	uint32_t nroute = 0, nw = 0, noff = 0;
+	size_t nrec = 0, weights = 0, routes = 0;
+	for (uint32_t k = 0; k < all->nblocks; k++) {
+		const struct pk_block *b = &all->blocks[k];
+		if (!has_bit(only, b->feat))
+			continue;
+		nrec += b->n;
+		routes += b->nr;
+		weights += b->dense ? (size_t)b->n * b->nr : all->off[b->off0 + b->n] - all->off[b->off0];
+	}
+	if (!packed_room(pk, nrec, weights + 1, routes + 1)) {
+		pk->n = pk->nblocks = 0;
+		return false;
+	}
 	memset(pk->nf, 0, sizeof pk->nf);
 	memset(pk->block_of, -1, sizeof pk->block_of);
 	pk->n = 0;
@@ -712,6 +761,7 @@ static void pack_subset(const struct packed *all, const uint64_t *only, struct p
 		pk->n += from->n;
 	}
 	pack_feats(pk, nroute);
+	return true;
 }
 
 /* The sum of logs of the records' z, as the log of their product with
@@ -908,6 +958,10 @@ struct thin {
 	float *w;
 };
 
+static void thin_free(struct fit *ft);
+
+/* Made for the first fit that has a block to thin (fit_to): most captures
+ * have none, and its block's ends alone touched fresh huge pages. */
 static bool thin_alloc(struct fit *ft, uint32_t nrec, uint32_t npairs)
 {
 	size_t cands = (size_t)npairs + 1, size = 0;
@@ -925,8 +979,10 @@ static bool thin_alloc(struct fit *ft, uint32_t nrec, uint32_t npairs)
 		t->loc = carve(m, &size, cands, sizeof(*t->loc));
 		t->cell = carve(m, &size, cands, sizeof(*t->cell));
 		t->frozen = carve(m, &size, (size_t)ft->nroutes + 1, 1);
-		if (pass == 0 && !(m = malloc(size)))
+		if (pass == 0 && !(m = malloc(size))) {
+			thin_free(ft); /* no thinning: the same EM, slower */
 			return false;
+		}
 	}
 	return true;
 }
@@ -941,11 +997,17 @@ static void thin_free(struct fit *ft)
 	ft->thin = NULL;
 }
 
-/* Block k may be thinned: many routes, pairs (not dense), not tied. */
+/* A block of many routes, of pairs (not dense), not tied: thinned where
+ * the fit has the room (thinnable). */
+static bool thin_worth(const struct infer *in, const struct pk_block *bk)
+{
+	return !in->whole && !bk->dense && bk->nr > DENSE_MAX && in->feats[bk->feat].tied == INFER_NONE;
+}
+
+/* Block k may be thinned in this fit */
 static bool thinnable(const struct infer *in, const struct fit *ft, const struct pk_block *bk)
 {
-	return ft->thin && !in->whole && !bk->dense && bk->nr > DENSE_MAX &&
-	       in->feats[bk->feat].tied == INFER_NONE;
+	return ft->thin && thin_worth(in, bk);
 }
 
 /* After a full step of block k: old rates ft->b, new ft->nb.  Freezes
@@ -1116,6 +1178,11 @@ static void fit_to(struct infer *in, struct fit *ft, const struct packed *pk, ui
 		   double *tot)
 {
 	uint32_t R = ft->nroutes;
+	for (uint32_t k = 0; !ft->thin_tried && k < pk->nblocks; k++)
+		if (thin_worth(in, &pk->blocks[k])) {
+			ft->thin_tried = true;
+			thin_alloc(ft, in->nsample, in->npairs);
+		}
 	for (uint32_t it = 0; it < iters; it++) {
 		memset(ft->dtot, 0, R * sizeof(*ft->dtot));
 		em_step(in, ft, pk, it == 0, it % FULL_EVERY == 0);
@@ -1193,15 +1260,17 @@ static void start_from_lift(struct infer *in, struct fit *ft, const struct packe
  * among them taken as alike); into t, the routes' totals.  The shifts are
  * each other model's less model 0's on the same records (their noise
  * mostly cancels in the difference): infer_solve's. */
-static void model_fit(struct infer *in, struct fit *ft, struct packed *pk, uint32_t stride, int m,
+static bool model_fit(struct infer *in, struct fit *ft, struct packed *pk, uint32_t stride, int m,
 		      double *t)
 {
 	struct part pt = {-1, stride, in->sample, in->nsample, in->rec_size, NULL, m};
-	pack(&pt, pk);
+	if (!pack(&pt, pk))
+		return false;
 	ft->model = m;
 	start_from_lift(in, ft, pk);
 	fit_to(in, ft, pk, FIT_STEPS, t);
 	ft->model = 0;
+	return true;
 }
 
 /* ----------------------------------------------------------------------
@@ -1501,6 +1570,7 @@ struct solve {
 	bool helping;
 	uint32_t lists;   /* task lists given out */
 	atomic_uint gen, done; /* the list the helper is to take, the last it finished */
+	atomic_bool short_of_memory; /* a fit task had no room for its part: no interval from them */
 	struct worker w[2];
 };
 
@@ -1524,14 +1594,13 @@ static bool worker_init(struct worker *w, struct infer *in, bool copy)
 	}
 	w->ft = (struct fit){R, calloc((size_t)R * INFER_FEATURES, sizeof(double)),
 			     calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}, 0, true, NULL,
-			     calloc(4 * (size_t)R, sizeof(double)), NULL, NULL, NULL, NULL};
+			     calloc(4 * (size_t)R, sizeof(double)), NULL, NULL, NULL, NULL, false};
 	w->ft.s = w->ft.b ? w->ft.b + R : NULL;
 	w->ft.nb = w->ft.b ? w->ft.b + 2 * R : NULL;
 	w->ft.dtot = w->ft.b ? w->ft.b + 3 * R : NULL;
-	bool thin = thin_alloc(&w->ft, in->nsample, in->npairs);
 	w->b = malloc(3 * (size_t)R * sizeof(double));
-	bool packed = packed_alloc(&w->pk, in->nsample, in->npairs, R);
-	w->ok = w->ft.sum && w->ft.beta && w->ft.b && w->b && packed && thin &&
+	packed_init(&w->pk, R); /* its room as its packings need (packed_room) */
+	w->ok = w->ft.sum && w->ft.beta && w->ft.b && w->b &&
 		select_alloc(&w->sl, &w->pk, R);
 	return w->ok;
 }
@@ -1701,17 +1770,24 @@ static void fit_task(struct solve *sv, struct worker *w, uint32_t k)
 	memcpy(t, sv->tot, R * sizeof(double));
 	if (i < TASK_MODEL) { /* the jackknife: the estimate without part i */
 		struct part pt = {(int)i, sv->stride, in->sample, in->nsample, in->rec_size, NULL, 0};
-		pack(&pt, &w->pk);
+		if (!pack(&pt, &w->pk)) {
+			atomic_store(&sv->short_of_memory, true);
+			return;
+		}
 		start_from_lift(in, ft, &w->pk);
 		fit_to(in, ft, &w->pk, FIT_STEPS, t);
 	} else if (i < TASK_DOUBT) {
-		model_fit(in, ft, &w->pk, sv->stride, (int)(i - TASK_MODEL), t);
+		if (!model_fit(in, ft, &w->pk, sv->stride, (int)(i - TASK_MODEL), t))
+			atomic_store(&sv->short_of_memory, true);
 	} else { /* the doubtful in: the interval's other end */
-		pack_subset(&sv->whole, sv->doubts, &w->pk);
+		/* on those features' blocks alone, or where there is no room
+		 * for them, on the whole packing: the same fit (the rest held) */
+		const struct packed *pk = pack_subset(&sv->whole, sv->doubts, &w->pk) ? &w->pk
+										     : &sv->whole;
 		ft->doubtful = false;
 		ft->only = sv->doubts;
-		start_from_lift(in, ft, &w->pk);
-		fit_to(in, ft, &w->pk, FIT_STEPS, t);
+		start_from_lift(in, ft, pk);
+		fit_to(in, ft, pk, FIT_STEPS, t);
 		ft->doubtful = true;
 		ft->only = NULL;
 	}
@@ -1850,8 +1926,10 @@ static void alike_bounds(struct infer *in)
 	double *solo = calloc((size_t)R * INFER_FEATURES, sizeof(double));
 	double *seen = calloc((size_t)R * INFER_FEATURES, sizeof(double));
 	uint32_t major[INFER_FEATURES];
-	if (!solo || !seen)
+	if (!solo || !seen) {
+		in->short_of_memory = true;
 		goto out; /* the intervals without them */
+	}
 	for (uint32_t q = 0; q < INFER_FEATURES; q++) {
 		major[q] = INFER_NONE;
 		if (in->feats[q].uncertain <= 0 || in->feats[q].tied != INFER_NONE ||
@@ -1923,6 +2001,20 @@ out:
 	free(seen);
 }
 
+/* Not a point where the noise cannot be told, but what the routes could
+ * have had: none of the uncertain round trips, or all they held. */
+static void widest_bounds(struct infer *in)
+{
+	for (uint32_t r = 0; r < in->nroutes; r++) {
+		struct infer_route *x = &in->routes[r];
+		double total = route_total(x), sure = 0;
+		for (uint32_t f = 0; f < INFER_FEATURES; f++)
+			sure += x->certain[f];
+		x->shift_lo = sure < total ? sure - total : 0;
+		x->shift_hi = sure + x->possible > total ? sure + x->possible - total : 0;
+	}
+}
+
 void infer_solve(struct infer *in)
 {
 	if (in->solved)
@@ -1937,8 +2029,10 @@ void infer_solve(struct infer *in)
 		x->alike_share = x->alike_more = 0;
 		memset(x->off, 0, sizeof x->off);
 		memset(x->doubt, 0, sizeof x->doubt);
-		if (!x->certain)
-			return; /* out of memory somewhere: the running guess stands */
+		if (!x->certain) { /* out of memory somewhere: the running guess stands */
+			in->short_of_memory = true;
+			return;
+		}
 		for (uint32_t f = 0; f < INFER_FEATURES; f++) {
 			const double *c = cell(in, r, f);
 			x->certain[f] = c[0];
@@ -1960,9 +2054,9 @@ void infer_solve(struct infer *in)
 	double *tot = calloc(R, sizeof(double));
 	double *save = malloc((size_t)R * 2 * INFER_FEATURES * sizeof(double));
 	double *out = calloc((size_t)R * NTASKS, sizeof(double));
-	if (!sv || !tot || !save || !out || !worker_init(&sv->w[0], in, false) ||
-	    !packed_alloc(&sv->whole, in->nsample, in->npairs, R))
-		goto out; /* the running guess stands */
+	if (!sv || !tot || !save || !out || !worker_init(&sv->w[0], in, false))
+		goto short_of_memory; /* the running guess stands */
+	packed_init(&sv->whole, R);
 	/* the tests and the interval: on a smaller sample there are none, and
 	 * no second thread (its start would be all it cost) */
 	const bool tasks = in->nsample >= 4 * JACK_PARTS;
@@ -1976,7 +2070,8 @@ void infer_solve(struct infer *in)
 		tot[r] = route_total(&in->routes[r]);
 	const struct part all = {-1, 1, in->sample, in->nsample, in->rec_size, NULL, 0};
 	timing_mark("fit.setup");
-	pack(&all, pk);
+	if (!pack(&all, pk))
+		goto short_of_memory; /* the running guess stands */
 	timing_mark("fit.pack");
 	ft->doubtful = false;
 	start_from_lift(in, ft, pk);
@@ -2032,8 +2127,8 @@ void infer_solve(struct infer *in)
 		refit[w] = offs[w] | doubts[w];
 	ft->doubtful = true;
 	if (any_bit(refit)) {
-		pk = &w0->pk;
-		pack_subset(&sv->whole, refit, pk);
+		if (pack_subset(&sv->whole, refit, &w0->pk)) /* else the whole: the same fit, slower */
+			pk = &w0->pk;
 		ft->only = refit;
 		start_from_lift(in, ft, pk);
 		fit_to(in, ft, pk, FIT_STEPS, tot);
@@ -2056,6 +2151,11 @@ void infer_solve(struct infer *in)
 			}
 		sv->doubts_first = any_bit(doubts);
 		run_parallel(sv, fit_task, sv->doubts_first ? NTASKS : TASK_DOUBT);
+	}
+	restore(in, save); /* the estimate, whatever the tasks left */
+	if (tasks && atomic_load(&sv->short_of_memory))
+		in->short_of_memory = true;
+	if (tasks && !in->short_of_memory) {
 		for (uint32_t r = 0; r < R; r++) {
 			struct infer_route *x = &in->routes[r];
 			double mean = 0, v = 0;
@@ -2078,24 +2178,19 @@ void infer_solve(struct infer *in)
 			}
 		}
 	} else {
-		/* too few to tell the noise: not a point, but what the routes
-		 * could have had - none of the uncertain ones, or all they held */
-		for (uint32_t r = 0; r < R; r++) {
-			struct infer_route *x = &in->routes[r];
-			double total = route_total(x), sure = 0;
-			for (uint32_t f = 0; f < INFER_FEATURES; f++)
-				sure += x->certain[f];
-			x->shift_lo = sure < total ? sure - total : 0;
-			x->shift_hi = sure + x->possible > total ? sure + x->possible - total : 0;
-		}
+		widest_bounds(in); /* too few to tell the noise, or no memory to */
 	}
 	timing_mark("fit.interval");
 	restore(in, save);
-	if (tasks)
-		vague_bounds(in); /* out of memory: the intervals without them */
+	if (tasks && !vague_bounds(in))
+		in->short_of_memory = true; /* the intervals without them */
 	lock_bounds(in);
 	alike_bounds(in);
 	timing_mark("fit.bounds");
+	goto out;
+short_of_memory: /* the running guess, and not a point */
+	in->short_of_memory = true;
+	widest_bounds(in);
 out:
 	if (sv) {
 		helper_stop(sv);

@@ -112,6 +112,11 @@ struct infer {
 	uint32_t rec_cap, rec_size; /* a record's room for candidates, its size */
 	uint32_t npairs; /* infer_solve: the sample's candidates, all its records' (the fit's room) */
 	uint64_t seen; /* uncertain round trips offered to the sample */
+	/* memory ran out: a route or a round trip went unlearnt, or the fit
+	 * (infer_solve) did not run - the running guess stands - or its
+	 * interval's fits did not (the interval is then what the routes could
+	 * have had, as on a small sample); the out-of-memory finding */
+	bool short_of_memory;
 	/* after infer_solve, bits by feature: its round trips fit several
 	 * routes' pages about as well, the largest's too (the capture cannot
 	 * tell which route runs it: lockstep load, where one route's pages
