@@ -174,8 +174,8 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 			return -1;
 		pg_legs_init(a->legs);
 	}
-	a->nbuckets = 1024;
-	a->buckets = calloc(a->nbuckets, sizeof(*a->buckets));
+	a->buckets = calloc(1024, sizeof(*a->buckets));
+	a->nbuckets = a->buckets ? 1024 : 0; /* analysis_free walks them, even after a failure */
 	a->text_kinds = calloc(1, sizeof(*a->text_kinds));
 	if (!a->buckets || !a->text_kinds)
 		return -1;
@@ -660,6 +660,8 @@ void analysis_list(struct analysis *a, const struct conn_summary *m)
 		if (l) {
 			a->listed = l;
 			a->cap_listed = n;
+		} else {
+			t->nomem++; /* the listing short of a connection: the totals have it */
 		}
 	}
 	if (a->nlisted < a->cap_listed)

@@ -236,6 +236,12 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 		rts += at->routes[i].rt;
 		inferred += at->routes[i].inferred;
 	}
+	/* first: with no page at all, what was lost is still lost */
+	if (at->dropped)
+		evidence_add(ev, EV_ATTRIBUTION_DROPPED, at->dropped, true,
+			     "%" PRIu64 " pages or round trips were not attributed: more than %u waited "
+			     "at once, or memory ran out",
+			     at->dropped, ATTRIB_BUFFER_MAX);
 	if (t->http.not_decodable) {
 		char why[160] = "";
 		size_t n = 0;
@@ -308,11 +314,6 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 			     at->unplaced_cmds, at->unplaced_cmds > 1 ? "s" : "", at->unplaced_cmd_n,
 			     at->unplaced_cmds > 1 ? "them" : "it", at->unplaced_cmds > 1 ? "their" : "its",
 			     at->unplaced_cmds > 1 ? "them" : "it");
-	if (at->dropped)
-		evidence_add(ev, EV_ATTRIBUTION_DROPPED, at->dropped, true,
-			     "%" PRIu64 " pages or round trips were not attributed: more than %u waited "
-			     "at once",
-			     at->dropped, ATTRIB_BUFFER_MAX);
 	if (at->long_pages)
 		evidence_add(ev, EV_LONG_REQUESTS, at->long_pages, false,
 			     "%" PRIu64 " pages were open longer than %.0f s (long polls, server-sent "
@@ -438,10 +439,21 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 			     "%" PRIu64 " connections were closed early: more than %u were open at "
 			     "once",
 			     t->evicted, a->opts.max_open);
+	/* the attribution short of memory: routes not learnt (or pages named
+	 * before they were), estimates the running guess or intervals not the
+	 * jackknife's (infer.h) */
+	bool fit_short = a->attributing &&
+			 (attrib_short_of_memory(&a->attrib) || a->learn.nomem || a->hold.nomem);
 	if (t->nomem)
 		evidence_add(ev, EV_OUT_OF_MEMORY, t->nomem, true,
-			     "out of memory %" PRIu64 " times: some packets were not analysed",
-			     t->nomem);
+			     "out of memory %" PRIu64 " times: some packets or connections were not "
+			     "analysed%s",
+			     t->nomem, fit_short ? ", and the routes' figures are rough" : "");
+	else if (fit_short)
+		evidence_add(ev, EV_OUT_OF_MEMORY, 1, false,
+			     "out of memory in the attribution to routes: route names, estimated "
+			     "figures or their intervals are rough (values not learnt as parameters, "
+			     "the running guess, the widest bounds)");
 	if (t->enc_extra_bytes)
 		evidence_add(ev, EV_SSL_INJECTION, t->enc_extra_bytes, false,
 			     "%" PRIu64 " bytes followed the server's 'S' answer to SSLRequest in the "

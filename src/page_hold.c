@@ -87,8 +87,10 @@ static bool held_enough(const struct analysis *a, uint64_t now)
 void page_hold_page(struct analysis *a, const struct page_out *p)
 {
 	struct page_hold *h = &a->hold;
-	if (h->open && !h->held && !(h->held = malloc(PAGE_HOLD_PAGES * sizeof(*h->held))))
+	if (h->open && !h->held && !(h->held = malloc(PAGE_HOLD_PAGES * sizeof(*h->held)))) {
 		h->open = false; /* no room to hold: straight through, learnt as it goes */
+		h->nomem = true;
+	}
 	if (!h->open) {
 		send_page(a, p);
 		return;

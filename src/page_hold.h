@@ -58,6 +58,7 @@ struct page_hold {
 	uint64_t oldest; /* the earliest t0 held */
 	uint64_t since;  /* the first held page's end */
 	bool open;       /* still holding */
+	bool nomem;      /* no room to hold: pages went on named before routes were learnt */
 };
 
 struct analysis;

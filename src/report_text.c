@@ -111,7 +111,9 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 	fprintf(out, "round trips: %" PRIu64 " in pages, %" PRIu64 " outside any page",
 		at->rts_in_pages, at->rts_outside);
 	if (at->dropped)
-		fprintf(out, ", %" PRIu64 " pages or round trips not attributed (too many at once)",
+		fprintf(out,
+			", %" PRIu64 " pages or round trips not attributed (too many at once, or no "
+			"memory)",
 			at->dropped);
 	fputc('\n', out);
 	if (at->mixed_pages)
