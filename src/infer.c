@@ -367,6 +367,11 @@ uint64_t infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cand
  * The fit
  * ---------------------------------------------------------------------- */
 
+/* Parts of an EM step (struct fit's part): more than the threads, so that
+ * the two end together (two halves by the records' weights were 4.4 and
+ * 3.4 ms of a 12-route estimate: costs per block are not the weights') */
+#define EM_PARTS 8
+
 struct fit {
 	uint32_t nroutes;
 	/* by feature, then route (CELL): a block's routes' cells are in one
@@ -378,10 +383,27 @@ struct fit {
 	int model;    /* GAMMAS[model]: what the routes' pages expose */
 	bool doubtful; /* cells in doubt are held at 0 too */
 	const uint64_t *only; /* bits by feature: only these are fitted, the rest kept (NULL: all) */
-	double *b, *s, *nb; /* nroutes: one block's rates, posterior sums, new rates (em_step) */
-	double *dtot; /* nroutes: what a step moved each route's total by (m_cell) */
+	double *b, *s, *nb; /* nroutes: one block's rates, posterior sums, new rates */
+	double *dtot; /* nroutes: what a step moved each route's total by (m_cell_of) */
 	struct thin *thin; /* the blocks' records less their frozen cells (em_step) */
 	bool thin_tried; /* thin_alloc was called (fit_to): once, whatever it gave */
+	/* An EM step's blocks in EM_PARTS parts of about the same work, each
+	 * with scratch of its own: taken in turn by two threads where the fit
+	 * has them (sv: the estimate and the refit, while the second thread
+	 * has nothing else to do), one after the other elsewhere - the same
+	 * parts and their sums in the same order either way, so the same
+	 * figures on one thread or two.  A part's blocks read and write their
+	 * own features' cells alone. */
+	struct em_part {
+		uint32_t k0, k1;              /* its blocks */
+		uint32_t at0, pairs0, cells0; /* where its thinned blocks lie (thin_block) */
+		double *b, *s, *nb;           /* by a block's route: rates, sums, new rates */
+		double *dtot;                 /* by route: what its cells moved the totals by */
+		uint8_t *frozen;              /* by a block's route: thin_block's */
+		uint32_t thinned;
+	} part[EM_PARTS];
+	double *part_mem; /* the parts' scratch, one block */
+	struct solve *sv; /* the two threads, or NULL */
 };
 
 #define CELL(ft, r, f) ((size_t)(f) * (ft)->nroutes + (r))
@@ -902,7 +924,7 @@ static inline struct m_feat m_feat_of(const struct infer *in, const struct fit *
 
 /* Route r's final and rate for feature f, of posterior sum `sum` (m: f's) */
 static inline void m_cell_of(const struct infer *in, const struct fit *ft, uint32_t r, uint32_t f,
-			     double sum, const struct m_feat *m)
+			     double sum, const struct m_feat *m, double *dtot)
 {
 	if (m->skip)
 		return;
@@ -913,7 +935,7 @@ static inline void m_cell_of(const struct infer *in, const struct fit *ft, uint3
 	x->final[f] = x->certain[f] + (off ? 0 : s);
 	/* held off, none of the uncertain ones are its: the E step gives it none */
 	x->beta[f] = off ? RATE_FLOOR : rate_of(ft, x, x->final[f]);
-	ft->dtot[r] += x->final[f] - was;
+	dtot[r] += x->final[f] - was;
 }
 
 /* ----------------------------------------------------------------------
@@ -951,7 +973,6 @@ struct thin {
 		uint32_t cell0;  /* the cells left, local indices: cell[cell0 .. cell0 + nc) */
 		uint16_t nc;
 	} blocks[INFER_FEATURES];
-	uint8_t *frozen; /* nroutes: scratch, by local route */
 	double *zfix;    /* per record left: its frozen cells' part of z */
 	uint32_t *off;   /* per record left (+ one per block): into loc, w */
 	uint16_t *loc, *cell;
@@ -978,7 +999,6 @@ static bool thin_alloc(struct fit *ft, uint32_t nrec, uint32_t npairs)
 		t->w = carve(m, &size, cands, sizeof(*t->w));
 		t->loc = carve(m, &size, cands, sizeof(*t->loc));
 		t->cell = carve(m, &size, cands, sizeof(*t->cell));
-		t->frozen = carve(m, &size, (size_t)ft->nroutes + 1, 1);
 		if (pass == 0 && !(m = malloc(size))) {
 			thin_free(ft); /* no thinning: the same EM, slower */
 			return false;
@@ -1010,11 +1030,12 @@ static bool thinnable(const struct infer *in, const struct fit *ft, const struct
 	return ft->thin && thin_worth(in, bk);
 }
 
-/* After a full step of block k: old rates ft->b, new ft->nb.  Freezes
+/* After a full step of block k: old rates h->b, new h->nb.  Freezes
  * what is held or small and not growing, and lays out the rest after the
  * blocks thinned before it (*at: records, *pairs, *cells used so far). */
-static void thin_block(const struct infer *in, struct fit *ft, const struct packed *pk, uint32_t k,
-		       uint32_t *at, uint32_t *pairs, uint32_t *cells)
+static void thin_block(const struct infer *in, struct fit *ft, struct em_part *h,
+		       const struct packed *pk, uint32_t k, uint32_t *at, uint32_t *pairs,
+		       uint32_t *cells)
 {
 	const struct pk_block *bk = &pk->blocks[k];
 	struct thin *t = ft->thin;
@@ -1027,8 +1048,8 @@ static void thin_block(const struct infer *in, struct fit *ft, const struct pack
 	for (uint32_t j = 0; j < bk->nr; j++) {
 		const struct infer_route *x = &in->routes[pk->route[bk->route0 + j]];
 		bool fz = held_off(ft, x, f) ||
-			  (x->final[f] - x->certain[f] < small && ft->nb[j] <= ft->b[j]);
-		t->frozen[j] = fz;
+			  (x->final[f] - x->certain[f] < small && h->nb[j] <= h->b[j]);
+		h->frozen[j] = fz;
 		nfrozen += fz;
 		if (!fz)
 			t->cell[tb->cell0 + tb->nc++] = (uint16_t)j;
@@ -1044,8 +1065,8 @@ static void thin_block(const struct infer *in, struct fit *ft, const struct pack
 		uint32_t start = *pairs;
 		for (uint32_t q = off[i]; q < off[i + 1]; q++) {
 			uint32_t j = pk->loc[q];
-			if (t->frozen[j]) {
-				zf += ft->nb[j] * pk->w[q];
+			if (h->frozen[j]) {
+				zf += h->nb[j] * pk->w[q];
 			} else {
 				t->loc[*pairs] = (uint16_t)j;
 				t->w[(*pairs)++] = pk->w[q];
@@ -1084,6 +1105,90 @@ static void thin_e(const struct thin *t, uint32_t k, const double *b, double *s)
 		s[cell[c]] *= b[cell[c]];
 }
 
+/* Part h's blocks of an EM step: the E step and then the M step of each
+ * block's cells (a feature's rates depend on its own records' sums alone,
+ * and its block reads no other feature's rates). */
+static void em_part_step(struct infer *in, struct fit *ft, const struct packed *pk,
+			 struct em_part *h, bool all, bool full)
+{
+	uint32_t R = ft->nroutes;
+	double *beta = ft->beta;
+	uint32_t at = h->at0, pairs = h->pairs0, cells = h->cells0; /* the thinned room used */
+	memset(h->dtot, 0, R * sizeof(*h->dtot));
+	h->thinned = 0;
+	for (uint32_t k = h->k0; k < h->k1; k++) {
+		const struct pk_block *bk = &pk->blocks[k];
+		const uint16_t *route = pk->route + bk->route0;
+		uint32_t f = bk->feat;
+		bool thin = thinnable(in, ft, bk);
+		if (thin && !full && !all && ft->thin->blocks[k].on) {
+			/* the cells left alone: their rates in, their sums out */
+			const struct thin_block *tb = &ft->thin->blocks[k];
+			const uint16_t *cell = ft->thin->cell + tb->cell0;
+			for (uint32_t c = 0; c < tb->nc; c++)
+				h->b[cell[c]] = beta[CELL(ft, route[cell[c]], f)];
+			thin_e(ft->thin, k, h->b, h->s);
+			h->thinned++;
+			struct m_feat mf = m_feat_of(in, ft, f);
+			for (uint32_t c = 0; c < tb->nc; c++) {
+				uint32_t j = cell[c];
+				m_cell_of(in, ft, route[j], f, h->s[j], &mf, h->dtot);
+				beta[CELL(ft, route[j], f)] = in->routes[route[j]].beta[f];
+			}
+			continue;
+		}
+		for (uint32_t j = 0; j < bk->nr; j++)
+			h->b[j] = beta[CELL(ft, route[j], f)];
+		block_e(pk, bk, h->b, h->s, false);
+		struct m_feat mf = m_feat_of(in, ft, f);
+		if (!all && in->feats[f].tied != INFER_NONE)
+			/* a feature tied to another: settle_tied set it on every
+			 * route, and each step starts it again from its records
+			 * (the block's routes, below, over this) */
+			for (uint32_t r = 0; r < R; r++)
+				m_cell_of(in, ft, r, f, 0, &mf, h->dtot);
+		for (uint32_t j = 0; j < bk->nr; j++) {
+			m_cell_of(in, ft, route[j], f, h->s[j], &mf, h->dtot);
+			beta[CELL(ft, route[j], f)] = h->nb[j] = in->routes[route[j]].beta[f];
+		}
+		if (thin && (full || all)) /* between full steps the layout stays */
+			thin_block(in, ft, h, pk, k, &at, &pairs, &cells);
+	}
+}
+
+/* The blocks into EM_PARTS parts of about the same work (weights and
+ * records), and where each part's thinned blocks lie: after all the parts
+ * before it could take. */
+static void em_split(struct fit *ft, const struct packed *pk)
+{
+	uint64_t total = 0, sum = 0;
+	for (uint32_t k = 0; k < pk->nblocks; k++) {
+		const struct pk_block *bk = &pk->blocks[k];
+		total += bk->n + (bk->dense ? (uint64_t)bk->n * bk->nr
+					    : pk->off[bk->off0 + bk->n] - pk->off[bk->off0]);
+	}
+	uint32_t k = 0, recs = 0, pairs = 0, cells = 0;
+	for (uint32_t q = 0; q < EM_PARTS; q++) {
+		struct em_part *h = &ft->part[q];
+		h->k0 = k;
+		h->at0 = recs;
+		h->pairs0 = pairs;
+		h->cells0 = cells;
+		for (; k < pk->nblocks && (q + 1 == EM_PARTS || sum * EM_PARTS < total * (q + 1)); k++) {
+			const struct pk_block *bk = &pk->blocks[k];
+			uint32_t w = bk->dense ? 0 : pk->off[bk->off0 + bk->n] - pk->off[bk->off0];
+			sum += bk->n + (bk->dense ? (uint64_t)bk->n * bk->nr : w);
+			recs += bk->n;
+			pairs += w;
+			cells += bk->nr;
+		}
+		h->k1 = k;
+	}
+}
+
+static void em_parts_parallel(struct infer *in, struct fit *ft, const struct packed *pk, bool all,
+			      bool full);
+
 /* One EM step over the packed records: posterior sums, then the rates
  * they make.  The first step of a fit (all) sets every route's every
  * feature.  After it only the cells the records can move change: each
@@ -1095,7 +1200,6 @@ static void em_step(struct infer *in, struct fit *ft, const struct packed *pk, b
 {
 	uint32_t R = ft->nroutes;
 	double *beta = ft->beta;
-	uint32_t at = 0, pairs = 0, cells = 0; /* the thinned blocks' room used */
 	memcpy(ft->nf, pk->nf, sizeof ft->nf);
 	if (all) { /* what no record moves has a sum of 0; the blocks' cells follow */
 		struct m_feat mf[INFER_FEATURES];
@@ -1103,48 +1207,20 @@ static void em_step(struct infer *in, struct fit *ft, const struct packed *pk, b
 			mf[f] = m_feat_of(in, ft, f);
 		for (uint32_t r = 0; r < R; r++)
 			for (uint32_t f = 0; f < INFER_FEATURES; f++)
-				m_cell_of(in, ft, r, f, 0, &mf[f]);
+				m_cell_of(in, ft, r, f, 0, &mf[f], ft->dtot);
 	}
-	/* block by block, the E step and then the M step of its cells: a
-	 * feature's rates depend on its own records' sums alone, and its
-	 * block reads no other feature's rates */
-	for (uint32_t k = 0; k < pk->nblocks; k++) {
-		const struct pk_block *bk = &pk->blocks[k];
-		const uint16_t *route = pk->route + bk->route0;
-		uint32_t f = bk->feat;
-		bool thin = thinnable(in, ft, bk);
-		if (thin && !full && !all && ft->thin->blocks[k].on) {
-			/* the cells left alone: their rates in, their sums out */
-			const struct thin_block *tb = &ft->thin->blocks[k];
-			const uint16_t *cell = ft->thin->cell + tb->cell0;
-			for (uint32_t c = 0; c < tb->nc; c++)
-				ft->b[cell[c]] = beta[CELL(ft, route[cell[c]], f)];
-			thin_e(ft->thin, k, ft->b, ft->s);
-			in->thinned++;
-			struct m_feat mf = m_feat_of(in, ft, f);
-			for (uint32_t c = 0; c < tb->nc; c++) {
-				uint32_t j = cell[c];
-				m_cell_of(in, ft, route[j], f, ft->s[j], &mf);
-				beta[CELL(ft, route[j], f)] = in->routes[route[j]].beta[f];
-			}
+	if (ft->sv && ft->part[0].k1 < pk->nblocks) /* more than one part */
+		em_parts_parallel(in, ft, pk, all, full);
+	else
+		for (int q = 0; q < EM_PARTS; q++)
+			em_part_step(in, ft, pk, &ft->part[q], all, full);
+	for (int q = 0; q < EM_PARTS; q++) {
+		const struct em_part *h = &ft->part[q];
+		if (h->k1 == h->k0)
 			continue;
-		}
-		for (uint32_t j = 0; j < bk->nr; j++)
-			ft->b[j] = beta[CELL(ft, route[j], f)];
-		block_e(pk, bk, ft->b, ft->s, false);
-		struct m_feat mf = m_feat_of(in, ft, f);
-		if (!all && in->feats[f].tied != INFER_NONE)
-			/* a feature tied to another: settle_tied set it on every
-			 * route, and each step starts it again from its records
-			 * (the block's routes, below, over this) */
-			for (uint32_t r = 0; r < R; r++)
-				m_cell_of(in, ft, r, f, 0, &mf);
-		for (uint32_t j = 0; j < bk->nr; j++) {
-			m_cell_of(in, ft, route[j], f, ft->s[j], &mf);
-			beta[CELL(ft, route[j], f)] = ft->nb[j] = in->routes[route[j]].beta[f];
-		}
-		if (thin && (full || all)) /* between full steps the layout stays */
-			thin_block(in, ft, pk, k, &at, &pairs, &cells);
+		for (uint32_t r = 0; r < R; r++)
+			ft->dtot[r] += h->dtot[r];
+		in->thinned += h->thinned;
 	}
 	settle_tied(in, ft, R);
 	if (all) {
@@ -1183,6 +1259,7 @@ static void fit_to(struct infer *in, struct fit *ft, const struct packed *pk, ui
 			ft->thin_tried = true;
 			thin_alloc(ft, in->nsample, in->npairs);
 		}
+	em_split(ft, pk);
 	for (uint32_t it = 0; it < iters; it++) {
 		memset(ft->dtot, 0, R * sizeof(*ft->dtot));
 		em_step(in, ft, pk, it == 0, it % FULL_EVERY == 0);
@@ -1571,6 +1648,7 @@ struct solve {
 	uint32_t lists;   /* task lists given out */
 	atomic_uint gen, done; /* the list the helper is to take, the last it finished */
 	atomic_bool short_of_memory; /* a fit task had no room for its part: no interval from them */
+	const struct em_job *em; /* the EM step whose halves run now (em_task) */
 	struct worker w[2];
 };
 
@@ -1592,15 +1670,28 @@ static bool worker_init(struct worker *w, struct infer *in, bool copy)
 		}
 		w->in = &w->own;
 	}
-	w->ft = (struct fit){R, calloc((size_t)R * INFER_FEATURES, sizeof(double)),
-			     calloc((size_t)R * INFER_FEATURES, sizeof(double)), {0}, 0, true, NULL,
-			     calloc(4 * (size_t)R, sizeof(double)), NULL, NULL, NULL, NULL, false};
+	w->ft = (struct fit){.nroutes = R,
+			     .sum = calloc((size_t)R * INFER_FEATURES, sizeof(double)),
+			     .beta = calloc((size_t)R * INFER_FEATURES, sizeof(double)),
+			     .doubtful = true,
+			     .b = calloc(4 * (size_t)R, sizeof(double))};
+	/* the parts' scratch: rates, sums, new rates and totals' moves by
+	 * route each, then frozen marks */
+	w->ft.part_mem = malloc(EM_PARTS * (4 * (size_t)R * sizeof(double) + R + 1));
+	for (int q = 0; w->ft.part_mem && q < EM_PARTS; q++) {
+		struct em_part *x = &w->ft.part[q];
+		x->b = w->ft.part_mem + (size_t)q * 4 * R;
+		x->s = x->b + R;
+		x->nb = x->b + 2 * R;
+		x->dtot = x->b + 3 * R;
+		x->frozen = (uint8_t *)(w->ft.part_mem + EM_PARTS * 4 * (size_t)R) + (size_t)q * (R + 1);
+	}
 	w->ft.s = w->ft.b ? w->ft.b + R : NULL;
 	w->ft.nb = w->ft.b ? w->ft.b + 2 * R : NULL;
 	w->ft.dtot = w->ft.b ? w->ft.b + 3 * R : NULL;
 	w->b = malloc(3 * (size_t)R * sizeof(double));
 	packed_init(&w->pk, R); /* its room as its packings need (packed_room) */
-	w->ok = w->ft.sum && w->ft.beta && w->ft.b && w->b &&
+	w->ok = w->ft.sum && w->ft.beta && w->ft.b && w->ft.part_mem && w->b &&
 		select_alloc(&w->sl, &w->pk, R);
 	return w->ok;
 }
@@ -1612,6 +1703,7 @@ static void worker_free(struct worker *w)
 	free(w->ft.sum);
 	free(w->ft.beta);
 	free(w->ft.b);
+	free(w->ft.part_mem);
 	thin_free(&w->ft);
 	free(w->b);
 	free(w->store);
@@ -1744,6 +1836,32 @@ static void run_parallel(struct solve *sv, void (*task)(struct solve *, struct w
 	if (sv->helping) /* its last task: its results are in its slots */
 		while (atomic_load_explicit(&sv->done, memory_order_acquire) != g)
 			spin_pause(&turns);
+}
+
+/* An EM step's parts on the two threads: the estimate's and the refit's
+ * (fits on the whole sample, with the second thread idle).  The tasks
+ * after them run whole fits, one per thread, their parts in turn. */
+struct em_job {
+	struct infer *in;
+	struct fit *ft;
+	const struct packed *pk;
+	bool all, full;
+};
+
+static void em_task(struct solve *sv, struct worker *w, uint32_t i)
+{
+	(void)w; /* the parts share the fit's own state: their features apart */
+	const struct em_job *j = sv->em;
+	em_part_step(j->in, j->ft, j->pk, &j->ft->part[i], j->all, j->full);
+}
+
+static void em_parts_parallel(struct infer *in, struct fit *ft, const struct packed *pk, bool all,
+			      bool full)
+{
+	struct em_job j = {in, ft, pk, all, full};
+	ft->sv->em = &j;
+	run_parallel(ft->sv, em_task, EM_PARTS);
+	ft->sv->em = NULL;
 }
 
 static void test_feature(struct solve *sv, struct worker *w, uint32_t i)
@@ -2075,6 +2193,7 @@ void infer_solve(struct infer *in)
 	timing_mark("fit.pack");
 	ft->doubtful = false;
 	start_from_lift(in, ft, pk);
+	ft->sv = two ? sv : NULL;
 	fit_to(in, ft, pk, FIT_STEPS, tot);
 	timing_mark("fit.estimate");
 	keep(in, save);
@@ -2134,6 +2253,7 @@ void infer_solve(struct infer *in)
 		fit_to(in, ft, pk, FIT_STEPS, tot);
 		ft->only = NULL;
 	}
+	ft->sv = NULL; /* the tasks: a fit per thread */
 	timing_mark("fit.refit");
 	keep(in, save);
 	if (tasks) {
