@@ -371,6 +371,7 @@ uint64_t infer_weigh(struct infer *in, uint32_t f, const struct infer_cand *cand
  * the two end together (two halves by the records' weights were 4.4 and
  * 3.4 ms of a 12-route estimate: costs per block are not the weights') */
 #define EM_PARTS 8
+#define EM_PARTS_PAIRS 32768 /* pairs (sparse blocks') in a step worth two threads */
 
 struct fit {
 	uint32_t nroutes;
@@ -404,6 +405,7 @@ struct fit {
 	} part[EM_PARTS];
 	double *part_mem; /* the parts' scratch, one block */
 	struct solve *sv; /* the two threads, or NULL */
+	bool parts_worth; /* em_split: a step's work is worth handing over */
 };
 
 #define CELL(ft, r, f) ((size_t)(f) * (ft)->nroutes + (r))
@@ -1161,12 +1163,18 @@ static void em_part_step(struct infer *in, struct fit *ft, const struct packed *
  * before it could take. */
 static void em_split(struct fit *ft, const struct packed *pk)
 {
-	uint64_t total = 0, sum = 0;
+	uint64_t total = 0, sum = 0, pairs_all = 0;
 	for (uint32_t k = 0; k < pk->nblocks; k++) {
 		const struct pk_block *bk = &pk->blocks[k];
-		total += bk->n + (bk->dense ? (uint64_t)bk->n * bk->nr
-					    : pk->off[bk->off0 + bk->n] - pk->off[bk->off0]);
+		uint64_t w = bk->dense ? 0 : pk->off[bk->off0 + bk->n] - pk->off[bk->off0];
+		total += bk->n + (bk->dense ? (uint64_t)bk->n * bk->nr : w);
+		pairs_all += w;
 	}
+	/* a step of few routes' blocks (dense, four records an instruction)
+	 * takes ~10 us, what handing half of it over costs: the pgx app's
+	 * estimate (3 routes, 16,384 records) took 0.44 ms on one thread and
+	 * 4.8 on two.  Of pairs, 12 routes' 130 k, a step ~150 us. */
+	ft->parts_worth = pairs_all >= EM_PARTS_PAIRS;
 	uint32_t k = 0, recs = 0, pairs = 0, cells = 0;
 	for (uint32_t q = 0; q < EM_PARTS; q++) {
 		struct em_part *h = &ft->part[q];
@@ -1186,7 +1194,7 @@ static void em_split(struct fit *ft, const struct packed *pk)
 	}
 }
 
-static void em_parts_parallel(struct infer *in, struct fit *ft, const struct packed *pk, bool all,
+static bool em_parts_parallel(struct infer *in, struct fit *ft, const struct packed *pk, bool all,
 			      bool full);
 
 /* One EM step over the packed records: posterior sums, then the rates
@@ -1209,9 +1217,8 @@ static void em_step(struct infer *in, struct fit *ft, const struct packed *pk, b
 			for (uint32_t f = 0; f < INFER_FEATURES; f++)
 				m_cell_of(in, ft, r, f, 0, &mf[f], ft->dtot);
 	}
-	if (ft->sv && ft->part[0].k1 < pk->nblocks) /* more than one part */
-		em_parts_parallel(in, ft, pk, all, full);
-	else
+	if (!ft->sv || !ft->parts_worth || ft->part[0].k1 == pk->nblocks || /* one part */
+	    !em_parts_parallel(in, ft, pk, all, full))
 		for (int q = 0; q < EM_PARTS; q++)
 			em_part_step(in, ft, pk, &ft->part[q], all, full);
 	for (int q = 0; q < EM_PARTS; q++) {
@@ -1648,7 +1655,8 @@ struct solve {
 	uint32_t lists;   /* task lists given out */
 	atomic_uint gen, done; /* the list the helper is to take, the last it finished */
 	atomic_bool short_of_memory; /* a fit task had no room for its part: no interval from them */
-	const struct em_job *em; /* the EM step whose halves run now (em_task) */
+	const struct em_job *em; /* the EM step whose parts run now (em_task) */
+	atomic_bool helper_up; /* its thread runs: lists need not wait for its start */
 	struct worker w[2];
 };
 
@@ -1776,6 +1784,7 @@ static uint32_t helper_wait(struct solve *sv, uint32_t seen)
 static void *helper(void *arg)
 {
 	struct solve *sv = arg;
+	atomic_store_explicit(&sv->helper_up, true, memory_order_release);
 	for (uint32_t seen = 0;;) {
 		uint32_t g = helper_wait(sv, seen);
 		if (g == HELPER_STOP)
@@ -1855,13 +1864,18 @@ static void em_task(struct solve *sv, struct worker *w, uint32_t i)
 	em_part_step(j->in, j->ft, j->pk, &j->ft->part[i], j->all, j->full);
 }
 
-static void em_parts_parallel(struct infer *in, struct fit *ft, const struct packed *pk, bool all,
+/* False: the second thread has not started yet (a list would wait for it:
+ * 0.1-2.5 ms here), and the step's parts are the caller's to run. */
+static bool em_parts_parallel(struct infer *in, struct fit *ft, const struct packed *pk, bool all,
 			      bool full)
 {
+	if (!atomic_load_explicit(&ft->sv->helper_up, memory_order_acquire))
+		return false;
 	struct em_job j = {in, ft, pk, all, full};
 	ft->sv->em = &j;
 	run_parallel(ft->sv, em_task, EM_PARTS);
 	ft->sv->em = NULL;
+	return true;
 }
 
 static void test_feature(struct solve *sv, struct worker *w, uint32_t i)
