@@ -777,10 +777,12 @@ static struct attrib_conn *slot_entry(struct attrib *a, uint32_t slot)
 	if (!i) {
 		i = a->nconns + 1;
 		struct attrib_conn **chunk = &a->conn_chunks[a->nconns / ATTRIB_CONN_CHUNK];
-		if (!*chunk && !(*chunk = calloc(ATTRIB_CONN_CHUNK, sizeof(**chunk))))
+		if (!*chunk && !(*chunk = calloc(ATTRIB_CONN_CHUNK, sizeof(**chunk)))) {
 			i = slot % ATTRIB_CONN_CHUNK + 1;
-		else
+			a->conns_short = true;
+		} else {
 			a->nconns++;
+		}
 		a->conn_at[slot] = (uint16_t)i;
 	}
 	i--;
@@ -1833,7 +1835,8 @@ void attrib_finish(struct attrib *a)
 
 bool attrib_short_of_memory(const struct attrib *a)
 {
-	return a->infer.short_of_memory || a->rinfer.short_of_memory || a->quiet.failed;
+	return a->infer.short_of_memory || a->rinfer.short_of_memory || a->quiet.failed ||
+	       a->conns_short;
 }
 
 void attrib_settle_policy(struct attrib *a, enum ping_policy p)

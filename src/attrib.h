@@ -221,6 +221,7 @@ struct attrib {
 	uint16_t conn_at[ATTRIB_CONNS]; /* slot -> entry + 1 (0: none yet) */
 	struct attrib_conn *conn_chunks[ATTRIB_CONNS / ATTRIB_CONN_CHUNK];
 	uint32_t nconns;
+	bool conns_short; /* out of memory: some slots share an entry of the first chunk */
 	uint64_t conns_pending[ATTRIB_CONNS / 64]; /* bit i: slot i's entry holds acquire pings waiting */
 	struct attrib_redis_flight *rflights; /* ATTRIB_REDIS_CONNS, in sets of 4; made by the first */
 	uint64_t rflight_clock;
@@ -283,9 +284,9 @@ uint32_t attrib_waiting(const struct attrib *a);
 void attrib_finish(struct attrib *a);
 
 /* Memory ran out where the estimates are made (the routes' inference, the
- * quiet stretches that set pages' lengths): their figures are rough - the
- * out-of-memory finding.  Pages and round trips lost are counted apart
- * (dropped). */
+ * quiet stretches that set pages' lengths, the connections' checkouts):
+ * their figures are rough - the out-of-memory finding.  Pages and round
+ * trips lost are counted apart (dropped). */
 bool attrib_short_of_memory(const struct attrib *a);
 
 /* The pool's policy known at the end: every route's ambiguous pings
