@@ -1604,8 +1604,8 @@ static void close_page(struct attrib *a, struct attrib_page *p)
 	struct attrib_route *rt = &a->routes[p->route];
 	rt->pages++;
 	rt->inferred += p->inferred;
-	infer_page(&a->infer, p->route, p->len);
-	infer_page(&a->rinfer, p->route, p->len);
+	struct infer *const fits[] = {&a->infer, &a->rinfer};
+	infer_page_in(fits, 2, p->route, p->len);
 	if (p->mixed) {
 		rt->pages_mixed++;
 		a->mixed_pages++;

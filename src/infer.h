@@ -181,6 +181,10 @@ void infer_narrow(struct infer *in, uint64_t handle, const struct infer_cand *ca
 /* A route's page closed, len_ns long: it counts towards its rates. */
 void infer_page(struct infer *in, uint32_t r, uint64_t len_ns);
 
+/* The same page in each of n fits (the statements' and the Redis
+ * commands'): what its length puts in each computed once. */
+void infer_page_in(struct infer *const *in, uint32_t n, uint32_t r, uint64_t len_ns);
+
 /* A page of route b started beside a page of route a still in flight
  * (once per such page), and a page of route b started (after its pairs):
  * for the lockstep test. */
