@@ -1173,14 +1173,24 @@ static void em_part_step(struct infer *in, struct fit *ft, const struct packed *
 /* The blocks into EM_PARTS parts of about the same work (weights and
  * records), and where each part's thinned blocks lie: after all the parts
  * before it could take. */
+/* Block bk's pairs (0 for a dense block), and its work in a step: its
+ * records and the weights it reads (dense: one per record and route). */
+static uint32_t block_pairs(const struct packed *pk, const struct pk_block *bk)
+{
+	return bk->dense ? 0 : pk->off[bk->off0 + bk->n] - pk->off[bk->off0];
+}
+
+static uint64_t block_work(const struct packed *pk, const struct pk_block *bk)
+{
+	return bk->n + (bk->dense ? (uint64_t)bk->n * bk->nr : block_pairs(pk, bk));
+}
+
 static void em_split(struct fit *ft, const struct packed *pk)
 {
 	uint64_t total = 0, sum = 0, pairs_all = 0;
 	for (uint32_t k = 0; k < pk->nblocks; k++) {
-		const struct pk_block *bk = &pk->blocks[k];
-		uint64_t w = bk->dense ? 0 : pk->off[bk->off0 + bk->n] - pk->off[bk->off0];
-		total += bk->n + (bk->dense ? (uint64_t)bk->n * bk->nr : w);
-		pairs_all += w;
+		total += block_work(pk, &pk->blocks[k]);
+		pairs_all += block_pairs(pk, &pk->blocks[k]);
 	}
 	/* a step of few routes' blocks (dense, four records an instruction)
 	 * takes ~10 us, what handing half of it over costs: the pgx app's
@@ -1196,10 +1206,9 @@ static void em_split(struct fit *ft, const struct packed *pk)
 		h->cells0 = cells;
 		for (; k < pk->nblocks && (q + 1 == EM_PARTS || sum * EM_PARTS < total * (q + 1)); k++) {
 			const struct pk_block *bk = &pk->blocks[k];
-			uint32_t w = bk->dense ? 0 : pk->off[bk->off0 + bk->n] - pk->off[bk->off0];
-			sum += bk->n + (bk->dense ? (uint64_t)bk->n * bk->nr : w);
+			sum += block_work(pk, bk);
 			recs += bk->n;
-			pairs += w;
+			pairs += block_pairs(pk, bk);
 			cells += bk->nr;
 		}
 		h->k1 = k;
