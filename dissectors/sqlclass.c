@@ -280,6 +280,86 @@ bool sql_is_select_param(const char *text, size_t n)
 	return eq(w1, "SELECT") && eq(w2, "$1") && (w3[0] == '\0' || eq(w3, ";"));
 }
 
+static bool ident_char(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       (!first && ((c >= '0' && c <= '9') || c == '.'));
+}
+
+/* At text[i], a quoted literal ('it''s', E'a\\b'): the index past it, or 0. */
+static size_t quoted_literal(const char *t, size_t n, size_t i)
+{
+	bool e = i < n && (t[i] == 'E' || t[i] == 'e');
+	i += e;
+	if (i >= n || t[i] != '\'')
+		return 0;
+	for (i++; i < n; i++) {
+		if (e && t[i] == '\\' && i + 1 < n) {
+			i++;
+			continue;
+		}
+		if (t[i] != '\'')
+			continue;
+		if (i + 1 < n && t[i + 1] == '\'') { /* '' inside */
+			i++;
+			continue;
+		}
+		return i + 1;
+	}
+	return 0;
+}
+
+/* At text[i], a list of identifiers, bare or double-quoted, separated by
+ * ", " ("$user", public): the index past it, or 0. */
+static size_t ident_list(const char *t, size_t n, size_t i)
+{
+	for (;;) {
+		if (i < n && t[i] == '"') {
+			for (i++; i < n && t[i] != '"'; i++)
+				;
+			if (i == n)
+				return 0;
+			i++;
+		} else {
+			size_t s = i;
+			while (i < n && (ident_char(t[i], i == s) || t[i] == '$'))
+				i++;
+			if (i == s)
+				return 0;
+		}
+		if (i + 1 < n && t[i] == ',' && t[i + 1] == ' ')
+			i += 2;
+		else
+			return i;
+	}
+}
+
+bool sql_is_pooler_set(const char *text, size_t n)
+{
+	const char *nul = memchr(text, '\0', n);
+	if (nul)
+		n = (size_t)(nul - text);
+	size_t i = 0, sets = 0;
+	while (i < n) {
+		if (n - i < 4 || memcmp(text + i, "SET ", 4) != 0)
+			return false;
+		size_t s = i += 4;
+		while (i < n && ident_char(text[i], i == s))
+			i++;
+		if (i == s || i >= n || text[i] != '=')
+			return false;
+		i++;
+		size_t past = quoted_literal(text, n, i);
+		if (!past)
+			past = ident_list(text, n, i);
+		if (!past || past >= n || text[past] != ';')
+			return false;
+		i = past + 1;
+		sets++;
+	}
+	return sets > 0;
+}
+
 /* ----------------------------------------------------------------------
  * Fingerprints
  * ---------------------------------------------------------------------- */

@@ -24,6 +24,16 @@ enum sql_kind sql_classify(const char *text, size_t n, bool complete);
 /* True if text is exactly "SELECT $1" (a parameterised ping statement). */
 bool sql_is_select_param(const char *text, size_t n);
 
+/* True if text is exactly what PgBouncer sends a server connection of its
+ * own before it hands it to a client whose settings differ: one or more
+ * "SET name=value;" with nothing between them, no space around '=', each
+ * value a quoted literal ('..', E'..') or a list of identifiers (a
+ * GUC_LIST_QUOTE setting's, as the server reported it).  People and
+ * drivers write "SET application_name = 'x'" or "SET TIME ZONE ..."; an
+ * application sending this exact shape is not impossible, so callers take
+ * it as one sign among others (pgrtt's pooler-server-leg finding). */
+bool sql_is_pooler_set(const char *text, size_t n);
+
 /* A statement's identity, as pg_stat_statements' normalisation has it:
  * literals and parameters are one '?', a list of them ("IN (1, 2, 3)") one,
  * keywords and identifiers case-folded (quoted ones as written), whitespace

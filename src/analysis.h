@@ -127,6 +127,14 @@ struct analysis_totals {
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
 		truncated_segs, mid_stream, tls, tls_mid_stream, undecodable, enc_extra_bytes, nomem;
 	uint64_t buffer_gaps; /* holes given up on because max_buffer was reached */
+	/* connections that look like a pooler's server side (rtt_stats'
+	 * startups_pooler, pooler_sets, pooler_names): how many, with its SETs,
+	 * with its statement names, with resets (DISCARD ALL: session pooling),
+	 * the first one's server port */
+	struct {
+		uint64_t conns, set_conns, name_conns, reset_conns;
+		uint16_t port;
+	} pooler;
 	/* ports that are not --port but that connections were opened to, or whose
 	 * payload frames as PostgreSQL: a hint when --port is wrong */
 	struct analysis_other_port {

@@ -221,6 +221,50 @@ static void pooler_legs(const struct analysis *a, struct evidence *ev)
 		     copies, l->stmts[inner], i, o, i, o, counted, o, i);
 }
 
+/* Pages from the server's side of a transaction pooler alone (the default
+ * port with PgBouncer on the application's host, -i any): its server
+ * connections carry each client's statements and pings in turn, as each
+ * transaction finds one free, so they hold none of the application's
+ * checkouts and what is tied by checkout is tied wrongly (the C app's
+ * three routes read 7.99 / 13.05 / 10.93 for 9 / 12 / 9, intervals that
+ * missed; docs/pools.md).  PgBouncer's server connections show it: a
+ * startup with the database first and the user last, and SETs of its own
+ * when it gives one to a client whose settings differ.  One SET is no
+ * proof (an application may write that shape), nor is one startup (pgx
+ * orders its parameters at random): two connections with the SETs, or a
+ * SET and the startup, or eight startups and no other shape.  Those are
+ * seen only as it opens server connections or gives one to a client with
+ * other settings; on long-lived ones with alike clients, the statements
+ * it prepares for its clients (PGBOUNCER_n, by default since 1.22, in
+ * transaction pooling alone) are on every execution.  Session pooling
+ * (DISCARD ALL on release, on most of them) gives each client its server
+ * connection for the session: its checkouts are whole. */
+static void pooler_server_leg(const struct analysis *a, struct evidence *ev)
+{
+	const struct analysis_totals *t = &a->tot;
+	uint64_t pages = 0;
+	for (uint32_t i = 0; i < a->attrib.nroutes; i++)
+		pages += a->attrib.routes[i].pages;
+	if (t->pooler.conns == 0 || pages == 0 || (a->legs && a->legs->decided))
+		return; /* nothing like it, no page to mislead (no-pages), or both legs given */
+	uint64_t sets = t->pooler.set_conns, shaped = t->st.startups_pooler;
+	uint64_t named = t->pooler.name_conns;
+	bool seen = named >= 1 || sets >= 2 || (sets >= 1 && shaped >= 1) ||
+		    (shaped >= 8 && t->st.startups_other == 0);
+	if (!seen || (named == 0 && t->pooler.reset_conns * 2 >= t->pooler.conns))
+		return;
+	evidence_add(ev, EV_POOLER_SERVER_LEG, t->pooler.conns, false,
+		     "%" PRIu64 " connections on port %u look like a pooler's server connections "
+		     "(PgBouncer's: %" PRIu64 " with its own SETs of a client's settings, %" PRIu64
+		     " with the statements it prepares for its clients, %" PRIu64 " started with "
+		     "the database first and the user last): behind a transaction pooler each "
+		     "statement and ping goes to whichever server connection is free, so these "
+		     "hold none of the application's checkouts and the pages' figures are not the "
+		     "application's; analyze the pooler's port for pages (-p 6432 by default), "
+		     "this one for what the server runs",
+		     t->pooler.conns, t->pooler.port, sets, named, shaped);
+}
+
 static void http_findings(const struct analysis *a, struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;
@@ -460,8 +504,10 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 			     "same segment: possible man-in-the-middle injection (CVE-2021-23222)",
 			     t->enc_extra_bytes);
 	pooler_legs(a, ev);
-	if (a->attributing)
+	if (a->attributing) {
+		pooler_server_leg(a, ev);
 		http_findings(a, ev);
+	}
 	if (a->opts.nredis_ports)
 		redis_findings(a, ev);
 	uint64_t plain_mid = t->mid_stream - t->tls_mid_stream;

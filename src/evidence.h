@@ -49,7 +49,8 @@
 	X(LOCKSTEP, "lockstep-routes", EV_NOTE)                                             \
 	X(ROUTES_LEARNT, "routes-learnt", EV_NOTE)                                          \
 	X(PROXIED_PAGES, "proxied-pages", EV_NOTE)                                          \
-	X(POOLER_LEGS, "pooler-legs", EV_WARNING)
+	X(POOLER_LEGS, "pooler-legs", EV_WARNING)                                           \
+	X(POOLER_SERVER_LEG, "pooler-server-leg", EV_WARNING)
 
 #define EV_ENUM(id, name, sev) EV_##id,
 enum ev_code { EVIDENCE_CODES(EV_ENUM) EV_NCODES };

@@ -276,6 +276,15 @@ static const char *driver_from_stmt(const char *s, size_t n)
 	return NULL;
 }
 
+/* PgBouncer's name for a statement it prepares on a server connection for
+ * its clients (PREPARED_STMT_NAME_FORMAT, max_prepared_statements: on by
+ * default since 1.22): only its server connections carry these, and only
+ * in transaction or statement pooling. */
+static bool pooler_stmt_name(const char *s, size_t n)
+{
+	return has_prefix(s, n, "PGBOUNCER_") && digits_from(s, n, 10);
+}
+
 /* ----------------------------------------------------------------------
  * Prepared statements
  * ---------------------------------------------------------------------- */
@@ -890,7 +899,8 @@ static void startup_params(struct rtt *r, const struct pgsql_msg *m)
 {
 	struct rd rd = rd_init(m->body, m->body_len);
 	r->st.proto = rd_be32(&rd);
-	for (;;) {
+	bool database_first = false, user_last = false;
+	for (uint32_t n = 0;; n++) {
 		const char *k, *v;
 		ptrdiff_t kn = rd_cstr(&rd, &k);
 		if (kn <= 0)
@@ -898,6 +908,8 @@ static void startup_params(struct rtt *r, const struct pgsql_msg *m)
 		ptrdiff_t vn = rd_cstr(&rd, &v);
 		if (vn < 0)
 			break;
+		database_first |= n == 0 && strcmp(k, "database") == 0;
+		user_last = strcmp(k, "user") == 0;
 		if (strcmp(k, "user") == 0)
 			copy_name(r->st.user, v, vn);
 		else if (strcmp(k, "database") == 0)
@@ -907,6 +919,10 @@ static void startup_params(struct rtt *r, const struct pgsql_msg *m)
 	}
 	if (strcmp(r->st.application_name, "PostgreSQL JDBC Driver") == 0)
 		set_driver(r, "pgjdbc", 1);
+	if (r->st.proto >> 16 == 3) { /* not a cancel's or SSL's code */
+		r->st.startups_pooler += database_first && user_last;
+		r->st.startups_other += !(database_first && user_last);
+	}
 }
 
 /* Bind of "SELECT $1": a ping only when the one parameter is 1. */
@@ -1024,6 +1040,9 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 			c->stmts++;
 		}
 		part_stmt(r, sig, kept, kind, true);
+		if (kind == SQL_OTHER && m->body_len > 4 && memcmp(q, "SET ", 4) == 0 &&
+		    !m->truncated && sql_is_pooler_set(q, m->body_len))
+			r->st.pooler_sets++;
 		if (kind == SQL_EMPTY) {
 			if (m->body_len >= 8 && memcmp(q, "-- ping", 7) == 0 && q[7] == '\0')
 				set_driver(r, "pgx", 1);
@@ -1053,6 +1072,7 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		if (!c->sig) /* a round trip that only prepares is known by what it prepares */
 			c->sig = sig;
 		part_stmt(r, sig, text, kind, false);
+		r->st.pooler_names += pooler_stmt_name(name, (size_t)nn);
 		const char *d = driver_from_stmt(name, (size_t)nn);
 		if (d)
 			set_driver(r, d, 2);
@@ -1076,6 +1096,7 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		if (kind == RTT_KIND_SELECT_PARAM)
 			kind = bind_value_is_one(&rd) ? SQL_SELECT1 : SQL_OTHER;
 		r->bound_kind = kind;
+		r->st.pooler_names += pooler_stmt_name(stmt, (size_t)sn);
 		const char *d = driver_from_stmt(stmt, (size_t)sn);
 		if (d)
 			set_driver(r, d, 2);

@@ -149,6 +149,14 @@ struct rtt_stats {
 	uint64_t rows, errors, unanswered, cancel_requests, notifications;
 	uint64_t returned_in_tx; /* release pings on a connection still in a transaction */
 	uint64_t msgs[2][RTT_MSG_SLOTS];
+	/* A pooler's server connection, as PgBouncer's look (the analysis's
+	 * pooler-server-leg finding): a startup with the database first and the
+	 * user last (libpq and most drivers send the user first), and its own
+	 * SETs of a client's settings before that client's statements
+	 * (sql_is_pooler_set); startups of any other shape; Parses and Binds of
+	 * the statements it prepares for its clients (PGBOUNCER_n, transaction
+	 * pooling) */
+	uint64_t startups_pooler, startups_other, pooler_sets, pooler_names;
 	bool terminated;
 	uint8_t last_status;
 	char driver[RTT_DRIVER_MAX];

@@ -77,6 +77,17 @@ def warning(d, code):
     return next((w for w in d["warnings"] if w["code"] == code), None) if d else None
 
 
+def gate_fails_on(what, code, args):
+    """audit with args fails on the finding code, says so, and passes with
+    --allow code."""
+    failed = subprocess.run([PGRTT, "audit", *args], capture_output=True, text=True)
+    check(f"{what}: audit fails on {code}", failed.returncode, 1)
+    check(f"{what}: audit says why", code in failed.stdout + failed.stderr, True)
+    allowed = subprocess.run([PGRTT, "audit", "--allow", code, *args],
+                             capture_output=True, text=True)
+    check(f"{what}: audit --allow {code} passes", allowed.returncode, 0)
+
+
 def statements(d):
     return d["totals"]["by_class"]["query"] if d else None
 
@@ -118,13 +129,8 @@ def pgbench_through(tmp, bport, db, mode):
         # 95% here; a loaded CI machine passes answers on later
         check(f"{what}: {w['count']} of the server leg's {m} statements matched (>= 75%)",
               w["count"] >= 0.75 * m and w["count"] <= m, True)
-    gate = [PGRTT, "audit", "--forbid", "ping", "-p", str(bport), "-p", str(PORT), pcap]
-    failed = subprocess.run(gate, capture_output=True, text=True)
-    check(f"{what}: audit fails on both legs", failed.returncode, 1)
-    check(f"{what}: audit says why", "pooler-legs" in failed.stdout + failed.stderr, True)
-    allowed = subprocess.run(gate[:2] + ["--allow", "pooler-legs"] + gate[2:],
-                             capture_output=True, text=True)
-    check(f"{what}: audit --allow pooler-legs passes", allowed.returncode, 0)
+    gate_fails_on(what, "pooler-legs",
+                  ["--forbid", "ping", "-p", str(bport), "-p", str(PORT), pcap])
 
 
 def live_capture(bport, db):
@@ -185,6 +191,9 @@ def app_through(tmp, bport, db):
         w = warning(d, "pooler-legs")
         check(f"{what}, {name}: pooler-legs said only with both ports", w is not None,
               name == "both ports")
+        check(f"{what}, {name}: no pooler-server-leg (its server connections opened, and "
+              "were set for these clients, before the capture)",
+              warning(d, "pooler-server-leg"), None)
         if w:
             check(f"{what}, {name}: the server's leg said left out of pages",
                   f"pages count port {bport}'s round trips alone" in w["message"], True)
@@ -196,6 +205,52 @@ def app_through(tmp, bport, db):
     both = per_page["both ports"]
     check(f"{what}: both ports {both}: the application's leg alone, within 5% of 9",
           both is not None and 9.0 <= both <= 9.45, True)
+
+
+def server_leg_alone(tmp, bport, db):
+    """The server's leg alone with --http-port, as `-p 5432` picks it with
+    PgBouncer on the application's host: the C app (its DSN naming it, as
+    apps' do) started under the capture, so PgBouncer gives its server
+    connections, set up for pgbench, to clients with other settings and
+    sends its own SETs first - the pooler-server-leg warning, not on the
+    application's leg; audit fails on it unless it is allowed."""
+    what = "the C app through PgBouncer, its start captured"
+    http = free_port()
+    dsn = (f"host=127.0.0.1 port={bport} user=postgres dbname={db} sslmode=disable "
+           "application_name=blog")
+    pcap = os.path.join(tmp, "app-start.pcap")
+    load = ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), str(http), "8"]
+
+    def run():
+        app = subprocess.Popen([APP], env=dict(os.environ, PORT=str(http),
+                                               POOL_MODE="axum-sqlx-ping", DATABASE_URL=dsn),
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            check(f"{what}: ready", app.stdout.readline().strip(), "ready")
+            subprocess.run(load + ["25", "/articles/3"], check=True, capture_output=True)
+        finally:
+            app.terminate()
+            app.wait(timeout=30)
+    capture(pcap, (PORT, bport, http), run)
+    server = analyze(pcap, [PORT], more=("--http-port", str(http)))
+    w = warning(server, "pooler-server-leg")
+    check(f"{what}: the server's leg: pooler-server-leg", w is not None, True)
+    if w:
+        check(f"{what}: it names the port and PgBouncer's SETs ({w['count']} connections)",
+              f"on port {PORT} look like a pooler's server connections" in w["message"] and
+              w["count"] >= 2 and w["severity"] == "warning", True)
+    client = analyze(pcap, [bport], more=("--http-port", str(http)))
+    check(f"{what}: the application's leg: no pooler-server-leg",
+          warning(client, "pooler-server-leg"), None)
+    both = analyze(pcap, [bport, PORT], more=("--http-port", str(http)))
+    check(f"{what}: both ports: pooler-legs, not pooler-server-leg",
+          (warning(both, "pooler-legs") is not None, warning(both, "pooler-server-leg")),
+          (True, None))
+    plain = analyze(pcap, [PORT])
+    check(f"{what}: the server's leg without pages: no pooler-server-leg (its counts are "
+          "what the server ran)", warning(plain, "pooler-server-leg"), None)
+    gate_fails_on(what, "pooler-server-leg",
+                  ["--max-rt-per-page", "100", "-p", PORT, "--http-port", str(http), pcap])
 
 
 def main():
@@ -218,6 +273,7 @@ def main():
             pgbench_through(tmp, bport, "blogpooler", mode)
         live_capture(bport, "blogpooler")
         app_through(tmp, bport, "blogpooler")
+        server_leg_alone(tmp, bport, "blogpooler")
     finally:
         p.terminate()
         p.wait(timeout=30)

@@ -23,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = size - 1;
 	(void)sql_classify(text, n, whole);
 	(void)sql_is_select_param(text, n);
+	(void)sql_is_pooler_set(text, n);
 	(void)sql_fingerprint(text, n);
 	char out[300], again[300];
 	memset(out, 0x55, sizeof out);

@@ -765,8 +765,45 @@ static void test_statement_names(void)
 	CHECK(x != 0 && x == y);
 }
 
+/* What a pooler's server connection shows (the pooler-server-leg
+ * finding): PgBouncer's startup (database first, user last), its own SETs
+ * and the names of the statements it prepares; and what clients send */
+static void test_pooler_signs(void)
+{
+	start();
+	msg(PGSQL_FE, PGSQL_STARTUP, "\0\3\0\0database\0d\0user\0u\0\0", 26);
+	BE('R', "\0\0\0\0");
+	Z();
+	FE('Q', "SET application_name='pgbench';");
+	BE('C', "SET\0");
+	Z();
+	FE('Q', "SET application_name = 'mine'");
+	BE('C', "SET\0");
+	Z();
+	FE('P', "PGBOUNCER_17\0SELECT 1 FROM a\0\0");
+	FE0('S');
+	Z();
+	execute("PGBOUNCER_17");
+	answer(1);
+	execute("PGBOUNCER_x");
+	answer(1);
+	execute("lrupsc_1_0");
+	answer(1);
+	rtt_finish(&r);
+	CHECK(r.st.startups_pooler == 1 && r.st.startups_other == 0);
+	CHECK(r.st.pooler_sets == 1);
+	CHECK(r.st.pooler_names == 2);
+	/* libpq's order, user first; pgx's at random (a map), with more */
+	start();
+	startup();
+	msg(PGSQL_FE, PGSQL_STARTUP, "\0\3\0\0database\0d\0user\0u\0options\0\0\0", 35);
+	rtt_finish(&r);
+	CHECK(r.st.startups_pooler == 0 && r.st.startups_other == 2);
+}
+
 int main(void)
 {
+	RUN(test_pooler_signs);
 	RUN(test_statement_sigs);
 	RUN(test_shared_texts);
 	RUN(test_flight_parts);

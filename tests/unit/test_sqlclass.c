@@ -101,8 +101,40 @@ static void test_fingerprint(void)
 	CHECK(FP("") != 0 && FP("\xff\xfe") != 0);
 }
 
+/* PgBouncer's own SETs on a server connection (its varcache.c), and what
+ * people and drivers write instead */
+#define PS(s) sql_is_pooler_set(s, sizeof(s))
+static void test_pooler_set(void)
+{
+	CHECK(PS("SET application_name='pgbench';"));
+	CHECK(PS("SET client_encoding='UTF8';SET application_name='psql';"));
+	CHECK(PS("SET DateStyle='ISO, MDY';SET TimeZone='Europe/Madrid';"));
+	CHECK(PS("SET application_name='it''s';"));
+	CHECK(PS("SET application_name=E'a\\\\b';"));
+	CHECK(PS("SET application_name='';"));
+	CHECK(PS("SET search_path=\"$user\", public;"));
+	CHECK(PS("SET search_path=public;"));
+	/* as people write it */
+	CHECK(!PS("SET application_name = 'x';"));
+	CHECK(!PS("SET application_name='x'"));
+	CHECK(!PS("set application_name='x';"));
+	CHECK(!PS("SET TIME ZONE 'UTC';"));
+	CHECK(!PS("SET application_name TO 'x';"));
+	CHECK(!PS("SET application_name='x'; SELECT 1;"));
+	CHECK(!PS("SET application_name='x';SELECT 1;"));
+	CHECK(!PS("SET extra_float_digits = 3"));
+	CHECK(!PS(""));
+	/* hostile: bounded, never past n */
+	CHECK(!PS("SET a='open;"));
+	CHECK(!PS("SET a=\"open;"));
+	CHECK(!PS("SET =1;"));
+	CHECK(!sql_is_pooler_set("SET a='x';", 9));
+	CHECK(sql_is_pooler_set("SET a='x';\0SET b", 16));
+}
+
 int main(void)
 {
+	RUN(test_pooler_set);
 	RUN(test_fingerprint);
 	RUN(test_pings);
 	RUN(test_resets);
