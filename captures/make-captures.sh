@@ -21,7 +21,8 @@ PGCLIENT=${PGCLIENT:-$SRC/build/tests/pgclient}
 export PGSSLMODE=disable PGUSER=postgres PGDATABASE=postgres PGHOST=127.0.0.1 PGPORT=$PORT
 CI="host=127.0.0.1 port=$PORT user=postgres dbname=postgres sslmode=disable"
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+td=
+trap '[ -n "$td" ] && kill "$td" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 # capture NAME IFACE LINKTYPE CMD...: run CMD while tcpdump records NAME.pcap
 capture() {
@@ -108,7 +109,8 @@ capture any-sll2 any LINUX_SLL2 "$PGCLIENT" "$CI" pipeline 3
 web() { # POOL LOAD-ARGS...
 	pool=$1
 	shift
-	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 "$pool" >"$TMP/app.out" 2>&1 &
+	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "${WEB_DSN:-$CI}" 18080 "$pool" \
+		>"$TMP/app.out" 2>&1 &
 	app=$!
 	for _ in $(seq 50); do grep -q ready "$TMP/app.out" 2>/dev/null && break; sleep 0.1; done
 	/usr/bin/python3 "$SRC/tests/clients/load.py" 18080 "$@"
@@ -240,9 +242,9 @@ EOF
 	wait "$proxy" "$app" 2>/dev/null || true
 }
 capture_filter="tcp port $PORT or tcp port 18080 or tcp port 18081" capture web-proxied lo - proxied 8 15 /articles/3 / /tags/tag-7
-# PgBouncer (transaction pooling, on 56432) between pgbench and the server,
-# both legs on the wire: every statement twice (src/pg_legs.h)
-pooled() {
+# PgBouncer (transaction pooling, on 56432) between the clients and the
+# server: both legs on the wire
+bouncer_start() {
 	mkdir -p "$TMP/pgb"
 	cat >"$TMP/pgb/pgbouncer.ini" <<EOF
 [databases]
@@ -263,10 +265,30 @@ EOF
 	pgbouncer -d -u postgres "$TMP/pgb/pgbouncer.ini"
 	for _ in $(seq 50); do [ -s "$TMP/pgb/pgbouncer.pid" ] && break; sleep 0.1; done
 	sleep 0.3
+}
+bouncer_stop() {
+	pid=$(cat "$TMP/pgb/pgbouncer.pid")
+	kill "$pid"
+	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+}
+# pgbench through it: every statement twice (src/pg_legs.h)
+pooled() {
+	bouncer_start
 	pgbench -n -S -c 2 -t 25 -p 56432 2>&1 | grep -E '^number of (clients|transactions actually)'
-	kill "$(cat "$TMP/pgb/pgbouncer.pid")"
+	bouncer_stop
 }
 capture_filter="tcp port $PORT or tcp port 56432" capture pooler-legs lo - pooled
+# the blog app through it, its DSN naming it, from the app's start: the
+# server's leg shows PgBouncer's startups and its own SETs (pooler-server-leg
+# when analysed with -p PORT alone and --http-port 18080)
+pooled_web() {
+	bouncer_start
+	WEB_DSN="host=127.0.0.1 port=56432 user=postgres dbname=postgres sslmode=disable application_name=blog" \
+		web "$@"
+	bouncer_stop
+}
+capture_filter="tcp port $PORT or tcp port 18080 or tcp port 56432" \
+	capture web-pooler-server-leg lo - pooled_web ping-page 4 5 /articles/3 / /articles/4
 # app_client CLIENT ARGS...: the blog app (no pings) while a client script runs
 app_client() {
 	/usr/bin/python3 "$SRC/tests/clients/webapp.py" "$CI" 18080 noping >"$TMP/app.out" 2>&1 &
