@@ -227,7 +227,8 @@ static void pooler_legs(const struct analysis *a, struct evidence *ev)
  * transaction finds one free, so they hold none of the application's
  * checkouts and what is tied by checkout is tied wrongly (the C app's
  * three routes read 7.99 / 13.05 / 10.93 for 9 / 12 / 9, intervals that
- * missed; docs/pools.md).  PgBouncer's server connections show it: a
+ * missed, in an earlier version; 12.16 / 9.14 / 8.70 for 12 / 9 / 9 now,
+ * the pings' roles 2.55 / 2.47 for 4 / 4: docs/pools.md).  PgBouncer's server connections show it: a
  * startup with the database first and the user last, and SETs of its own
  * when it gives one to a client whose settings differ.  One SET is no
  * proof (an application may write that shape), nor is one startup (pgx
@@ -259,9 +260,9 @@ static void pooler_server_leg(const struct analysis *a, struct evidence *ev)
 		     " with the statements it prepares for its clients, %" PRIu64 " started with "
 		     "the database first and the user last): behind a transaction pooler each "
 		     "statement and ping goes to whichever server connection is free, so these "
-		     "hold none of the application's checkouts and the pages' figures are not the "
-		     "application's; analyze the pooler's port for pages (-p 6432 by default), "
-		     "this one for what the server runs",
+		     "hold none of the application's checkouts: the pages' figures rest on timing "
+		     "alone and their pings' roles are not the pool's; analyze the pooler's port "
+		     "for pages (-p 6432 by default), this one for what the server runs",
 		     t->pooler.conns, t->pooler.port, sets, named, shaped);
 }
 
