@@ -670,6 +670,20 @@ void analysis_list(struct analysis *a, const struct conn_summary *m)
 		t->conns_not_listed++;
 }
 
+void pooler_signs_add(struct pooler_signs *p, const struct rtt_stats *st, uint16_t port)
+{
+	p->startups += st->startups_pooler;
+	p->other_startups += st->startups_other;
+	if (!st->pooler_sets && !st->startups_pooler && !st->pooler_names)
+		return;
+	p->conns++;
+	p->set_conns += st->pooler_sets > 0;
+	p->name_conns += st->pooler_names > 0;
+	p->reset_conns += st->by_class[RT_RESET] > 0;
+	if (!p->port)
+		p->port = port;
+}
+
 void analysis_live(const struct analysis *a, struct analysis_live *o)
 {
 	struct hist *lat = o->lat;
@@ -684,6 +698,7 @@ void analysis_live(const struct analysis *a, struct analysis_live *o)
 	o->redis_round_trips = a->tot.redis.st.round_trips;
 	o->redis_commands = a->tot.redis.st.commands;
 	o->open = a->nopen;
+	o->pooler = a->tot.pooler;
 	for (const struct conn *c = a->lru_head; c; c = c->lru_next) {
 		c->proto->live(c->state, o);
 	}

@@ -96,6 +96,19 @@ struct analysis_opts {
 	void *ctx;
 };
 
+/* Connections that look like a pooler's server side (rtt_stats'
+ * startups_pooler, pooler_sets, pooler_names; evidence.c's
+ * pooler-server-leg): how many, with its SETs, with its statement names,
+ * with resets (DISCARD ALL: session pooling); startups of its shape and of
+ * any other; the first one's server port. */
+struct pooler_signs {
+	uint64_t conns, set_conns, name_conns, reset_conns, startups, other_startups;
+	uint16_t port;
+};
+
+/* One connection's signs (st: its figures so far), added to p. */
+void pooler_signs_add(struct pooler_signs *p, const struct rtt_stats *st, uint16_t port);
+
 struct analysis_totals {
 	uint64_t packets, pg_packets, other_packets, not_ip, not_tcp, fragments, truncated_hdr,
 		bad_hdr;
@@ -127,14 +140,7 @@ struct analysis_totals {
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
 		truncated_segs, mid_stream, tls, tls_mid_stream, undecodable, enc_extra_bytes, nomem;
 	uint64_t buffer_gaps; /* holes given up on because max_buffer was reached */
-	/* connections that look like a pooler's server side (rtt_stats'
-	 * startups_pooler, pooler_sets, pooler_names): how many, with its SETs,
-	 * with its statement names, with resets (DISCARD ALL: session pooling),
-	 * the first one's server port */
-	struct {
-		uint64_t conns, set_conns, name_conns, reset_conns;
-		uint16_t port;
-	} pooler;
+	struct pooler_signs pooler; /* closed connections' */
 	/* ports that are not --port but that connections were opened to, or whose
 	 * payload frames as PostgreSQL: a hint when --port is wrong */
 	struct analysis_other_port {
@@ -236,6 +242,7 @@ void analysis_list(struct analysis *a, const struct conn_summary *m);
 struct analysis_live {
 	uint64_t rfq, round_trips, pings, open, pages, redis_round_trips, redis_commands;
 	uint64_t by_class[RT_NCLASS], ping_roles[PING_NROLE];
+	struct pooler_signs pooler; /* closed connections' and open ones' so far */
 	struct hist *lat;
 };
 void analysis_live(const struct analysis *a, struct analysis_live *out);

@@ -240,21 +240,17 @@ static void pooler_legs(const struct analysis *a, struct evidence *ev)
  * transaction pooling alone) are on every execution.  Session pooling
  * (DISCARD ALL on release, on most of them) gives each client its server
  * connection for the session: its checkouts are whole. */
-static void pooler_server_leg(const struct analysis *a, struct evidence *ev)
+static void pooler_server_leg(const struct analysis *a, const struct pooler_signs *p,
+			      uint64_t pages, struct evidence *ev)
 {
-	const struct analysis_totals *t = &a->tot;
-	uint64_t pages = 0;
-	for (uint32_t i = 0; i < a->attrib.nroutes; i++)
-		pages += a->attrib.routes[i].pages;
-	if (t->pooler.conns == 0 || pages == 0 || (a->legs && a->legs->decided))
+	if (p->conns == 0 || pages == 0 || (a->legs && a->legs->decided))
 		return; /* nothing like it, no page to mislead (no-pages), or both legs given */
-	uint64_t sets = t->pooler.set_conns, shaped = t->st.startups_pooler;
-	uint64_t named = t->pooler.name_conns;
-	bool seen = named >= 1 || sets >= 2 || (sets >= 1 && shaped >= 1) ||
-		    (shaped >= 8 && t->st.startups_other == 0);
-	if (!seen || (named == 0 && t->pooler.reset_conns * 2 >= t->pooler.conns))
+	bool seen = p->name_conns >= 1 || p->set_conns >= 2 ||
+		    (p->set_conns >= 1 && p->startups >= 1) ||
+		    (p->startups >= 8 && p->other_startups == 0);
+	if (!seen || (p->name_conns == 0 && p->reset_conns * 2 >= p->conns))
 		return;
-	evidence_add(ev, EV_POOLER_SERVER_LEG, t->pooler.conns, false,
+	evidence_add(ev, EV_POOLER_SERVER_LEG, p->conns, false,
 		     "%" PRIu64 " connections on port %u look like a pooler's server connections "
 		     "(PgBouncer's: %" PRIu64 " with its own SETs of a client's settings, %" PRIu64
 		     " with the statements it prepares for its clients, %" PRIu64 " started with "
@@ -263,7 +259,7 @@ static void pooler_server_leg(const struct analysis *a, struct evidence *ev)
 		     "hold none of the application's checkouts: the pages' figures rest on timing "
 		     "alone and their pings' roles are not the pool's; analyze the pooler's port "
 		     "for pages (-p 6432 by default), this one for what the server runs",
-		     t->pooler.conns, t->pooler.port, sets, named, shaped);
+		     p->conns, p->port, p->set_conns, p->name_conns, p->startups);
 }
 
 static void http_findings(const struct analysis *a, struct evidence *ev)
@@ -417,6 +413,8 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 			     a->opts.nredis_ports > 1 ? "s" : "", ports);
 	}
 	pooler_legs(a, ev); /* a scraper would read every round trip twice */
+	if (a->attributing) /* its open connections' signs too: long-lived */
+		pooler_server_leg(a, &now->pooler, now->pages, ev);
 }
 
 void evidence_of(const struct analysis *a, const struct report_input *in, struct evidence *ev)
@@ -506,7 +504,10 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 			     t->enc_extra_bytes);
 	pooler_legs(a, ev);
 	if (a->attributing) {
-		pooler_server_leg(a, ev);
+		uint64_t pages = 0;
+		for (uint32_t i = 0; i < a->attrib.nroutes; i++)
+			pages += a->attrib.routes[i].pages;
+		pooler_server_leg(a, &t->pooler, pages, ev);
 		http_findings(a, ev);
 	}
 	if (a->opts.nredis_ports)

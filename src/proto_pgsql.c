@@ -111,10 +111,6 @@ static void add_stats(struct rtt_stats *t, const struct rtt_stats *s)
 	t->cancel_requests += s->cancel_requests;
 	t->notifications += s->notifications;
 	t->returned_in_tx += s->returned_in_tx;
-	t->startups_pooler += s->startups_pooler;
-	t->startups_other += s->startups_other;
-	t->pooler_sets += s->pooler_sets;
-	t->pooler_names += s->pooler_names;
 	for (int d = 0; d < 2; d++)
 		for (int i = 0; i < RTT_MSG_SLOTS; i++)
 			t->msgs[d][i] += s->msgs[d][i];
@@ -158,14 +154,7 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 	t->tls += m->tls != 0;
 	t->tls_mid_stream += m->tls != 0 && m->mid_stream;
 	t->undecodable += m->undecodable;
-	if (m->st.pooler_sets || m->st.startups_pooler || m->st.pooler_names) {
-		t->pooler.conns++; /* pooler-server-leg (evidence.c) */
-		t->pooler.set_conns += m->st.pooler_sets > 0;
-		t->pooler.name_conns += m->st.pooler_names > 0;
-		t->pooler.reset_conns += m->st.by_class[RT_RESET] > 0;
-		if (!t->pooler.port)
-			t->pooler.port = s->cx.port;
-	}
+	pooler_signs_add(&t->pooler, &m->st, s->cx.port);
 	if (m->evicted)
 		t->evicted++;
 	analysis_list(a, m);
@@ -188,6 +177,7 @@ static void live(const void *st, struct analysis_live *out)
 		out->by_class[c] += s->rtt.st.by_class[c];
 	for (int r = 0; r < PING_NROLE; r++)
 		out->ping_roles[r] += s->rtt.st.pings[r];
+	pooler_signs_add(&out->pooler, &s->rtt.st, s->cx.port);
 	if (out->lat)
 		hist_merge(out->lat, &s->lat);
 }

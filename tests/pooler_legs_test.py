@@ -253,6 +253,46 @@ def server_leg_alone(tmp, bport, db):
                   ["--max-rt-per-page", "100", "-p", PORT, "--http-port", str(http), pcap])
 
 
+def server_leg_live(bport, db):
+    """pgrtt capture on the server's port alone with --http-port while the
+    C app starts through PgBouncer (a name its server connections were not
+    set for): pooler-server-leg on --metrics while the capture runs - the
+    server connections stay open, their signs counted as they come."""
+    what = "pgrtt capture -p SERVER --http-port --metrics, the app through PgBouncer"
+    http, mport = free_port(), free_port()
+    dsn = (f"host=127.0.0.1 port={bport} user=postgres dbname={db} sslmode=disable "
+           "application_name=blog-live")
+    cap = subprocess.Popen([PGRTT, "capture", "-i", "lo", "-p", PORT, "--http-port", str(http),
+                            "--metrics", f"127.0.0.1:{mport}", "--no-progress", "-o", os.devnull],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    app = None
+    try:
+        wait_listening(mport)
+        time.sleep(0.5)  # libpcap's socket open before the load
+        app = subprocess.Popen([APP], env=dict(os.environ, PORT=str(http),
+                                               POOL_MODE="axum-sqlx-ping", DATABASE_URL=dsn),
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        check(f"{what}: ready", app.stdout.readline().strip(), "ready")
+        load = ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), str(http),
+                "8", "10", "/articles/3"]
+        subprocess.run(load, check=True, capture_output=True)
+        time.sleep(1.5)  # the capture's settling pass: a second
+        with urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=10) as r:
+            body = r.read().decode()
+        found = [ln for ln in body.splitlines()
+                 if ln.startswith("pgrtt_finding{") and 'code="pooler-server-leg"' in ln]
+        check(f"{what}: pgrtt_finding pooler-server-leg (warning) while it runs",
+              len(found) == 1 and 'severity="warning"' in found[0], True)
+    finally:
+        if app:
+            app.terminate()
+            app.wait(timeout=30)
+        cap.send_signal(signal.SIGINT)
+        _, err = cap.communicate(timeout=60)
+    check(f"{what}: exits 0", cap.returncode, 0)
+    check(f"{what}: the warning when it ends", "[pooler-server-leg]" in err, True)
+
+
 def main():
     if not PORT:
         print("no test cluster (PGRTT_PGPORT unset): skipped")
@@ -274,6 +314,7 @@ def main():
         live_capture(bport, "blogpooler")
         app_through(tmp, bport, "blogpooler")
         server_leg_alone(tmp, bport, "blogpooler")
+        server_leg_live(bport, "blogpooler")
     finally:
         p.terminate()
         p.wait(timeout=30)
