@@ -228,9 +228,10 @@ static void pooler_legs(const struct analysis *a, struct evidence *ev)
  * checkouts and what is tied by checkout is tied wrongly (the C app's
  * three routes read 7.99 / 13.05 / 10.93 for 9 / 12 / 9, intervals that
  * missed, in an earlier version; 12.16 / 9.14 / 8.70 for 12 / 9 / 9 now,
- * the pings' roles 2.55 / 2.47 for 4 / 4: docs/pools.md).  PgBouncer's server connections show it: a
- * startup with the database first and the user last, and SETs of its own
- * when it gives one to a client whose settings differ.  One SET is no
+ * the pings' roles 2.55 / 2.47 for 4 / 4: docs/pools.md).  PgBouncer's
+ * server connections show it: a startup with the database first and the
+ * user last, and SETs of its own when it gives one to a client whose
+ * settings differ.  One SET is no
  * proof (an application may write that shape), nor is one startup (pgx
  * orders its parameters at random): two connections with the SETs, or a
  * SET and the startup, or eight startups and no other shape.  Those are
