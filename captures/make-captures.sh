@@ -279,7 +279,7 @@ pooled() {
 }
 capture_filter="tcp port $PORT or tcp port 56432" capture pooler-legs lo - pooled
 # the blog app through it, its DSN naming it, from the app's start: the
-# server's leg shows PgBouncer's startups and its own SETs (pooler-server-leg
+# server's leg shows PgBouncer's startups and its own SETs (pooler-server-conns
 # when analysed with -p PORT alone and --http-port 18080)
 pooled_web() {
 	bouncer_start

@@ -678,6 +678,7 @@ void pooler_signs_add(struct pooler_signs *p, const struct rtt_stats *st, uint16
 		return;
 	p->conns++;
 	p->set_conns += st->pooler_sets > 0;
+	p->relink_conns += st->pooler_relinks > 0;
 	p->name_conns += st->pooler_names > 0;
 	p->reset_conns += st->by_class[RT_RESET] > 0;
 	if (!p->port)

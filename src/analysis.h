@@ -98,11 +98,12 @@ struct analysis_opts {
 
 /* Connections that look like a pooler's server side (rtt_stats'
  * startups_pooler, pooler_sets, pooler_names; evidence.c's
- * pooler-server-leg): how many, with its SETs, with its statement names,
+ * pooler-server-leg): how many, with its SETs, with SETs that show it
+ * handed on mid-session (transaction pooling), with its statement names,
  * with resets (DISCARD ALL: session pooling); startups of its shape and of
  * any other; the first one's server port. */
 struct pooler_signs {
-	uint64_t conns, set_conns, name_conns, reset_conns, startups, other_startups;
+	uint64_t conns, set_conns, relink_conns, name_conns, reset_conns, startups, other_startups;
 	uint16_t port;
 };
 

@@ -228,39 +228,57 @@ static void pooler_legs(const struct analysis *a, struct evidence *ev)
  * checkouts and what is tied by checkout is tied wrongly (the C app's
  * three routes read 7.99 / 13.05 / 10.93 for 9 / 12 / 9, intervals that
  * missed, in an earlier version; 12.16 / 9.14 / 8.70 for 12 / 9 / 9 now,
- * the pings' roles 2.55 / 2.47 for 4 / 4: docs/pools.md).  PgBouncer's
- * server connections show it: a startup with the database first and the
- * user last, and SETs of its own when it gives one to a client whose
- * settings differ.  One SET is no
- * proof (an application may write that shape), nor is one startup (pgx
- * orders its parameters at random): two connections with the SETs, or a
- * SET and the startup, or eight startups and no other shape.  Those are
- * seen only as it opens server connections or gives one to a client with
- * other settings; on long-lived ones with alike clients, the statements
- * it prepares for its clients (PGBOUNCER_n, by default since 1.22, in
- * transaction pooling alone) are on every execution.  Session pooling
- * (DISCARD ALL on release, on most of them) gives each client its server
- * connection for the session: its checkouts are whole. */
+ * the pings' roles 2.55 / 2.47 for 4 / 4: docs/pools.md).  Behind session
+ * pooling (PgBouncer's default) a client keeps its server connection for
+ * its session, and the server's leg is the application's.
+ *
+ * PgBouncer's server connections show themselves: a startup with the
+ * database first and the user last, and SETs of its own when it gives one
+ * to a client whose settings differ.  One SET is no proof (an application
+ * may write that shape), nor is one startup (pgx orders its parameters at
+ * random): two connections with the SETs, or a SET and the startup, or
+ * eight startups and no other shape.  The pooling mode shows in fewer
+ * ways: the statements it prepares for its clients (PGBOUNCER_n, by
+ * default since 1.22, transaction pooling alone) on any connection, or its
+ * SET after a client's statements with no reset between (handed on
+ * mid-session: a session pooler resets with DISCARD ALL first) - the
+ * warning; resets on most of them - session pooling, nothing said; neither
+ * - the note, which says what to check.  A pooler's connections opened
+ * before the capture, given to clients all alike, running unnamed
+ * statements, show nothing. */
 static void pooler_server_leg(const struct analysis *a, const struct pooler_signs *p,
 			      uint64_t pages, struct evidence *ev)
 {
 	if (p->conns == 0 || pages == 0 || (a->legs && a->legs->decided))
 		return; /* nothing like it, no page to mislead (no-pages), or both legs given */
-	bool seen = p->name_conns >= 1 || p->set_conns >= 2 ||
-		    (p->set_conns >= 1 && p->startups >= 1) ||
-		    (p->startups >= 8 && p->other_startups == 0);
-	if (!seen || (p->name_conns == 0 && p->reset_conns * 2 >= p->conns))
+	bool pgbouncer = p->name_conns >= 1 || p->set_conns >= 2 ||
+			 (p->set_conns >= 1 && p->startups >= 1) ||
+			 (p->startups >= 8 && p->other_startups == 0);
+	bool by_transaction = p->name_conns >= 1 || p->relink_conns >= 2 ||
+			      (p->relink_conns >= 1 && (p->set_conns >= 2 || p->startups >= 1));
+	if (!pgbouncer || (!by_transaction && p->reset_conns * 2 >= p->conns))
 		return;
-	evidence_add(ev, EV_POOLER_SERVER_LEG, p->conns, false,
-		     "%" PRIu64 " connections on port %u look like a pooler's server connections "
-		     "(PgBouncer's: %" PRIu64 " with its own SETs of a client's settings, %" PRIu64
-		     " with the statements it prepares for its clients, %" PRIu64 " started with "
-		     "the database first and the user last): behind a transaction pooler each "
-		     "statement and ping goes to whichever server connection is free, so these "
-		     "hold none of the application's checkouts: the pages' figures rest on timing "
-		     "alone and their pings' roles are not the pool's; analyze the pooler's port "
-		     "for pages (-p 6432 by default), this one for what the server runs",
-		     p->conns, p->port, p->set_conns, p->name_conns, p->startups);
+	char signs[256];
+	snprintf(signs, sizeof signs,
+		 "PgBouncer's signs: its own SETs on %" PRIu64 " (%" PRIu64 " after a client's "
+		 "statements), its prepared statements (PGBOUNCER_n) on %" PRIu64 ", its startup "
+		 "(database first, user last) on %" PRIu64,
+		 p->set_conns, p->relink_conns, p->name_conns, p->startups);
+	if (by_transaction)
+		evidence_add(ev, EV_POOLER_SERVER_LEG, p->conns, false,
+			     "%" PRIu64 " connections on port %u are a transaction pooler's server "
+			     "connections (%s): each statement and ping went to whichever was free, "
+			     "so the pages' figures rest on timing alone and their pings' roles are "
+			     "not the pool's; analyze the pooler's port for pages (-p 6432 by default)",
+			     p->conns, p->port, signs);
+	else
+		evidence_add(ev, EV_POOLER_SERVER_CONNS, p->conns, false,
+			     "%" PRIu64 " connections on port %u look like a pooler's server "
+			     "connections (%s), its pooling mode not shown: by transaction, the pages' "
+			     "figures here rest on timing alone and their pings' roles are not the "
+			     "pool's; by session, they are the application's; for pages, analyze the "
+			     "pooler's port (-p 6432 by default)",
+			     p->conns, p->port, signs);
 }
 
 static void http_findings(const struct analysis *a, struct evidence *ev)

@@ -50,7 +50,8 @@
 	X(ROUTES_LEARNT, "routes-learnt", EV_NOTE)                                          \
 	X(PROXIED_PAGES, "proxied-pages", EV_NOTE)                                          \
 	X(POOLER_LEGS, "pooler-legs", EV_WARNING)                                           \
-	X(POOLER_SERVER_LEG, "pooler-server-leg", EV_WARNING)
+	X(POOLER_SERVER_LEG, "pooler-server-leg", EV_WARNING)                               \
+	X(POOLER_SERVER_CONNS, "pooler-server-conns", EV_NOTE)
 
 #define EV_ENUM(id, name, sev) EV_##id,
 enum ev_code { EVIDENCE_CODES(EV_ENUM) EV_NCODES };

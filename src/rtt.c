@@ -836,6 +836,8 @@ static void finish_rt(struct rtt *r)
 	if (!r->open)
 		return;
 	r->open = false;
+	bool pooler_set = r->cur_pooler_set;
+	r->cur_pooler_set = false;
 	struct rt *c = &r->cur;
 	if (c->rfq == 0 && r->be_since_fe == 0 && r->be_complete + r->be_empty + r->be_rowdesc == 0 &&
 	    c->rows == 0 && c->errors == 0 && !c->damaged) {
@@ -853,6 +855,13 @@ static void finish_rt(struct rtt *r)
 	else
 		c->nparts = 1; /* one round trip for the pages too */
 	classify(r, c);
+	/* a client's statements since the connection was given out (pings
+	 * are not counted: a pooler's own check before it hands one on is
+	 * one) */
+	if (c->cls == RT_RESET || c->cls == RT_STARTUP)
+		r->since_link = 0;
+	else if (c->cls != RT_PING && !pooler_set)
+		r->since_link++;
 	if (c->cls == RT_PING) {
 		if (r->npend == RTT_PEND_MAX) {
 			/* a long run of pings (keepalive): settle the oldest now */
@@ -1041,8 +1050,12 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		}
 		part_stmt(r, sig, kept, kind, true);
 		if (kind == SQL_OTHER && m->body_len > 4 && memcmp(q, "SET ", 4) == 0 &&
-		    !m->truncated && sql_is_pooler_set(q, m->body_len))
+		    !m->truncated && sql_is_pooler_set(q, m->body_len)) {
 			r->st.pooler_sets++;
+			r->st.pooler_relinks += r->since_link > 0;
+			r->since_link = 0;
+			r->cur_pooler_set = true;
+		}
 		if (kind == SQL_EMPTY) {
 			if (m->body_len >= 8 && memcmp(q, "-- ping", 7) == 0 && q[7] == '\0')
 				set_driver(r, "pgx", 1);

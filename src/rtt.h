@@ -155,8 +155,10 @@ struct rtt_stats {
 	 * SETs of a client's settings before that client's statements
 	 * (sql_is_pooler_set); startups of any other shape; Parses and Binds of
 	 * the statements it prepares for its clients (PGBOUNCER_n, transaction
-	 * pooling) */
-	uint64_t startups_pooler, startups_other, pooler_sets, pooler_names;
+	 * pooling); of the SETs, those after a client's statements with no
+	 * reset between (the connection handed on mid-session: transaction
+	 * pooling - session pooling resets it with DISCARD ALL first) */
+	uint64_t startups_pooler, startups_other, pooler_sets, pooler_names, pooler_relinks;
 	bool terminated;
 	uint8_t last_status;
 	char driver[RTT_DRIVER_MAX];
@@ -240,6 +242,11 @@ struct rtt {
 	bool run_started; /* pings of the current run were already emitted */
 	bool has_prev;    /* a query-like round trip precedes the pending pings */
 	bool began;       /* the connection's startup was seen */
+	/* statements since the connection was last given a client (its
+	 * startup, a reset, a pooler's SET: rtt_stats' pooler_relinks), and
+	 * whether the open round trip is such a SET */
+	uint32_t since_link;
+	bool cur_pooler_set;
 	uint64_t prev_end;
 	uint64_t next_index;
 	bool seen_ready;

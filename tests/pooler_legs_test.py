@@ -41,18 +41,22 @@ listen_addr = 127.0.0.1
 listen_port = {port}
 auth_type = trust
 auth_file = {tmp}/users.txt
-pool_mode = transaction
-default_pool_size = 4
+pool_mode = {mode}
+default_pool_size = {size}
 logfile = {tmp}/pgbouncer.log
 pidfile = {tmp}/pgbouncer.pid
 """
 
 
-def bouncer(tmp):
-    """PgBouncer on a free port, as postgres (it will not run as root)."""
+def bouncer(tmp, mode="transaction"):
+    """PgBouncer on a free port, as postgres (it will not run as root), its
+    files in tmp: 4 server connections by transaction, or by session as many
+    as the app's pool may open (its sixteenth would wait for a free one)."""
     port = free_port()
+    os.makedirs(tmp, exist_ok=True)
     with open(os.path.join(tmp, "pgbouncer.ini"), "w") as f:
-        f.write(INI.format(pg=PORT, port=port, tmp=tmp))
+        f.write(INI.format(pg=PORT, port=port, tmp=tmp, mode=mode,
+                           size=4 if mode == "transaction" else 20))
     with open(os.path.join(tmp, "users.txt"), "w") as f:
         f.write('"postgres" ""\n')
     shutil.chown(tmp, "postgres")
@@ -207,42 +211,87 @@ def app_through(tmp, bport, db):
           both is not None and 9.0 <= both <= 9.45, True)
 
 
-def server_leg_alone(tmp, bport, db):
-    """The server's leg alone with --http-port, as `-p 5432` picks it with
-    PgBouncer on the application's host: the C app (its DSN naming it, as
-    apps' do) started under the capture, so PgBouncer gives its server
-    connections, set up for pgbench, to clients with other settings and
-    sends its own SETs first - the pooler-server-leg warning, not on the
-    application's leg; audit fails on it unless it is allowed."""
-    what = "the C app through PgBouncer, its start captured"
+def app_under_capture(tmp, name, bport, db, appname, beside=None):
+    """The C app (axum+sqlx with pings) through the pooler on bport, its DSN
+    naming it, started and stopped under a capture of the server's port,
+    the pooler's and its own, 25 pages of 8 clients; beside: a command run
+    through the pooler at the same time.  Returns (pcap, http port)."""
     http = free_port()
     dsn = (f"host=127.0.0.1 port={bport} user=postgres dbname={db} sslmode=disable "
-           "application_name=blog")
-    pcap = os.path.join(tmp, "app-start.pcap")
+           f"application_name={appname}")
+    pcap = os.path.join(tmp, name + ".pcap")
     load = ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), str(http), "8"]
 
     def run():
         app = subprocess.Popen([APP], env=dict(os.environ, PORT=str(http),
                                                POOL_MODE="axum-sqlx-ping", DATABASE_URL=dsn),
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        other = None
         try:
-            check(f"{what}: ready", app.stdout.readline().strip(), "ready")
+            check(f"{name}: the app ready", app.stdout.readline().strip(), "ready")
+            if beside:
+                other = subprocess.Popen(beside, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL)
             subprocess.run(load + ["25", "/articles/3"], check=True, capture_output=True)
         finally:
+            if other:
+                other.wait(timeout=60)
             app.terminate()
             app.wait(timeout=30)
+            time.sleep(0.3)  # the pooler's resets of the connections it gave the app
     capture(pcap, (PORT, bport, http), run)
-    server = analyze(pcap, [PORT], more=("--http-port", str(http)))
-    w = warning(server, "pooler-server-leg")
-    check(f"{what}: the server's leg: pooler-server-leg", w is not None, True)
+    return pcap, http
+
+
+def pgbench_beside(bport, db):
+    return ["pgbench", "-n", "-S", "-c", "2", "-j", "1", "-t", "300",
+            f"host=127.0.0.1 port={bport} user=postgres dbname={db} sslmode=disable"]
+
+
+def server_leg_alone(tmp, bport, sport, db):
+    """The server's leg alone with --http-port, as `-p 5432` picks it with
+    PgBouncer on the application's host (src/evidence.c, pooler_server_leg):
+    - the C app alone through the transaction pooler, started under the
+      capture: PgBouncer's SETs as it first gives each server connection
+      out, nothing that shows how it pools - the note pooler-server-conns;
+    - the same with pgbench beside it (other settings, as a worker beside
+      a web app): SETs after the other client's statements - handed on
+      mid-session - the warning pooler-server-leg, audit failing on it;
+    - the C app through a session pooler (sport), stopped under the
+      capture: its connections reset (DISCARD ALL) - nothing said;
+    never on the application's leg, nor with both legs (pooler-legs)."""
+    what = "the C app alone through PgBouncer (transaction), its start captured"
+    pcap, http = app_under_capture(tmp, "app-start", bport, db, "blog")
+    pages = ("--http-port", str(http))
+    server = analyze(pcap, [PORT], more=pages)
+    w = warning(server, "pooler-server-conns")
+    check(f"{what}: the server's leg: the note pooler-server-conns, not the warning",
+          (w is not None and w["severity"] == "note", warning(server, "pooler-server-leg")),
+          (True, None))
     if w:
         check(f"{what}: it names the port and PgBouncer's SETs ({w['count']} connections)",
               f"on port {PORT} look like a pooler's server connections" in w["message"] and
-              w["count"] >= 2 and w["severity"] == "warning", True)
-    client = analyze(pcap, [bport], more=("--http-port", str(http)))
+              w["count"] >= 2 and "its pooling mode not shown" in w["message"], True)
+    client = analyze(pcap, [bport], more=pages)
+    check(f"{what}: the application's leg: neither",
+          (warning(client, "pooler-server-conns"), warning(client, "pooler-server-leg")),
+          (None, None))
+
+    what = "the C app and pgbench through PgBouncer (transaction)"
+    pcap, http = app_under_capture(tmp, "app-pgbench", bport, db, "blog2",
+                                   beside=pgbench_beside(bport, db))
+    pages = ("--http-port", str(http))
+    server = analyze(pcap, [PORT], more=pages)
+    w = warning(server, "pooler-server-leg")
+    check(f"{what}: the server's leg: the warning pooler-server-leg", w is not None, True)
+    if w:
+        check(f"{what}: it says transaction pooling, from SETs after a client's statements",
+              f"on port {PORT} are a transaction pooler's server connections" in w["message"]
+              and w["severity"] == "warning" and w["count"] >= 2, True)
+    client = analyze(pcap, [bport], more=pages)
     check(f"{what}: the application's leg: no pooler-server-leg",
           warning(client, "pooler-server-leg"), None)
-    both = analyze(pcap, [bport, PORT], more=("--http-port", str(http)))
+    both = analyze(pcap, [bport, PORT], more=pages)
     check(f"{what}: both ports: pooler-legs, not pooler-server-leg",
           (warning(both, "pooler-legs") is not None, warning(both, "pooler-server-leg")),
           (True, None))
@@ -252,12 +301,19 @@ def server_leg_alone(tmp, bport, db):
     gate_fails_on(what, "pooler-server-leg",
                   ["--max-rt-per-page", "100", "-p", PORT, "--http-port", str(http), pcap])
 
+    what = "the C app through PgBouncer (session), started and stopped under the capture"
+    pcap, http = app_under_capture(tmp, "app-session", sport, db, "blog")
+    server = analyze(pcap, [PORT], more=("--http-port", str(http)))
+    check(f"{what}: the server's leg: neither (a client keeps its server connection)",
+          (warning(server, "pooler-server-conns"), warning(server, "pooler-server-leg")),
+          (None, None))
+
 
 def server_leg_live(bport, db):
     """pgrtt capture on the server's port alone with --http-port while the
-    C app starts through PgBouncer (a name its server connections were not
-    set for): pooler-server-leg on --metrics while the capture runs - the
-    server connections stay open, their signs counted as they come."""
+    C app starts through PgBouncer beside pgbench: pooler-server-leg on
+    --metrics while the capture runs - the server connections stay open,
+    their signs counted as they come."""
     what = "pgrtt capture -p SERVER --http-port --metrics, the app through PgBouncer"
     http, mport = free_port(), free_port()
     dsn = (f"host=127.0.0.1 port={bport} user=postgres dbname={db} sslmode=disable "
@@ -273,9 +329,12 @@ def server_leg_live(bport, db):
                                                POOL_MODE="axum-sqlx-ping", DATABASE_URL=dsn),
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         check(f"{what}: ready", app.stdout.readline().strip(), "ready")
+        other = subprocess.Popen(pgbench_beside(bport, db), stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
         load = ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), str(http),
                 "8", "10", "/articles/3"]
         subprocess.run(load, check=True, capture_output=True)
+        other.wait(timeout=60)
         time.sleep(1.5)  # the capture's settling pass: a second
         with urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=10) as r:
             body = r.read().decode()
@@ -308,16 +367,18 @@ def main():
     tmp = tempfile.mkdtemp(prefix="pgrtt-pooler-")
     os.chmod(tmp, 0o755)
     p, bport = bouncer(tmp)
+    sp, sport = bouncer(os.path.join(tmp, "session"), "session")
     try:
         for mode in ("simple", "extended"):
             pgbench_through(tmp, bport, "blogpooler", mode)
         live_capture(bport, "blogpooler")
         app_through(tmp, bport, "blogpooler")
-        server_leg_alone(tmp, bport, "blogpooler")
+        server_leg_alone(tmp, bport, sport, "blogpooler")
         server_leg_live(bport, "blogpooler")
     finally:
-        p.terminate()
-        p.wait(timeout=30)
+        for b in (p, sp):
+            b.terminate()
+            b.wait(timeout=30)
     return finish(tmp)
 
 

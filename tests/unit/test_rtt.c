@@ -789,9 +789,26 @@ static void test_pooler_signs(void)
 	answer(1);
 	execute("lrupsc_1_0");
 	answer(1);
+	/* handed on after a client's statements, no reset between: transaction
+	 * pooling; after DISCARD ALL (session pooling), or a check (a ping), not */
+	FE('Q', "SET application_name='other';");
+	BE('C', "SET\0");
+	Z();
+	FE('Q', "DISCARD ALL");
+	BE('C', "DISCARD ALL\0");
+	Z();
+	FE('Q', "select 1");
+	BE('T', "\0\1");
+	BE('D', "\0\1");
+	BE('C', "SELECT 1\0");
+	Z();
+	FE('Q', "SET application_name='pgbench';");
+	BE('C', "SET\0");
+	Z();
 	rtt_finish(&r);
 	CHECK(r.st.startups_pooler == 1 && r.st.startups_other == 0);
-	CHECK(r.st.pooler_sets == 1);
+	CHECK(r.st.pooler_sets == 3);
+	CHECK(r.st.pooler_relinks == 1);
 	CHECK(r.st.pooler_names == 2);
 	/* libpq's order, user first; pgx's at random (a map), with more */
 	start();
