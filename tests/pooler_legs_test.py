@@ -238,7 +238,7 @@ def app_under_capture(tmp, name, bport, db, appname, beside=None):
                 other.wait(timeout=60)
             app.terminate()
             app.wait(timeout=30)
-            time.sleep(0.3)  # the pooler's resets of the connections it gave the app
+            time.sleep(0.5)  # the pooler's resets of the connections it gave the app
     capture(pcap, (PORT, bport, http), run)
     return pcap, http
 
