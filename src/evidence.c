@@ -243,14 +243,17 @@ static void pooler_legs(const struct analysis *a, struct evidence *ev)
  * SET after a client's statements with no reset between (handed on
  * mid-session: a session pooler resets with DISCARD ALL first) - the
  * warning; resets on most of them - session pooling, nothing said; neither
- * - the note, which says what to check.  A pooler's connections opened
+ * - the note, which says what to check.  Without pages the counts stand
+ * (what the server ran), but the pings' roles do not (each ping went to a
+ * connection apart from its checkout's statements): the note says so where
+ * there are pings.  A pooler's connections opened
  * before the capture, given to clients all alike, running unnamed
  * statements, show nothing. */
 static void pooler_server_leg(const struct analysis *a, const struct pooler_signs *p,
-			      uint64_t pages, struct evidence *ev)
+			      uint64_t pages, uint64_t pings, struct evidence *ev)
 {
-	if (p->conns == 0 || pages == 0 || (a->legs && a->legs->decided))
-		return; /* nothing like it, no page to mislead (no-pages), or both legs given */
+	if (p->conns == 0 || (pages == 0 && pings == 0) || (a->legs && a->legs->decided))
+		return; /* nothing like it, nothing it would mislead, or both legs given */
 	bool pgbouncer = p->name_conns >= 1 || p->set_conns >= 2 ||
 			 (p->set_conns >= 1 && p->startups >= 1) ||
 			 (p->startups >= 8 && p->other_startups == 0);
@@ -264,7 +267,18 @@ static void pooler_server_leg(const struct analysis *a, const struct pooler_sign
 		 "statements), its prepared statements (PGBOUNCER_n) on %" PRIu64 ", its startup "
 		 "(database first, user last) on %" PRIu64,
 		 p->set_conns, p->relink_conns, p->name_conns, p->startups);
-	if (by_transaction)
+	if (pages == 0) /* the counts are what the server ran; the pings' roles are not */
+		evidence_add(ev, EV_POOLER_SERVER_CONNS, p->conns, false,
+			     "%" PRIu64 " connections on port %u %s (%s)%s the pings' roles (acquire, "
+			     "release) here are not the pool's; the counts are what the server ran, "
+			     "the pooler's port (-p 6432 by default) has the application's own",
+			     p->conns, p->port,
+			     by_transaction ? "are a transaction pooler's server connections"
+					    : "look like a pooler's server connections",
+			     signs, by_transaction ? ": each statement and ping went to whichever was "
+						     "free, so"
+						   : ", its pooling mode not shown: by transaction,");
+	else if (by_transaction)
 		evidence_add(ev, EV_POOLER_SERVER_LEG, p->conns, false,
 			     "%" PRIu64 " connections on port %u are a transaction pooler's server "
 			     "connections (%s): each statement and ping went to whichever was free, "
@@ -432,8 +446,8 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 			     a->opts.nredis_ports > 1 ? "s" : "", ports);
 	}
 	pooler_legs(a, ev); /* a scraper would read every round trip twice */
-	if (a->attributing) /* its open connections' signs too: long-lived */
-		pooler_server_leg(a, &now->pooler, now->pages, ev);
+	/* its open connections' signs too: long-lived */
+	pooler_server_leg(a, &now->pooler, a->attributing ? now->pages : 0, now->pings, ev);
 }
 
 void evidence_of(const struct analysis *a, const struct report_input *in, struct evidence *ev)
@@ -522,13 +536,12 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 			     "same segment: possible man-in-the-middle injection (CVE-2021-23222)",
 			     t->enc_extra_bytes);
 	pooler_legs(a, ev);
-	if (a->attributing) {
-		uint64_t pages = 0;
-		for (uint32_t i = 0; i < a->attrib.nroutes; i++)
-			pages += a->attrib.routes[i].pages;
-		pooler_server_leg(a, &t->pooler, pages, ev);
+	uint64_t pages = 0;
+	for (uint32_t i = 0; a->attributing && i < a->attrib.nroutes; i++)
+		pages += a->attrib.routes[i].pages;
+	pooler_server_leg(a, &t->pooler, pages, t->st.by_class[RT_PING], ev);
+	if (a->attributing)
 		http_findings(a, ev);
-	}
 	if (a->opts.nredis_ports)
 		redis_findings(a, ev);
 	uint64_t plain_mid = t->mid_stream - t->tls_mid_stream;

@@ -257,6 +257,7 @@ def server_leg_alone(tmp, bport, sport, db):
     - the same with pgbench beside it (other settings, as a worker beside
       a web app): SETs after the other client's statements - handed on
       mid-session - the warning pooler-server-leg, audit failing on it;
+      without --http-port the note that the pings' roles are not the pool's;
     - the C app through a session pooler (sport), stopped under the
       capture: its connections reset (DISCARD ALL) - nothing said;
     never on the application's leg, nor with both legs (pooler-legs)."""
@@ -296,8 +297,13 @@ def server_leg_alone(tmp, bport, sport, db):
           (warning(both, "pooler-legs") is not None, warning(both, "pooler-server-leg")),
           (True, None))
     plain = analyze(pcap, [PORT])
+    n = warning(plain, "pooler-server-conns")
     check(f"{what}: the server's leg without pages: no pooler-server-leg (its counts are "
-          "what the server ran)", warning(plain, "pooler-server-leg"), None)
+          "what the server ran), the note that its pings' roles are not the pool's",
+          (warning(plain, "pooler-server-leg"), n is not None and
+           "are a transaction pooler's server connections" in n["message"] and
+           "the pings' roles (acquire, release) here are not the pool's" in n["message"]),
+          (None, True))
     gate_fails_on(what, "pooler-server-leg",
                   ["--max-rt-per-page", "100", "-p", PORT, "--http-port", str(http), pcap])
 
