@@ -267,32 +267,26 @@ static void pooler_server_leg(const struct analysis *a, const struct pooler_sign
 		 "statements), its prepared statements (PGBOUNCER_n) on %" PRIu64 ", its startup "
 		 "(database first, user last) on %" PRIu64,
 		 p->set_conns, p->relink_conns, p->name_conns, p->startups);
-	if (pages == 0) /* the counts are what the server ran; the pings' roles are not */
-		evidence_add(ev, EV_POOLER_SERVER_CONNS, p->conns, false,
-			     "%" PRIu64 " connections on port %u %s (%s)%s the pings' roles (acquire, "
-			     "release) here are not the pool's; the counts are what the server ran, "
-			     "the pooler's port (-p 6432 by default) has the application's own",
-			     p->conns, p->port,
-			     by_transaction ? "are a transaction pooler's server connections"
-					    : "look like a pooler's server connections",
-			     signs, by_transaction ? ": each statement and ping went to whichever was "
-						     "free, so"
-						   : ", its pooling mode not shown: by transaction,");
-	else if (by_transaction)
-		evidence_add(ev, EV_POOLER_SERVER_LEG, p->conns, false,
-			     "%" PRIu64 " connections on port %u are a transaction pooler's server "
-			     "connections (%s): each statement and ping went to whichever was free, "
-			     "so the pages' figures rest on timing alone and their pings' roles are "
-			     "not the pool's; analyze the pooler's port for pages (-p 6432 by default)",
-			     p->conns, p->port, signs);
-	else
-		evidence_add(ev, EV_POOLER_SERVER_CONNS, p->conns, false,
-			     "%" PRIu64 " connections on port %u look like a pooler's server "
-			     "connections (%s), its pooling mode not shown: by transaction, the pages' "
-			     "figures here rest on timing alone and their pings' roles are not the "
-			     "pool's; by session, they are the application's; for pages, analyze the "
-			     "pooler's port (-p 6432 by default)",
-			     p->conns, p->port, signs);
+	/* without pages the counts are what the server ran; the pings' roles
+	 * are not.  A warning only where pages rest on it and the mode shows */
+	const char *tail = pages == 0 ? "the pings' roles (acquire, release) here are not the "
+					"pool's; the counts are what the server ran, the "
+					"pooler's port (-p 6432 by default) has the "
+					"application's own"
+			   : by_transaction ? "the pages' figures here rest on timing alone and "
+					      "their pings' roles are not the pool's; for pages, "
+					      "analyze the pooler's port (-p 6432 by default)"
+					    : "the pages' figures here rest on timing alone and "
+					      "their pings' roles are not the pool's; by session, "
+					      "they are the application's; for pages, analyze the "
+					      "pooler's port (-p 6432 by default)";
+	evidence_add(ev, pages && by_transaction ? EV_POOLER_SERVER_LEG : EV_POOLER_SERVER_CONNS,
+		     p->conns, false, "%" PRIu64 " connections on port %u %s server connections (%s)%s %s",
+		     p->conns, p->port,
+		     by_transaction ? "are a transaction pooler's" : "look like a pooler's", signs,
+		     by_transaction ? ": each statement and ping went to whichever was free, so"
+				    : ", its pooling mode not shown: by transaction,",
+		     tail);
 }
 
 static void http_findings(const struct analysis *a, struct evidence *ev)

@@ -919,7 +919,7 @@ static void startup_params(struct rtt *r, const struct pgsql_msg *m)
 			break;
 		database_first |= n == 0 && strcmp(k, "database") == 0;
 		user_last = strcmp(k, "user") == 0;
-		if (strcmp(k, "user") == 0)
+		if (user_last)
 			copy_name(r->st.user, v, vn);
 		else if (strcmp(k, "database") == 0)
 			copy_name(r->st.database, v, vn);
