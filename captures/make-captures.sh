@@ -278,6 +278,17 @@ pooled() {
 	bouncer_stop
 }
 capture_filter="tcp port $PORT or tcp port 56432" capture pooler-legs lo - pooled
+# a relay on the server's own port at another address (tests/clients/relay.py,
+# as docker-proxy publishes a container's port): both legs on port $PORT
+relayed() {
+	/usr/bin/python3 "$SRC/tests/clients/relay.py" 127.0.0.5 "$PORT" 127.0.0.1 "$PORT" >"$TMP/relay.out" &
+	relay=$!
+	for _ in $(seq 50); do grep -q ready "$TMP/relay.out" 2>/dev/null && break; sleep 0.1; done
+	pgbench -n -S -M prepared -c 2 -t 25 -h 127.0.0.5 2>&1 | grep -E '^number of (clients|transactions actually)'
+	kill "$relay"
+	wait "$relay" 2>/dev/null || true
+}
+capture relay-same-port lo - relayed
 # the blog app through it, its DSN naming it, from the app's start: the
 # server's leg shows PgBouncer's startups and its own SETs (pooler-server-conns
 # when analysed with -p PORT alone and --http-port 18080)

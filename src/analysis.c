@@ -18,7 +18,7 @@ struct flow_key { /* 40 bytes, no implicit padding: hashed and compared whole */
 };
 
 _Static_assert(sizeof(struct flow_key) == 40, "flow_key must have no padding");
-_Static_assert(PG_LEGS_PORTS >= ANALYSIS_MAX_PORTS, "a leg for every PostgreSQL port");
+_Static_assert(PG_LEGS_NAME_MAX == ADDR_STR_MAX, "a leg is named as its connections' server");
 
 static const struct proto_ops *const protos[PROTO_N] = {
 	[PROTO_PGSQL] = &proto_pgsql,
@@ -169,11 +169,11 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		a->port_proto[a->opts.redis_ports[i]] = PROTO_REDIS;
 	for (int i = 0; i < a->opts.nports; i++)
 		a->port_proto[a->opts.ports[i]] = PROTO_PGSQL;
-	if (a->opts.nports > 1) { /* a pooler and its server may both be given */
-		if (!(a->legs = malloc(sizeof(*a->legs))))
-			return -1;
-		pg_legs_init(a->legs);
-	}
+	/* a pooler and its server, both captured (pg_legs.h): followed once a
+	 * second server endpoint shows up */
+	if (!(a->legs = malloc(sizeof(*a->legs))))
+		return -1;
+	pg_legs_init(a->legs);
 	a->buckets = calloc(1024, sizeof(*a->buckets));
 	a->nbuckets = a->buckets ? 1024 : 0; /* analysis_free walks them, even after a failure */
 	a->text_kinds = calloc(1, sizeof(*a->text_kinds));
@@ -611,6 +611,8 @@ void analysis_free(struct analysis *a)
 			page_twins_free(a->twins);
 		free(a->twins);
 	}
+	if (a->legs)
+		pg_legs_free(a->legs);
 	free(a->legs);
 	free(a->buckets);
 	free(a->text_kinds);

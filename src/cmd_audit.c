@@ -51,7 +51,7 @@ struct policy {
 };
 
 struct check {
-	char cls[ROUTE_MAX], name[64], msg[512];
+	char cls[ROUTE_MAX], name[64], msg[EV_MSG_MAX + 32]; /* a finding's, and "(allowed)" */
 	bool ok;
 };
 

@@ -191,8 +191,26 @@ static void proxied_pages(const struct analysis *a, struct evidence *ev)
 		     inner, twice);
 }
 
-/* A pooler and its server both given: each round trip through it is on
- * both ports, and counted on both (pg_legs.h) */
+/* An endpoint's ("address:port", "[v6]:port") port, and its address as
+ * BPF takes it, into host */
+static unsigned endpoint_split(const char *end, char *host, size_t cap)
+{
+	const char *colon = strrchr(end, ':');
+	size_t n = colon ? (size_t)(colon - end) : strlen(end);
+	const char *h = end;
+	if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+		h++;
+		n -= 2;
+	}
+	snprintf(host, cap, "%.*s", (int)n, h);
+	return colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
+}
+
+/* A pooler and its server both captured: each round trip through it is on
+ * both legs, and counted on both (pg_legs.h).  Legs on two ports (both
+ * given) are told apart by port; on one port, by address (a relay at
+ * another address: a published container port, a tunnel, a pooler on its
+ * own host), and -f says how to keep one. */
 static void pooler_legs(const struct analysis *a, struct evidence *ev)
 {
 	uint8_t outer, inner;
@@ -200,25 +218,48 @@ static void pooler_legs(const struct analysis *a, struct evidence *ev)
 	if (!a->legs || !pg_legs_found(a->legs, &outer, &inner, &copies))
 		return;
 	const struct pg_legs *l = a->legs;
-	unsigned o = a->opts.ports[outer], i = a->opts.ports[inner];
-	char counted[256];
+	char oh[PG_LEGS_NAME_MAX], ih[PG_LEGS_NAME_MAX];
+	unsigned o = endpoint_split(l->end[outer], oh, sizeof oh);
+	unsigned i = endpoint_split(l->end[inner], ih, sizeof ih);
+	char counted[320];
 	char twice[96] = "";
 	if (l->paged[inner])
 		snprintf(twice, sizeof twice, "; its first %" PRIu64 ", before it was known, counted "
 			 "twice", l->paged[inner]);
+	char on[32] = "the relay's", in[32] = "the server's"; /* by port, or on one port by role */
+	if (o != i) {
+		snprintf(on, sizeof on, "port %u's", o);
+		snprintf(in, sizeof in, "port %u's", i);
+	}
 	if (a->attributing && l->decided)
 		snprintf(counted, sizeof counted,
-			 "pages count port %u's round trips alone (port %u's %" PRIu64 " left out%s), "
-			 "the totals both ports'", o, i, l->left_out, twice);
+			 "pages count %s round trips alone (%s %" PRIu64 " left out%s), the totals "
+			 "both %s'", on, in, l->left_out, twice, o != i ? "ports" : "legs");
 	else
 		snprintf(counted, sizeof counted, "each round trip through it is counted twice, in "
 			 "the totals%s", a->attributing ? " and in pages" : "");
+	if (o != i) {
+		evidence_add(ev, EV_POOLER_LEGS, copies, false,
+			     "%" PRIu64 " of the %" PRIu64 " statements' round trips on port %u ran "
+			     "inside one on port %u with the same statement: port %u is the server "
+			     "side of a pooler or proxy on port %u; %s; analyze one port at a time "
+			     "(-p %u: what the application sends, and its pages; -p %u: what the "
+			     "server receives)",
+			     copies, l->stmts[inner], i, o, i, o, counted, o, i);
+		return;
+	}
+	/* the server's endpoint, exactly: its host may be the client's too (loopback) */
+	char side[2 * PG_LEGS_NAME_MAX + 96];
+	snprintf(side, sizeof side, "(src host %s and src port %u) or (dst host %s and dst port %u)",
+		 ih, i, ih, i);
 	evidence_add(ev, EV_POOLER_LEGS, copies, false,
-		     "%" PRIu64 " of the %" PRIu64 " statements' round trips on port %u ran inside "
-		     "one on port %u with the same statement: port %u is the server side of a "
-		     "pooler or proxy on port %u; %s; analyze one port at a time (-p %u: what the "
-		     "application sends, and its pages; -p %u: what the server receives)",
-		     copies, l->stmts[inner], i, o, i, o, counted, o, i);
+		     "%" PRIu64 " of the %" PRIu64 " statements' round trips to %s ran inside one "
+		     "to %s with the same statement: a pooler or relay at %s passes them on to %s "
+		     "on the same port (a published container port, a tunnel); %s; analyze one "
+		     "side at a time (-f 'not (%s)': the application's, and its pages; -f '%s': "
+		     "the server's)",
+		     copies, l->stmts[inner], l->end[inner], l->end[outer], l->end[outer],
+		     l->end[inner], counted, side, side);
 }
 
 /* Pages from the server's side of a transaction pooler alone (the default

@@ -63,7 +63,7 @@ enum ev_severity {
 	EV_FATAL,   /* nothing usable was measured: audit exits 2 */
 };
 
-#define EV_MSG_MAX 480
+#define EV_MSG_MAX 1024 /* a finding with two IPv6 endpoints and the filters that part them */
 
 struct ev_finding {
 	uint8_t code;     /* enum ev_code */

@@ -1,4 +1,6 @@
 /* pg_legs.c - a pooler's two legs (pg_legs.h). */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pg_legs.h"
@@ -10,11 +12,33 @@ void pg_legs_init(struct pg_legs *l)
 	memset(l, 0, sizeof(*l));
 }
 
-void pg_legs_rt(struct pg_legs *l, uint8_t port, const struct rt *rt)
+void pg_legs_free(struct pg_legs *l)
 {
-	if (!rt->sig || !rt->has_start || !rt->has_end || port >= PG_LEGS_PORTS)
+	free(l->recent);
+	l->recent = NULL;
+}
+
+uint8_t pg_legs_endpoint(struct pg_legs *l, const char *name)
+{
+	size_t n = strnlen(name, PG_LEGS_NAME_MAX - 1);
+	for (uint8_t i = 0; i < l->nends; i++)
+		if (strncmp(l->end[i], name, n) == 0 && l->end[i][n] == '\0')
+			return i;
+	if (l->nends == PG_LEGS_ENDS)
+		return PG_LEGS_NONE;
+	memcpy(l->end[l->nends], name, n);
+	l->end[l->nends][n] = '\0';
+	if (l->nends == 1 && !l->recent && !l->short_of_memory &&
+	    !(l->recent = calloc(PG_LEGS_SETS, sizeof(*l->recent))))
+		l->short_of_memory = true; /* the legs are not followed; the counts stand */
+	return l->nends++;
+}
+
+void pg_legs_rt(struct pg_legs *l, uint8_t leg, const struct rt *rt)
+{
+	if (!l->recent || !rt->sig || !rt->has_start || !rt->has_end || leg >= PG_LEGS_ENDS)
 		return; /* a ping, or no time to match by */
-	l->stmts[port]++;
+	l->stmts[leg]++;
 	struct pg_legs_rt *set = l->recent[(rt->sig * 0x9e3779b97f4a7c15ull) >> 56];
 	/* the inner copy ended first (the server answered the pooler before
 	 * the pooler answered its client): it is here already.  Of several
@@ -25,18 +49,18 @@ void pg_legs_rt(struct pg_legs *l, uint8_t port, const struct rt *rt)
 	struct pg_legs_rt *copy = NULL;
 	for (int w = 0; w < PG_LEGS_WAYS; w++) {
 		struct pg_legs_rt *e = &set[w];
-		if (e->sig == rt->sig && e->port != port && e->t_start >= rt->t_start &&
+		if (e->sig == rt->sig && e->leg != leg && e->t_start >= rt->t_start &&
 		    e->t_end <= rt->t_end && rt->t_end - e->t_end <= PG_LEGS_RELAY_NS &&
 		    (!copy || e->t_end - e->t_start > copy->t_end - copy->t_start))
 			copy = e;
 	}
 	if (copy) {
-		uint64_t n = ++l->inside[port][copy->port];
+		uint64_t n = ++l->inside[leg][copy->leg];
 		copy->sig = 0; /* one copy, one original */
-		if (!l->decided && n >= PG_LEGS_DECIDE && 4 * n >= 3 * l->stmts[copy->port]) {
+		if (!l->decided && n >= PG_LEGS_DECIDE && 4 * n >= 3 * l->stmts[copy->leg]) {
 			l->decided = true;
-			l->outer = port;
-			l->inner = copy->port;
+			l->outer = leg;
+			l->inner = copy->leg;
 		}
 	}
 	/* kept in place of a free way, or of the one that ended first */
@@ -49,17 +73,17 @@ void pg_legs_rt(struct pg_legs *l, uint8_t port, const struct rt *rt)
 		if (set[w].t_end < set[take].t_end)
 			take = w;
 	}
-	set[take] = (struct pg_legs_rt){rt->sig, rt->t_start, rt->t_end, port};
+	set[take] = (struct pg_legs_rt){rt->sig, rt->t_start, rt->t_end, leg};
 }
 
-bool pg_legs_to_pages(struct pg_legs *l, uint8_t port)
+bool pg_legs_to_pages(struct pg_legs *l, uint8_t leg)
 {
-	if (l->decided && port == l->inner) {
+	if (l->decided && leg == l->inner) {
 		l->left_out++;
 		return false;
 	}
-	if (!l->decided && port < PG_LEGS_PORTS)
-		l->paged[port]++;
+	if (!l->decided && l->recent && leg < PG_LEGS_ENDS)
+		l->paged[leg]++;
 	return true;
 }
 
@@ -72,8 +96,8 @@ bool pg_legs_found(const struct pg_legs *l, uint8_t *outer, uint8_t *inner, uint
 		*copies = l->inside[l->outer][l->inner];
 		return true;
 	}
-	for (uint8_t a = 0; a < PG_LEGS_PORTS; a++)
-		for (uint8_t b = 0; b < PG_LEGS_PORTS; b++) {
+	for (uint8_t a = 0; a < l->nends; a++)
+		for (uint8_t b = 0; b < l->nends; b++) {
 			uint64_t n = l->inside[a][b];
 			if (a == b || n < PG_LEGS_MIN || 2 * n < l->stmts[b] || n <= best)
 				continue;

@@ -34,9 +34,20 @@
  * exact on the application's).  The totals and the connections keep both
  * legs: they are what each port carried.
  *
- * Memory is fixed: PG_LEGS_SETS x PG_LEGS_WAYS recent round trips by
- * statement (an inner one waits only until the pooler relays its answer,
- * microseconds), and a count per pair of ports; nothing per packet or
+ * A leg is a server endpoint, address and port, not a port: one port can
+ * carry both legs where the proxy and the server listen on different
+ * addresses - Docker's published port (docker-proxy on the host's
+ * 127.0.0.1:5432, the server in its container on 172.17.0.2:5432, `-i
+ * any` seeing both), an SSH or kubectl tunnel, PgBouncer on 5432 of its own
+ * host or container.  There every round trip read twice with the default
+ * `-p 5432` and nothing said so (pgbench through a relay: 1,168 round trips
+ * for 584).  So the legs are followed as soon as a second endpoint shows
+ * up on the PostgreSQL ports; before that nothing is kept.
+ *
+ * Memory is fixed: PG_LEGS_ENDS endpoints' names, and, from the second
+ * endpoint on, PG_LEGS_SETS x PG_LEGS_WAYS recent round trips by statement
+ * (an inner one waits only until the pooler relays its answer,
+ * microseconds), and a count per pair of endpoints; nothing per packet or
  * connection. */
 #ifndef PGRTT_PG_LEGS_H
 #define PGRTT_PG_LEGS_H
@@ -46,7 +57,9 @@
 
 #include "rtt.h"
 
-#define PG_LEGS_PORTS 32 /* ANALYSIS_MAX_PORTS */
+#define PG_LEGS_ENDS 32 /* server endpoints followed; more are not legs */
+#define PG_LEGS_NONE 255 /* an endpoint past them */
+#define PG_LEGS_NAME_MAX 56 /* "address:port", "[v6 address]:port" (ADDR_STR_MAX) */
 #define PG_LEGS_SETS 256
 #define PG_LEGS_WAYS 16 /* a hot statement's round trips share one set */
 #define PG_LEGS_RELAY_NS 1000000ull /* a pooler's answer passed on, on a busy host */
@@ -56,29 +69,45 @@
 struct pg_legs_rt {
 	uint64_t sig; /* 0: free */
 	uint64_t t_start, t_end;
-	uint8_t port; /* index among the analysis's PostgreSQL ports */
+	uint8_t leg; /* its server endpoint's index */
 };
 
 struct pg_legs {
-	struct pg_legs_rt recent[PG_LEGS_SETS][PG_LEGS_WAYS];
-	uint64_t stmts[PG_LEGS_PORTS];                /* round trips with a statement, by port */
-	uint64_t inside[PG_LEGS_PORTS][PG_LEGS_PORTS]; /* [outer][inner]: copies matched */
+	char end[PG_LEGS_ENDS][PG_LEGS_NAME_MAX]; /* the endpoints, "address:port", as seen */
+	uint8_t nends;
+	bool short_of_memory; /* no room for the recent ones: not followed */
+	struct pg_legs_rt (*recent)[PG_LEGS_WAYS]; /* PG_LEGS_SETS sets, from the second endpoint */
+	uint64_t stmts[PG_LEGS_ENDS];                /* round trips with a statement, by leg */
+	uint64_t inside[PG_LEGS_ENDS][PG_LEGS_ENDS]; /* [outer][inner]: copies matched */
 	bool decided;                 /* inner is a pooler's server side, outer its clients' */
 	uint8_t outer, inner;
-	uint64_t paged[PG_LEGS_PORTS]; /* round trips that went to pages before it was decided */
-	uint64_t left_out;             /* the inner port's round trips kept off pages since */
+	uint64_t paged[PG_LEGS_ENDS]; /* round trips that went to pages before it was decided */
+	uint64_t left_out;            /* the inner leg's round trips kept off pages since */
 };
 
 void pg_legs_init(struct pg_legs *l);
+void pg_legs_free(struct pg_legs *l);
 
-/* A finished round trip of a connection to port index `port`. */
-void pg_legs_rt(struct pg_legs *l, uint8_t port, const struct rt *rt);
+/* The leg of a connection to server endpoint `name` ("address:port"):
+ * its index, or PG_LEGS_NONE past PG_LEGS_ENDS of them.  The second
+ * endpoint starts the following (pg_legs_on). */
+uint8_t pg_legs_endpoint(struct pg_legs *l, const char *name);
 
-/* Does a round trip of port index `port` go to pages?  (Counts it.) */
-bool pg_legs_to_pages(struct pg_legs *l, uint8_t port);
+/* Are round trips matched (two endpoints seen, and the room for them)?
+ * Until then nothing needs their statements' fingerprints. */
+static inline bool pg_legs_on(const struct pg_legs *l)
+{
+	return l && l->recent;
+}
 
-/* The pair of ports where the inner one's statements are most often the
- * outer one's copies, if at least half of the inner port's (and
+/* A finished round trip of a connection on leg `leg`. */
+void pg_legs_rt(struct pg_legs *l, uint8_t leg, const struct rt *rt);
+
+/* Does a round trip of leg `leg` go to pages?  (Counts it.) */
+bool pg_legs_to_pages(struct pg_legs *l, uint8_t leg);
+
+/* The pair of legs where the inner one's statements are most often the
+ * outer one's copies, if at least half of the inner leg's (and
  * PG_LEGS_MIN): true, with the indices and the count of copies. */
 bool pg_legs_found(const struct pg_legs *l, uint8_t *outer, uint8_t *inner, uint64_t *copies);
 

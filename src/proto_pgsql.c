@@ -9,7 +9,7 @@
 
 struct pgsql_state {
 	struct proto_ctx cx;
-	uint8_t leg; /* the server port's index among the PostgreSQL ports (pg_legs.h) */
+	uint8_t leg; /* its server endpoint's index (pg_legs.h) */
 	struct pgsql_conn pg;
 	struct rtt rtt;
 	struct hist lat;
@@ -34,10 +34,9 @@ static void on_round_trip(void *ctx, const struct rt *rt)
 	struct pgsql_state *s = ctx;
 	struct analysis *a = s->cx.a;
 	/* matched first: a pooler's copy is known by then (pg_legs.h) */
-	if (a->legs)
-		pg_legs_rt(a->legs, s->leg, rt);
+	pg_legs_rt(a->legs, s->leg, rt);
 	if (a->attributing && rt->nparts <= 1 && /* else its parts went, each on its own */
-	    (!a->legs || pg_legs_to_pages(a->legs, s->leg)))
+	    pg_legs_to_pages(a->legs, s->leg))
 		attrib_pipe_rt(&a->pipe, s->cx.sum->id, rt);
 	if (a->opts.on_rt)
 		a->opts.on_rt(a->opts.ctx, s->cx.sum, rt);
@@ -48,8 +47,17 @@ static void on_part(void *ctx, const struct rt *rt)
 {
 	struct pgsql_state *s = ctx;
 	struct analysis *a = s->cx.a;
-	if (!a->legs || pg_legs_to_pages(a->legs, s->leg))
+	if (pg_legs_to_pages(a->legs, s->leg))
 		attrib_pipe_rt(&a->pipe, s->cx.sum->id, rt);
+}
+
+/* Round trips are matched between legs by their statements: from the
+ * second server endpoint on (pg_legs_on), the connections opened before it
+ * too. */
+static void follow_legs(struct pgsql_state *s)
+{
+	s->rtt.fingerprints = true;
+	s->rtt.on_rt = on_round_trip;
 }
 
 static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint64_t ts)
@@ -60,15 +68,15 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	s->cx = *cx;
 	pgsql_conn_init(&s->pg, from_start);
 	hist_init(&s->lat);
-	for (int i = 0; i < a->opts.nports; i++)
-		if (a->opts.ports[i] == cx->port)
-			s->leg = (uint8_t)i;
+	s->leg = pg_legs_endpoint(a->legs, cx->sum->server);
 	rtt_init(&s->rtt, &s->lat, a->lat_class,
-		 a->opts.on_rt || a->attributing || a->legs ? on_round_trip : NULL, s);
+		 a->opts.on_rt || a->attributing ? on_round_trip : NULL, s);
 	s->rtt.on_part = a->attributing ? on_part : NULL;
 	s->rtt.policy = &a->ping_ev;
 	s->rtt.shared = a->text_kinds;
-	s->rtt.fingerprints = a->attributing || a->legs; /* the legs match by statement */
+	s->rtt.fingerprints = a->attributing;
+	if (pg_legs_on(a->legs))
+		follow_legs(s);
 	s->rtt.ring = a->opts.texts;
 	s->rtt.text_values = a->opts.text_values;
 	s->rtt.conn_id = cx->sum->id;
@@ -81,6 +89,8 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 static void data(void *st, int side, const uint8_t *p, size_t n, uint64_t ts)
 {
 	struct pgsql_state *s = st;
+	if (!s->rtt.fingerprints && pg_legs_on(s->cx.a->legs))
+		follow_legs(s); /* opened before the second endpoint */
 	pgsql_feed(&s->pg, (enum pgsql_side)side, p, n, ts, on_msg, s);
 }
 

@@ -347,13 +347,15 @@ static struct rtt_text shared_text(struct rtt *r, uint64_t h, const char *q, siz
 				   bool whole)
 {
 	struct rtt_text *t = r->shared ? &r->shared->slot[h % (RTT_SHARED_TEXTS / 2) * 2] : NULL;
-	if (t && t[0].hash == h)
-		return t[0];
 	if (t && t[1].hash == h) {
 		struct rtt_text hit = t[1];
 		t[1] = t[0];
 		t[0] = hit;
-		return hit;
+	}
+	if (t && t[0].hash == h) {
+		if (!t[0].sig && r->fingerprints) /* kept before a second leg wanted it (pg_legs.h) */
+			t[0].sig = sql_fingerprint(q, n);
+		return t[0];
 	}
 	struct rtt_text x = {h, parse ? classify_parse(q, n, whole) : (uint8_t)sql_classify(q, n, whole),
 			     r->fingerprints ? sql_fingerprint(q, n) : 0};
@@ -381,6 +383,8 @@ static uint8_t text_kind(struct rtt *r, const char *q, size_t n, bool parse, boo
 			t[0] = shared_text(r, h, q, n, parse, whole);
 		t[1] = was;
 	}
+	if (!t[0].sig && r->fingerprints) /* kept before a second leg wanted it (pg_legs.h) */
+		t[0].sig = sql_fingerprint(q, n);
 	*sig = t[0].sig;
 	return t[0].kind;
 }

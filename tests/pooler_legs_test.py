@@ -17,10 +17,19 @@ captured (src/pg_legs.h).
    ports the warning, and the application's leg alone on the pages, 9
    (before: 18 and nothing said);
  - pgrtt capture on both ports under pgbench: the finding on --metrics
-   (pgrtt_finding) while it runs, and said when it ends.
+   (pgrtt_finding) while it runs, and said when it ends;
+ - a relay on the server's own port at another address
+   (tests/clients/relay.py, as docker-proxy publishes a container's port):
+   both legs on one port, the default case of `tcpdump -i any port 5432`
+   on a Docker host.  pgbench through it: the totals both legs', the
+   warning naming the two endpoints, and each of the two filters it gives
+   keeping one leg, pgbench's statements; the C app through it with
+   --http-port: 9 round trips a page, its leg alone (18 before, and
+   nothing said); pgrtt capture on the one port: the finding on --metrics.
 Needs the test cluster (PGRTT_PGPORT) and pgbouncer."""
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -137,19 +146,22 @@ def pgbench_through(tmp, bport, db, mode):
                   ["--forbid", "ping", "-p", str(bport), "-p", str(PORT), pcap])
 
 
-def live_capture(bport, db):
+def live_capture(bport, db, host="127.0.0.1"):
     """pgrtt capture on both ports while pgbench runs through PgBouncer:
     the finding is on /metrics while it runs (a scraper reads every round
-    trip twice) and said when the capture ends."""
-    what = "pgrtt capture -p BOUNCER -p SERVER --metrics"
+    trip twice) and said when the capture ends.  bport None: through the
+    relay at host, on the server's port alone."""
+    ports = ["-p", str(bport), "-p", PORT] if bport else ["-p", PORT]
+    what = ("pgrtt capture -p BOUNCER -p SERVER --metrics" if bport
+            else "pgrtt capture -p SERVER --metrics, a relay on the server's port")
     mport = free_port()
-    cap = subprocess.Popen([PGRTT, "capture", "-i", "lo", "-p", str(bport), "-p", PORT,
+    cap = subprocess.Popen([PGRTT, "capture", "-i", "lo", *ports,
                             "--metrics", f"127.0.0.1:{mport}", "--no-progress", "-o", os.devnull],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         wait_listening(mport)
         time.sleep(0.5)  # libpcap's socket open before the load
-        dsn = f"host=127.0.0.1 port={bport} user=postgres dbname={db} sslmode=disable"
+        dsn = f"host={host} port={bport or PORT} user=postgres dbname={db} sslmode=disable"
         subprocess.run(["pgbench", "-n", "-S", "-c", "4", "-j", "2", "-t", "300", dsn],
                        check=True, capture_output=True)
         with urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=10) as r:
@@ -166,24 +178,31 @@ def live_capture(bport, db):
     check(f"{what}: the warning when it ends", "[pooler-legs]" in err, True)
 
 
-def app_through(tmp, bport, db):
-    what = "the C app (axum+sqlx with pings) through PgBouncer"
+def app_pages(what, pcap, host, port, db, ports):
+    """The C app (axum+sqlx with pings) on host:port, 50 detail pages of 8
+    clients captured on ports and its own; its HTTP port."""
     http = free_port()
-    dsn = f"host=127.0.0.1 port={bport} user=postgres dbname={db} sslmode=disable"
+    dsn = f"host={host} port={port} user=postgres dbname={db} sslmode=disable"
     app = subprocess.Popen([APP], env=dict(os.environ, PORT=str(http), POOL_MODE="axum-sqlx-ping",
                                            DATABASE_URL=dsn),
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    pcap = os.path.join(tmp, "app.pcap")
     load = ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), str(http), "8"]
     try:
         check(f"{what}: ready", app.stdout.readline().strip(), "ready")
         # the pool grows first: its startups are not the pages'
         subprocess.run(load + ["5", "/articles/3"], check=True, capture_output=True)
-        capture(pcap, (PORT, bport, http), lambda: subprocess.run(
+        capture(pcap, (*ports, http), lambda: subprocess.run(
             load + ["50", "/articles/3"], check=True, capture_output=True))
     finally:
         app.terminate()
         app.wait(timeout=30)
+    return http
+
+
+def app_through(tmp, bport, db):
+    what = "the C app (axum+sqlx with pings) through PgBouncer"
+    pcap = os.path.join(tmp, "app.pcap")
+    http = app_pages(what, pcap, "127.0.0.1", bport, db, (PORT, bport))
     per_page = {}
     for name, ports in (("the client's leg", [bport]), ("the server's leg", [PORT]),
                         ("both ports", [bport, PORT])):
@@ -358,6 +377,90 @@ def server_leg_live(bport, db):
     check(f"{what}: the warning when it ends", "[pooler-server-leg]" in err, True)
 
 
+RELAY_ADDR = "127.0.0.5"  # the relay's; the cluster listens on 127.0.0.1
+
+
+def relay():
+    """tests/clients/relay.py on RELAY_ADDR, the cluster's port, to the
+    cluster: both legs on one port."""
+    p = subprocess.Popen(["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "relay.py"),
+                          RELAY_ADDR, PORT, "127.0.0.1", PORT],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    check("the relay ready", p.stdout.readline().strip(), "ready")
+    return p
+
+
+def relay_filters(w):
+    """The two -f expressions the warning gives: (the application's leg,
+    the server's)."""
+    m = re.search(r"-f '(not \(.*?\))': the application's.*?-f '(.*?)': the server's",
+                  w["message"] if w else "")
+    return (m.group(1), m.group(2)) if m else (None, None)
+
+
+def relay_pgbench(tmp, db):
+    what = "pgbench -S through a relay on the server's port"
+    pcap = os.path.join(tmp, "relay-pgbench.pcap")
+    dsn = f"host={RELAY_ADDR} port={PORT} user=postgres dbname={db} sslmode=disable"
+    out = capture(pcap, (PORT,), lambda: subprocess.run(
+        ["pgbench", "-n", "-S", "-M", "extended", "-c", "4", "-j", "2", "-t", "300", dsn],
+        capture_output=True, text=True))
+    done = int(next((ln.split()[-1].split("/")[0] for ln in out.stdout.splitlines()
+                     if "actually processed" in ln), "0"))
+    check(f"{what}: pgbench ran 1200 transactions", done, 1200)
+    both = analyze(pcap, [PORT])
+    w = warning(both, "pooler-legs")
+    check(f"{what}: the pooler-legs warning on one port", w is not None, True)
+    if not w:
+        return
+    check(f"{what}: the warning names the server's endpoint as the relay's copy",
+          f"round trips to 127.0.0.1:{PORT} ran inside one to {RELAY_ADDR}:{PORT}"
+          in w["message"], True)
+    app_f, server_f = relay_filters(w)
+    check(f"{what}: the warning gives a filter for each leg", app_f is not None, True)
+    if not app_f:
+        return
+    app, server = analyze(pcap, [PORT], ("-f", app_f)), analyze(pcap, [PORT], ("-f", server_f))
+    n, m = statements(app), statements(server)
+    check(f"{what}: -f '{app_f}' keeps pgbench's statements ({n})",
+          n is not None and 1200 <= n <= 1204, True)
+    check(f"{what}: -f '{server_f}' the same statements ({m}), the server's", m, n)
+    for name, d in (("the application's leg", app), ("the server's leg", server)):
+        check(f"{what}: {name} alone: no pooler-legs", warning(d, "pooler-legs"), None)
+    if app and server:
+        check(f"{what}: both legs: every round trip counted on each (the sum)",
+              both["totals"]["round_trips"],
+              app["totals"]["round_trips"] + server["totals"]["round_trips"])
+        check(f"{what}: {w['count']} of the server leg's {m} statements matched (>= 75%)",
+              w["count"] >= 0.75 * m and w["count"] <= m, True)
+    gate_fails_on(what, "pooler-legs", ["--forbid", "ping", "-p", PORT, pcap])
+
+
+def relay_app(tmp, db):
+    what = "the C app (axum+sqlx with pings) through a relay on the server's port"
+    pcap = os.path.join(tmp, "relay-app.pcap")
+    http = app_pages(what, pcap, RELAY_ADDR, PORT, db, (PORT,))
+    d = analyze(pcap, [PORT], more=("--http-port", str(http)))
+    r = next((x for x in (d["routes"] if d else []) if x["route"] == "GET /articles/{id}"), None)
+    check(f"{what}: 400 pages", r and r["pages"], 400)
+    w = warning(d, "pooler-legs")
+    check(f"{what}: pooler-legs", w is not None, True)
+    check(f"{what}: the server's leg said left out of pages",
+          w is not None and "pages count the relay's round trips alone" in w["message"], True)
+    got = r and r["round_trips_per_page"]["mean"]
+    # the server's leg off the pages once it is known (its first round
+    # trips on them twice, and said)
+    check(f"{what}: {got} round trips a page: the application's leg alone, within 5% of 9",
+          got is not None and 9.0 <= got <= 9.45, True)
+    app_f, _ = relay_filters(w)
+    if app_f:
+        d = analyze(pcap, [PORT], more=("--http-port", str(http), "-f", app_f))
+        r = next((x for x in (d["routes"] if d else []) if x["route"] == "GET /articles/{id}"),
+                 None)
+        check(f"{what}: -f '{app_f}': 9 round trips a page, exactly",
+              r and r["round_trips_per_page"]["mean"], 9.0)
+
+
 def main():
     if not PORT:
         print("no test cluster (PGRTT_PGPORT unset): skipped")
@@ -381,6 +484,14 @@ def main():
         app_through(tmp, bport, "blogpooler")
         server_leg_alone(tmp, bport, sport, "blogpooler")
         server_leg_live(bport, "blogpooler")
+        rl = relay()
+        try:
+            relay_pgbench(tmp, "blogpooler")
+            relay_app(tmp, "blogpooler")
+            live_capture(None, "blogpooler", RELAY_ADDR)
+        finally:
+            rl.terminate()
+            rl.wait(timeout=30)
     finally:
         for b in (p, sp):
             b.terminate()

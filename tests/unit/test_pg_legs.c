@@ -40,6 +40,18 @@ static void feed(struct pg_legs *l, struct leg *v, uint32_t n)
 	}
 }
 
+/* Legs 0, 1 and 2: a pooler on 6432, its server on 5432, and another
+ * server beside them, on one port of its own address. */
+static void legs_init(struct pg_legs *l)
+{
+	pg_legs_init(l);
+	CHECK_EQ_U(pg_legs_endpoint(l, "127.0.0.1:6432"), 0);
+	CHECK(!pg_legs_on(l));
+	CHECK_EQ_U(pg_legs_endpoint(l, "127.0.0.1:5432"), 1);
+	CHECK(pg_legs_on(l));
+	CHECK_EQ_U(pg_legs_endpoint(l, "10.0.0.2:5432"), 2);
+}
+
 static uint64_t rnd_state = 42;
 static uint64_t rnd(uint64_t n)
 {
@@ -73,7 +85,7 @@ static void test_pooler(void)
 {
 	static struct leg v[2 * 8 * 500];
 	struct pg_legs l;
-	pg_legs_init(&l);
+	legs_init(&l);
 	feed(&l, v, pooled(v, 8, 500, 5, 0, 30 * US));
 	uint8_t outer = 9, inner = 9;
 	uint64_t copies = 0;
@@ -92,6 +104,7 @@ static void test_pooler(void)
 	CHECK(paged[1] >= PG_LEGS_DECIDE && paged[1] <= PG_LEGS_DECIDE * 4 / 3 + 8);
 	CHECK_EQ_U(l.paged[1], paged[1]);
 	CHECK_EQ_U(l.left_out + paged[1], 4000);
+	pg_legs_free(&l);
 }
 
 /* clients through a pooler (pooled's arguments): port 1 found as port
@@ -101,7 +114,7 @@ static void expect_pooler(uint32_t clients, uint32_t each, uint64_t nsig, uint64
 {
 	static struct leg v[2 * 64 * 200];
 	struct pg_legs l;
-	pg_legs_init(&l);
+	legs_init(&l);
 	feed(&l, v, pooled(v, clients, each, nsig, wait_ns, relay_ns));
 	uint8_t outer = 9, inner = 9;
 	uint64_t copies = 0;
@@ -109,6 +122,7 @@ static void expect_pooler(uint32_t clients, uint32_t each, uint64_t nsig, uint64
 	CHECK_EQ_U(outer, 0);
 	CHECK_EQ_U(inner, 1);
 	CHECK(copies >= (uint64_t)clients * each * pct / 100);
+	pg_legs_free(&l);
 }
 
 /* one statement on every page (a session lookup, pgbench -S): every round
@@ -133,7 +147,7 @@ static void test_two_servers(void)
 {
 	static struct leg v[2 * 32 * 300];
 	struct pg_legs l;
-	pg_legs_init(&l);
+	legs_init(&l);
 	uint32_t n = 0;
 	for (int port = 0; port < 2; port++)
 		for (uint32_t c = 0; c < 32; c++) {
@@ -153,6 +167,7 @@ static void test_two_servers(void)
 	CHECK_EQ_U(paged[0] + paged[1], n); /* no server's round trip left the pages */
 	fprintf(stderr, "two servers: %llu of %llu of the replica's inside the primary's\n",
 		(unsigned long long)l.inside[0][1], (unsigned long long)l.stmts[1]);
+	pg_legs_free(&l);
 }
 
 /* a pooler's legs and a third port beside them: the pair is found, the
@@ -161,7 +176,7 @@ static void test_third_port_and_pings(void)
 {
 	static struct leg v[2 * 8 * 300 + 4000];
 	struct pg_legs l;
-	pg_legs_init(&l);
+	legs_init(&l);
 	uint32_t n = pooled(v, 8, 300, 4, 0, 30 * US);
 	for (uint32_t i = 0; i < 2000; i++) { /* port 2: another app's own server, other statements */
 		uint64_t t = rnd(500 * MS);
@@ -180,6 +195,7 @@ static void test_third_port_and_pings(void)
 	CHECK(copies >= 2400 * 99 / 100 && copies <= 2400);
 	CHECK_EQ_U(l.stmts[0], 2400); /* the pings are not statements */
 	CHECK_EQ_U(l.inside[2][0] + l.inside[2][1] + l.inside[0][2] + l.inside[1][2], 0);
+	pg_legs_free(&l);
 }
 
 /* too few to tell, a port beyond the table, a round trip without its
@@ -187,7 +203,7 @@ static void test_third_port_and_pings(void)
 static void test_bounds(void)
 {
 	struct pg_legs l;
-	pg_legs_init(&l);
+	legs_init(&l);
 	static struct leg v[2 * 15];
 	feed(&l, v, pooled(v, 1, 15, 2, 0, 30 * US));
 	uint8_t outer, inner;
@@ -195,10 +211,93 @@ static void test_bounds(void)
 	CHECK(!pg_legs_found(&l, &outer, &inner, &copies)); /* 15 < PG_LEGS_MIN */
 	CHECK_EQ_U(copies, 0);
 	struct rt rt = {.t_start = 1, .t_end = 2, .has_start = true, .has_end = true, .sig = 5};
-	pg_legs_rt(&l, PG_LEGS_PORTS, &rt);
+	pg_legs_rt(&l, PG_LEGS_ENDS, &rt);
+	pg_legs_rt(&l, PG_LEGS_NONE, &rt);
 	rt.has_end = false;
 	pg_legs_rt(&l, 0, &rt);
 	CHECK_EQ_U(l.stmts[0], 15);
+	pg_legs_free(&l);
+}
+
+/* Endpoints: the same name the same leg; nothing followed, nor any room
+ * taken, until a second one; PG_LEGS_ENDS of them, the rest none */
+static void test_endpoints(void)
+{
+	struct pg_legs l;
+	pg_legs_init(&l);
+	CHECK_EQ_U(pg_legs_endpoint(&l, "127.0.0.1:5432"), 0);
+	CHECK_EQ_U(pg_legs_endpoint(&l, "127.0.0.1:5432"), 0);
+	CHECK(!pg_legs_on(&l));
+	static struct leg v[2 * 8 * 100];
+	uint32_t n = pooled(v, 8, 100, 3, 0, 30 * US);
+	for (uint32_t i = 0; i < n; i++)
+		v[i].port = 0; /* one endpoint: both "legs" are its own connections */
+	feed(&l, v, n);
+	uint8_t outer, inner;
+	uint64_t copies;
+	CHECK(!pg_legs_found(&l, &outer, &inner, &copies));
+	CHECK_EQ_U(l.stmts[0], 0); /* not followed: nothing to tell apart */
+	CHECK_EQ_U(l.paged[0], 0);
+	CHECK_EQ_U(paged[0], n);
+	/* "[::1]:5432" is another endpoint than "127.0.0.1:5432"; a prefix is not the name */
+	CHECK_EQ_U(pg_legs_endpoint(&l, "[::1]:5432"), 1);
+	CHECK(pg_legs_on(&l));
+	CHECK_EQ_U(pg_legs_endpoint(&l, "127.0.0.1:543"), 2);
+	char name[64];
+	for (uint32_t i = 3; i < PG_LEGS_ENDS; i++) {
+		snprintf(name, sizeof name, "10.0.%u.1:5432", i);
+		CHECK_EQ_U(pg_legs_endpoint(&l, name), i);
+	}
+	CHECK_EQ_U(pg_legs_endpoint(&l, "10.9.9.9:5432"), PG_LEGS_NONE);
+	CHECK_EQ_U(pg_legs_endpoint(&l, "10.0.3.1:5432"), 3);
+	/* a name longer than any address: cut, and still one endpoint */
+	memset(name, 'x', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	struct pg_legs m;
+	pg_legs_init(&m);
+	CHECK_EQ_U(pg_legs_endpoint(&m, name), 0);
+	CHECK_EQ_U(pg_legs_endpoint(&m, name), 0);
+	CHECK_EQ_U(strlen(m.end[0]), PG_LEGS_NAME_MAX - 1);
+	pg_legs_free(&m);
+	pg_legs_free(&l);
+}
+
+/* a TCP relay on the server's port at another address (Docker's
+ * docker-proxy on 127.0.0.1:5432 before the server's container at
+ * 172.17.0.2:5432, an SSH tunnel): every statement, each a copy; with the
+ * relay's endpoint seen first or the server's */
+static void relay_on_one_port(bool server_first)
+{
+	static struct leg v[2 * 16 * 200];
+	struct pg_legs l;
+	pg_legs_init(&l);
+	uint8_t server = pg_legs_endpoint(&l, server_first ? "172.17.0.2:5432" : "127.0.0.1:5432");
+	uint8_t relay = pg_legs_endpoint(&l, server_first ? "127.0.0.1:5432" : "172.17.0.2:5432");
+	if (!server_first) {
+		uint8_t t = server;
+		server = relay;
+		relay = t;
+	}
+	uint32_t n = pooled(v, 16, 200, 6, 0, 100 * US);
+	for (uint32_t i = 0; i < n; i++)
+		v[i].port = v[i].copy ? server : relay;
+	feed(&l, v, n);
+	uint8_t outer = 9, inner = 9;
+	uint64_t copies = 0;
+	CHECK(pg_legs_found(&l, &outer, &inner, &copies));
+	CHECK_EQ_U(outer, relay);
+	CHECK_EQ_U(inner, server);
+	/* 98% here: 16 clients of 6 statements nest more often (test_pooler) */
+	CHECK(copies >= 3200 * 97 / 100 && copies <= 3200);
+	CHECK(l.decided);
+	CHECK_EQ_U(paged[relay], 3200);
+	pg_legs_free(&l);
+}
+
+static void test_relay_on_one_port(void)
+{
+	relay_on_one_port(false);
+	relay_on_one_port(true);
 }
 
 int main(void)
@@ -209,5 +308,7 @@ int main(void)
 	RUN(test_two_servers);
 	RUN(test_third_port_and_pings);
 	RUN(test_bounds);
+	RUN(test_endpoints);
+	RUN(test_relay_on_one_port);
 	return TT_EXIT();
 }
