@@ -337,6 +337,18 @@ redis_hiredis() { # what the hiredis client says it did, then what the server ra
 	echo "round trips: 8 (and 2 for the statistics)"
 }
 capture_filter="tcp port $REDIS_PORT" capture redis-hiredis lo - redis_hiredis
+# redis-benchmark through a relay on Redis's own port at another address
+# (tests/clients/relay.py, as docker-proxy): both legs on $REDIS_PORT
+redis_relayed() {
+	/usr/bin/python3 "$SRC/tests/clients/relay.py" 127.0.0.5 "$REDIS_PORT" 127.0.0.1 "$REDIS_PORT" >"$TMP/rrelay.out" &
+	rrelay=$!
+	for _ in $(seq 50); do grep -q ready "$TMP/rrelay.out" 2>/dev/null && break; sleep 0.1; done
+	redis-benchmark -h 127.0.0.5 -p "$REDIS_PORT" -n 200 -c 2 -P 1 -t get,set -q | tr '\r' '\n' | grep -v -e rps= -e '^ *$'
+	echo "round trips on each leg: 200 + 200 (-P 1), 2 of CONFIG GET"
+	kill "$rrelay"
+	wait "$rrelay" 2>/dev/null || true
+}
+capture_filter="tcp port $REDIS_PORT" capture redis-relay lo - redis_relayed
 kill "$redis"
 wait "$redis" 2>/dev/null || true
 

@@ -169,11 +169,13 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		a->port_proto[a->opts.redis_ports[i]] = PROTO_REDIS;
 	for (int i = 0; i < a->opts.nports; i++)
 		a->port_proto[a->opts.ports[i]] = PROTO_PGSQL;
-	/* a pooler and its server, both captured (pg_legs.h): followed once a
-	 * second server endpoint shows up */
-	if (!(a->legs = malloc(sizeof(*a->legs))))
+	/* a pooler or relay and its server, both captured (pg_legs.h), on the
+	 * PostgreSQL ports and on Redis's: followed once a second server
+	 * endpoint shows up (zeroed: analysis_free frees what a failure left) */
+	a->legs = calloc(1, sizeof(*a->legs));
+	a->redis_legs = calloc(1, sizeof(*a->redis_legs));
+	if (!a->legs || !a->redis_legs)
 		return -1;
-	pg_legs_init(a->legs);
 	a->buckets = calloc(1024, sizeof(*a->buckets));
 	a->nbuckets = a->buckets ? 1024 : 0; /* analysis_free walks them, even after a failure */
 	a->text_kinds = calloc(1, sizeof(*a->text_kinds));
@@ -613,7 +615,10 @@ void analysis_free(struct analysis *a)
 	}
 	if (a->legs)
 		pg_legs_free(a->legs);
+	if (a->redis_legs)
+		pg_legs_free(a->redis_legs);
 	free(a->legs);
+	free(a->redis_legs);
 	free(a->buckets);
 	free(a->text_kinds);
 	free(a->listed);

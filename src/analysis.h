@@ -171,7 +171,8 @@ struct analysis {
 	struct route_learn learn;       /* routes' parameters, learnt from the requests */
 	struct page_hold hold;          /* the first pages, while they are learnt */
 	struct page_twins *twins;       /* a proxy's copies of the app's pages (page_twins.h) */
-	struct pg_legs *legs;           /* two or more PostgreSQL ports: a pooler's legs (pg_legs.h) */
+	struct pg_legs *legs;           /* a pooler's or relay's legs on the PostgreSQL ports (pg_legs.h) */
+	struct pg_legs *redis_legs;     /* the same on the Redis ports: a proxy's or relay's */
 	struct ping_evidence ping_ev;   /* the pool's ping policy, learnt (rtt.h) */
 	struct rtt_texts *text_kinds;   /* statement texts classified, for every connection (rtt.h) */
 	enum ping_policy ping_policy;   /* what it said at the end (analysis_finish) */

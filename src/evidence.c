@@ -208,16 +208,26 @@ static unsigned endpoint_split(const char *end, char *host, size_t cap)
 
 /* A pooler and its server both captured: each round trip through it is on
  * both legs, and counted on both (pg_legs.h).  Legs on two ports (both
- * given) are told apart by port; on one port, by address (a relay at
- * another address: a published container port, a tunnel, a pooler on its
- * own host), and -f says how to keep one. */
-static void pooler_legs(const struct analysis *a, struct evidence *ev)
+ * given) are told apart by port; on one port, by address - a relay at
+ * another address (a published container port, a tunnel, a pooler on its
+ * own host) or a NAT captured on both sides (a Kubernetes Service) - and
+ * -f says how to keep one. */
+/* What a finding on legs says of its protocol */
+struct legs_words {
+	const char *rts;   /* its round trips with something to match by */
+	const char *same;  /* what a copy has the same of */
+	const char *proxy; /* what passes them on, on another port */
+	const char *relay; /* ... on the same port */
+	const char *flag;  /* the option that gives one port */
+};
+
+static void legs_finding(const struct analysis *a, const struct pg_legs *l, enum ev_code code,
+			 const struct legs_words *w, struct evidence *ev)
 {
 	uint8_t outer, inner;
 	uint64_t copies;
-	if (!a->legs || !pg_legs_found(a->legs, &outer, &inner, &copies))
+	if (!l || !pg_legs_found(l, &outer, &inner, &copies))
 		return;
-	const struct pg_legs *l = a->legs;
 	char oh[PG_LEGS_NAME_MAX], ih[PG_LEGS_NAME_MAX];
 	unsigned o = endpoint_split(l->end[outer], oh, sizeof oh);
 	unsigned i = endpoint_split(l->end[inner], ih, sizeof ih);
@@ -239,27 +249,37 @@ static void pooler_legs(const struct analysis *a, struct evidence *ev)
 		snprintf(counted, sizeof counted, "each round trip through it is counted twice, in "
 			 "the totals%s", a->attributing ? " and in pages" : "");
 	if (o != i) {
-		evidence_add(ev, EV_POOLER_LEGS, copies, false,
-			     "%" PRIu64 " of the %" PRIu64 " statements' round trips on port %u ran "
-			     "inside one on port %u with the same statement: port %u is the server "
-			     "side of a pooler or proxy on port %u; %s; analyze one port at a time "
-			     "(-p %u: what the application sends, and its pages; -p %u: what the "
-			     "server receives)",
-			     copies, l->stmts[inner], i, o, i, o, counted, o, i);
+		evidence_add(ev, code, copies, false,
+			     "%" PRIu64 " of the %" PRIu64 " %s on port %u ran inside one on port %u "
+			     "with the same %s: port %u is the server side of a %s on port %u; %s; "
+			     "analyze one port at a time (%s %u: what the application sends, and its "
+			     "pages; %s %u: what the server receives)",
+			     copies, l->stmts[inner], w->rts, i, o, w->same, i, w->proxy, o, counted,
+			     w->flag, o, w->flag, i);
 		return;
 	}
 	/* the server's endpoint, exactly: its host may be the client's too (loopback) */
 	char side[2 * PG_LEGS_NAME_MAX + 96];
 	snprintf(side, sizeof side, "(src host %s and src port %u) or (dst host %s and dst port %u)",
 		 ih, i, ih, i);
-	evidence_add(ev, EV_POOLER_LEGS, copies, false,
-		     "%" PRIu64 " of the %" PRIu64 " statements' round trips to %s ran inside one "
-		     "to %s with the same statement: a pooler or relay at %s passes them on to %s "
-		     "on the same port (a published container port, a tunnel); %s; analyze one "
-		     "side at a time (-f 'not (%s)': the application's, and its pages; -f '%s': "
-		     "the server's)",
-		     copies, l->stmts[inner], l->end[inner], l->end[outer], l->end[outer],
-		     l->end[inner], counted, side, side);
+	evidence_add(ev, code, copies, false,
+		     "%" PRIu64 " of the %" PRIu64 " %s to %s ran inside one to %s with the same "
+		     "%s: a %s at %s passes them on to %s on the same port (a published "
+		     "container port, a tunnel, an address translation captured on both sides); "
+		     "%s; analyze one side at a time (-f 'not (%s)': the application's, and its "
+		     "pages; -f '%s': the server's)",
+		     copies, l->stmts[inner], w->rts, l->end[inner], l->end[outer], w->same,
+		     w->relay, l->end[outer], l->end[inner], counted, side, side);
+}
+
+static void pooler_legs(const struct analysis *a, struct evidence *ev)
+{
+	static const struct legs_words pg = {"statements' round trips", "statement",
+					     "pooler or proxy", "pooler or relay", "-p"};
+	static const struct legs_words redis = {"Redis round trips", "commands", "proxy",
+						"proxy or relay", "--redis-port"};
+	legs_finding(a, a->legs, EV_POOLER_LEGS, &pg, ev);
+	legs_finding(a, a->redis_legs, EV_REDIS_LEGS, &redis, ev);
 }
 
 /* Pages from the server's side of a transaction pooler alone (the default

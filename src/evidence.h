@@ -51,7 +51,8 @@
 	X(PROXIED_PAGES, "proxied-pages", EV_NOTE)                                          \
 	X(POOLER_LEGS, "pooler-legs", EV_WARNING)                                           \
 	X(POOLER_SERVER_LEG, "pooler-server-leg", EV_WARNING)                               \
-	X(POOLER_SERVER_CONNS, "pooler-server-conns", EV_NOTE)
+	X(POOLER_SERVER_CONNS, "pooler-server-conns", EV_NOTE)                               \
+	X(REDIS_LEGS, "redis-legs", EV_WARNING)
 
 #define EV_ENUM(id, name, sev) EV_##id,
 enum ev_code { EVIDENCE_CODES(EV_ENUM) EV_NCODES };

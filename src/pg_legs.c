@@ -36,10 +36,17 @@ uint8_t pg_legs_endpoint(struct pg_legs *l, const char *name)
 
 void pg_legs_rt(struct pg_legs *l, uint8_t leg, const struct rt *rt)
 {
-	if (!l->recent || !rt->sig || !rt->has_start || !rt->has_end || leg >= PG_LEGS_ENDS)
-		return; /* a ping, or no time to match by */
+	if (rt->has_start && rt->has_end) /* else no time to match by */
+		pg_legs_flight(l, leg, rt->sig, rt->t_start, rt->t_end);
+}
+
+void pg_legs_flight(struct pg_legs *l, uint8_t leg, uint64_t sig, uint64_t t_start,
+		    uint64_t t_end)
+{
+	if (!l->recent || !sig || leg >= PG_LEGS_ENDS)
+		return; /* not followed, or a ping: nothing to match by */
 	l->stmts[leg]++;
-	struct pg_legs_rt *set = l->recent[(rt->sig * 0x9e3779b97f4a7c15ull) >> 56];
+	struct pg_legs_rt *set = l->recent[(sig * 0x9e3779b97f4a7c15ull) >> 56];
 	/* the inner copy ended first (the server answered the pooler before
 	 * the pooler answered its client): it is here already.  Of several
 	 * (clients running the same statement at once), the longest: the
@@ -49,8 +56,8 @@ void pg_legs_rt(struct pg_legs *l, uint8_t leg, const struct rt *rt)
 	struct pg_legs_rt *copy = NULL;
 	for (int w = 0; w < PG_LEGS_WAYS; w++) {
 		struct pg_legs_rt *e = &set[w];
-		if (e->sig == rt->sig && e->leg != leg && e->t_start >= rt->t_start &&
-		    e->t_end <= rt->t_end && rt->t_end - e->t_end <= PG_LEGS_RELAY_NS &&
+		if (e->sig == sig && e->leg != leg && e->t_start >= t_start &&
+		    e->t_end <= t_end && t_end - e->t_end <= PG_LEGS_RELAY_NS &&
 		    (!copy || e->t_end - e->t_start > copy->t_end - copy->t_start))
 			copy = e;
 	}
@@ -73,7 +80,7 @@ void pg_legs_rt(struct pg_legs *l, uint8_t leg, const struct rt *rt)
 		if (set[w].t_end < set[take].t_end)
 			take = w;
 	}
-	set[take] = (struct pg_legs_rt){rt->sig, rt->t_start, rt->t_end, leg};
+	set[take] = (struct pg_legs_rt){sig, t_start, t_end, leg};
 }
 
 bool pg_legs_to_pages(struct pg_legs *l, uint8_t leg)

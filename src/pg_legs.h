@@ -103,6 +103,19 @@ static inline bool pg_legs_on(const struct pg_legs *l)
 /* A finished round trip of a connection on leg `leg`. */
 void pg_legs_rt(struct pg_legs *l, uint8_t leg, const struct rt *rt);
 
+/* The same for any protocol's round trip: what it sent, as a signature a
+ * relay's copy shares (0: nothing to match by), and its span.  Redis's
+ * flights are matched this way, in legs of their own (analysis.h). */
+void pg_legs_flight(struct pg_legs *l, uint8_t leg, uint64_t sig, uint64_t t_start,
+		    uint64_t t_end);
+
+/* Is leg `leg` known for the server's side of another (its round trips
+ * kept off pages)?  Counts nothing. */
+static inline bool pg_legs_is_inner(const struct pg_legs *l, uint8_t leg)
+{
+	return l->decided && leg == l->inner;
+}
+
 /* Does a round trip of leg `leg` go to pages?  (Counts it.) */
 bool pg_legs_to_pages(struct pg_legs *l, uint8_t leg);
 

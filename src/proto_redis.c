@@ -18,6 +18,7 @@ struct redis_state {
 	 * sends the same few names over and over */
 	char last_name[RESP_NAME_MAX + 1];
 	struct redis_name_count *last_count;
+	uint8_t leg; /* its server endpoint's index (pg_legs.h: a relay's two legs) */
 };
 
 static void count_packet(struct analysis *a)
@@ -106,7 +107,10 @@ static void on_round_trip(void *ctx, const struct redis_rt *rt)
 {
 	struct redis_state *s = ctx;
 	struct analysis *a = s->cx.a;
-	if (a->attributing)
+	/* matched first: a relay's copy is known by then (pg_legs.h) */
+	if (!rt->damaged && rt->replies > 0)
+		pg_legs_flight(a->redis_legs, s->leg, rt->sig, rt->t_start, rt->t_end);
+	if (a->attributing && pg_legs_to_pages(a->redis_legs, s->leg))
 		attrib_pipe_redis_rt(&a->pipe, s->cx.sum->id, rt);
 	if (a->opts.on_redis_rt)
 		a->opts.on_redis_rt(a->opts.ctx, s->cx.sum, rt);
@@ -115,6 +119,8 @@ static void on_round_trip(void *ctx, const struct redis_rt *rt)
 static void on_command(void *ctx, const struct redis_rt *rt, const struct resp_msg *m)
 {
 	struct redis_state *s = ctx;
+	if (pg_legs_is_inner(s->cx.a->redis_legs, s->leg))
+		return; /* a relay's server side: its client's commands are on pages */
 	attrib_pipe_redis_cmd(&s->cx.a->pipe, s->cx.sum->id, rt->serial, m->ts_first, rt->commands,
 			     m->name);
 }
@@ -127,8 +133,12 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	s->cx = *cx;
 	resp_conn_init(&s->resp, from_start);
 	hist_init(&s->lat);
+	s->leg = pg_legs_endpoint(a->redis_legs, cx->sum->server);
 	redis_rtt_init(&s->rtt, &s->lat, a->redis_lat_class,
-		       a->attributing || a->opts.on_redis_rt ? on_round_trip : NULL, s);
+		       a->attributing || a->opts.on_redis_rt || pg_legs_on(a->redis_legs)
+			       ? on_round_trip
+			       : NULL,
+		       s);
 	if (a->attributing) /* pages get each command where it was sent */
 		s->rtt.on_cmd = on_command;
 	a->tot.redis.connections++;
@@ -140,6 +150,8 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 static void data(void *st, int side, const uint8_t *p, size_t n, uint64_t ts)
 {
 	struct redis_state *s = st;
+	if (!s->rtt.on_rt && pg_legs_on(s->cx.a->redis_legs))
+		s->rtt.on_rt = on_round_trip; /* opened before the second endpoint */
 	resp_feed(&s->resp, (enum resp_side)side, p, n, ts, on_msg, s);
 }
 

@@ -2,6 +2,7 @@
  * awaits follows Redis's own documentation of the commands that change the
  * reply stream: CLIENT REPLY, SUBSCRIBE and its kin, MULTI, MONITOR, RESET. */
 #include "redis_rtt.h"
+#include "hash.h"
 
 #include <string.h>
 
@@ -189,6 +190,15 @@ static uint64_t awaits(struct redis_rtt *r, const struct resp_msg *m, enum rcmd 
 	return 1;
 }
 
+/* h with command m in: its name, words and bytes on the wire */
+static uint64_t fold_command(uint64_t h, const struct resp_msg *m)
+{
+	h = (h ^ str_hash(m->name)) * 0x9e3779b97f4a7c15ull;
+	h = (h ^ m->argc) * 0xc4ceb9fe1a85ec53ull;
+	h = (h ^ m->bytes) * 0x9e3779b97f4a7c15ull;
+	return (h ^ h >> 29) | 1;
+}
+
 static void command(struct redis_rtt *r, const struct resp_msg *m)
 {
 	if (m->argc == 0 && m->name[0] == '\0')
@@ -226,6 +236,7 @@ static void command(struct redis_rtt *r, const struct resp_msg *m)
 		c->cls = RT_QUERY; /* a flight with work in it is a query */
 	}
 	c->commands++;
+	c->sig = fold_command(c->sig, m);
 	c->damaged |= m->gap;
 	r->awaited += want;
 	r->confirms += confirms;

@@ -60,6 +60,9 @@ struct redis_rt {
 	uint64_t serial;         /* of every flight opened on the connection (an unknown run's
 				  * too, and one never answered): on_cmd's */
 	char first[RESP_NAME_MAX + 1]; /* its first command's name ("" for unknown) */
+	/* its commands' names, words and sizes, folded: what a relay's copy of
+	 * it has too (pg_legs.h); never 0 once a command is in */
+	uint64_t sig;
 };
 
 typedef void redis_rt_fn(void *ctx, const struct redis_rt *rt);

@@ -6,8 +6,12 @@
 what the clients know they sent, the server's own INFO commandstats, `pgrtt
 analyze` of the capture's -w file and tshark's RESP dissector on it; then
 tests/clients/hiredisclient.c (libhiredis: redisAppendCommand pipelines, a
-transaction, a 200 KiB value) the same way; then the same load with the
-wrong --redis-port: said, not zero."""
+transaction, a 200 KiB value) the same way; then redis-benchmark through
+a relay on the server's own port at another address (tests/clients/relay.py,
+as docker-proxy publishes a container's port): both legs on --redis-port,
+the totals both legs', the warning redis-legs naming the two endpoints, and
+the filter it gives keeping the benchmark's own; then the same load with
+the wrong --redis-port: said, not zero."""
 import json
 import os
 import re
@@ -174,6 +178,39 @@ def main():
             check("hiredis: analyze of the -w file says the same",
                   (a["commands"], a["round_trips"], a["largest_pipeline"]),
                   (r.get("commands"), r.get("round_trips"), r.get("largest_pipeline")))
+        relay = subprocess.Popen(["/usr/bin/python3", os.path.join(SRC, "tests", "clients",
+                                                                   "relay.py"),
+                                  "127.0.0.5", str(port), "127.0.0.1", str(port)],
+                                 stdout=subprocess.PIPE, text=True)
+        try:
+            check("relay: ready", relay.stdout.readline().strip(), "ready")
+            rfile = os.path.join(tmp, "relay.pcap")
+            rc, d, err = under_capture(
+                ["-p", str(pg), "--redis-port", str(port), "-w", rfile],
+                lambda: subprocess.run(["redis-benchmark", "-h", "127.0.0.5", "-p", str(port),
+                                        "-q", "-n", "2000", "-c", "4", "-P", "1", "-t",
+                                        "get,set"], check=True, capture_output=True))
+        finally:
+            relay.terminate()
+            relay.wait()
+        w = next((w for w in d.get("warnings", []) if w["code"] == "redis-legs"), None)
+        check("relay: capture says redis-legs, naming the two endpoints",
+              ("[redis-legs]" in err, w is not None and
+               f"Redis round trips to 127.0.0.1:{port} ran inside one to 127.0.0.5:{port}"
+               in w["message"]), (True, True))
+        # 4000 requests and the benchmark's CONFIG GET pair, on each leg
+        check("relay: both legs in the totals", d.get("totals", {}).get("redis", {})
+              .get("round_trips"), 2 * 4001)
+        f = re.search(r"-f '(not \(.*?\))': the application's", w["message"] if w else "")
+        check("relay: the warning gives the application's filter", f is not None, True)
+        if f:
+            p = subprocess.run([PGRTT, "analyze", "-p", str(pg), "--redis-port", str(port), "-F",
+                                "json", "--no-progress", "-f", f.group(1), rfile],
+                               capture_output=True, text=True)
+            a = json.loads(p.stdout)
+            check(f"relay: -f '{f.group(1)}': the benchmark's round trips, no redis-legs",
+                  (a["totals"]["redis"]["round_trips"],
+                   "redis-legs" in [w["code"] for w in a["warnings"]]), (4001, False))
         # the same load, the wrong port: said, and not read as no Redis at all
         rc, d, err = under_capture(["-p", str(pg), "--redis-port", str(free_port())], bench)
         check("wrong --redis-port: said", ("[no-redis]" in err,

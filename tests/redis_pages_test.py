@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -48,6 +49,57 @@ def analyze(pcap):
 def figures(x):
     return (x["redis_round_trips_per_page"], x["redis_commands_per_page"],
             x["round_trips_per_page"]["mean"])
+
+
+def relay_pages(tmp, env, dsn):
+    relay = subprocess.Popen(["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "relay.py"),
+                              "127.0.0.5", str(REDIS), "127.0.0.1", str(REDIS)],
+                             stdout=subprocess.PIPE, text=True)
+    http = free_port()
+    app = subprocess.Popen([APP], env=dict(env, PORT=str(http), POOL_MODE="pgx", DATABASE_URL=dsn,
+                                           REDIS_URL=f"redis://127.0.0.5:{REDIS}"),
+                           stdout=subprocess.PIPE, text=True)
+    pcap = os.path.join(tmp, "relay.pcap")
+    try:
+        check("Redis behind a relay: the relay ready", relay.stdout.readline().strip(), "ready")
+        check("Redis behind a relay: the app ready", app.stdout.readline().strip(), "ready")
+        urllib.request.urlopen(f"http://127.0.0.1:{http}/cached/", timeout=10).read()  # warm
+        load = ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), str(http),
+                "8", "100", "/cached/"]
+        capture(pcap, (PORT, http, REDIS),
+                lambda: subprocess.run(load, check=True, capture_output=True))
+    finally:
+        app.terminate()
+        app.wait()
+        relay.terminate()
+        relay.wait()
+    argv = [PGRTT, "analyze", "-p", PORT, "--redis-port", str(REDIS), "--http-port", str(http),
+            "-F", "json", "--no-progress"]
+    p = subprocess.run(argv + [pcap], capture_output=True, text=True)
+    d = json.loads(p.stdout)
+    x = next((r for r in d["routes"] if r["route"] == "GET /cached/"), {})
+    w = next((w for w in d["warnings"] if w["code"] == "redis-legs"), None)
+    check("Redis behind a relay: 800 pages", x.get("pages"), 800)
+    check("Redis behind a relay: redis-legs names the two endpoints",
+          w is not None and f"Redis round trips to 127.0.0.1:{REDIS} ran inside one to "
+          f"127.0.0.5:{REDIS}" in w["message"], True)
+    if not w:
+        return
+    m = re.search(r"pages count the relay's round trips alone \(the server's \d+ left out; its "
+                  r"first (\d+), before it was known, counted twice\)", w["message"])
+    check("Redis behind a relay: the server's leg said left out of pages", m is not None, True)
+    twice = int(m.group(1)) if m else 0
+    got = d["http"]["redis_round_trips_in_pages"]
+    check(f"Redis behind a relay: {got} Redis round trips on the 800 pages: 1 a page, and the"
+          f" {twice} counted twice before it was known", got == 800 + twice and twice < 80, True)
+    f = re.search(r"-f '(not \(.*?\))': the application's", w["message"])
+    if f:
+        p = subprocess.run(argv + ["-f", f.group(1), pcap], capture_output=True, text=True)
+        d = json.loads(p.stdout)
+        x = next((r for r in d["routes"] if r["route"] == "GET /cached/"), {})
+        check(f"Redis behind a relay, -f '{f.group(1)}': 1 Redis round trip a page, exactly",
+              (x.get("redis_round_trips_per_page"),
+               "redis-legs" in [w["code"] for w in d["warnings"]]), (1, False))
 
 
 def main():
@@ -196,6 +248,7 @@ def main():
         px = x.get("round_trips_per_page", {}).get("mean", 0)
         check(f"two routes at once: the detail page's 3 PostgreSQL round trips within 5% (got"
               f" {px:.3f})", abs(px - 3) <= 0.15, True)
+        relay_pages(tmp, env, dsn)
     finally:
         app.terminate()
         app.wait()

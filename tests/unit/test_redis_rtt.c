@@ -284,6 +284,29 @@ static void test_unanswered(void)
 	CHECK_EQ_U(r.st.commands, 1);
 }
 
+/* A flight's signature (pg_legs.h: a relay's copy has the same): the same
+ * commands the same, never 0; another name, key size or command count
+ * another */
+static void test_signature(void)
+{
+	uint64_t sig[5];
+	const char *flights[5] = {GET, GET, "*2\r\n$3\r\nGET\r\n$2\r\nkk\r\n", SET, GET GET};
+	for (int i = 0; i < 5; i++) {
+		start(true);
+		CL(flights[i]);
+		SV(i == 4 ? "$1\r\nv\r\n$1\r\nv\r\n" : "$1\r\nv\r\n");
+		redis_rtt_finish(&r);
+		CHECK_EQ_U(nrt, 1);
+		sig[i] = rts[0].sig;
+		CHECK(sig[i] != 0);
+	}
+	CHECK(sig[0] == sig[1]);
+	CHECK(sig[0] != sig[2]);
+	CHECK(sig[0] != sig[3]);
+	CHECK(sig[0] != sig[4]);
+	CHECK(sig[2] != sig[3]);
+}
+
 int main(void)
 {
 	RUN(test_one_command_one_round_trip);
@@ -297,5 +320,6 @@ int main(void)
 	RUN(test_reply_before_command);
 	RUN(test_server_gap);
 	RUN(test_unanswered);
+	RUN(test_signature);
 	return TT_EXIT();
 }
