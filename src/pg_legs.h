@@ -109,13 +109,6 @@ void pg_legs_rt(struct pg_legs *l, uint8_t leg, const struct rt *rt);
 void pg_legs_flight(struct pg_legs *l, uint8_t leg, uint64_t sig, uint64_t t_start,
 		    uint64_t t_end);
 
-/* Is leg `leg` known for the server's side of another (its round trips
- * kept off pages)?  Counts nothing. */
-static inline bool pg_legs_is_inner(const struct pg_legs *l, uint8_t leg)
-{
-	return l->decided && leg == l->inner;
-}
-
 /* Does a round trip of leg `leg` go to pages?  (Counts it.) */
 bool pg_legs_to_pages(struct pg_legs *l, uint8_t leg);
 

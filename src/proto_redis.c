@@ -19,7 +19,24 @@ struct redis_state {
 	char last_name[RESP_NAME_MAX + 1];
 	struct redis_name_count *last_count;
 	uint8_t leg; /* its server endpoint's index (pg_legs.h: a relay's two legs) */
+	/* whether the flight whose commands went to pages last goes there: the
+	 * same for its commands and itself, decided at its first (its commands
+	 * are placed as they are sent, the flight when answered) */
+	uint64_t paged_serial;
+	bool paged, paged_known;
 };
+
+/* Does flight rt go to pages (pg_legs.h: not a relay's server side)?
+ * Decided once a flight, at its first command, and counted there. */
+static bool flight_to_pages(struct redis_state *s, const struct redis_rt *rt)
+{
+	if (!s->paged_known || s->paged_serial != rt->serial) {
+		s->paged_known = true;
+		s->paged_serial = rt->serial;
+		s->paged = pg_legs_to_pages(s->cx.a->redis_legs, s->leg);
+	}
+	return s->paged;
+}
 
 static void count_packet(struct analysis *a)
 {
@@ -110,7 +127,7 @@ static void on_round_trip(void *ctx, const struct redis_rt *rt)
 	/* matched first: a relay's copy is known by then (pg_legs.h) */
 	if (!rt->damaged && rt->replies > 0)
 		pg_legs_flight(a->redis_legs, s->leg, rt->sig, rt->t_start, rt->t_end);
-	if (a->attributing && pg_legs_to_pages(a->redis_legs, s->leg))
+	if (a->attributing && flight_to_pages(s, rt))
 		attrib_pipe_redis_rt(&a->pipe, s->cx.sum->id, rt);
 	if (a->opts.on_redis_rt)
 		a->opts.on_redis_rt(a->opts.ctx, s->cx.sum, rt);
@@ -119,7 +136,7 @@ static void on_round_trip(void *ctx, const struct redis_rt *rt)
 static void on_command(void *ctx, const struct redis_rt *rt, const struct resp_msg *m)
 {
 	struct redis_state *s = ctx;
-	if (pg_legs_is_inner(s->cx.a->redis_legs, s->leg))
+	if (!flight_to_pages(s, rt))
 		return; /* a relay's server side: its client's commands are on pages */
 	attrib_pipe_redis_cmd(&s->cx.a->pipe, s->cx.sum->id, rt->serial, m->ts_first, rt->commands,
 			     m->name);

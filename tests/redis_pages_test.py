@@ -89,6 +89,10 @@ def relay_pages(tmp, env, dsn):
                   r"first (\d+), before it was known, counted twice\)", w["message"])
     check("Redis behind a relay: the server's leg said left out of pages", m is not None, True)
     twice = int(m.group(1)) if m else 0
+    # the relay's leg whole (800: as with the filter, below), and the
+    # server's before it was known, each inside its copy's page; a flight's
+    # commands and itself go together (a CI run: 838 on pages, 36 said,
+    # its flights' commands placed before the decision, the flights after)
     got = d["http"]["redis_round_trips_in_pages"]
     check(f"Redis behind a relay: {got} Redis round trips on the 800 pages: 1 a page, and the"
           f" {twice} counted twice before it was known", got == 800 + twice and twice < 80, True)
