@@ -36,7 +36,12 @@ uint8_t pg_legs_endpoint(struct pg_legs *l, const char *name)
 
 void pg_legs_rt(struct pg_legs *l, uint8_t leg, const struct rt *rt)
 {
-	if (rt->has_start && rt->has_end) /* else no time to match by */
+	/* not a pooler's own SET either: it has no client's to be a copy of,
+	 * and PgBouncer sends one each time it hands a server connection to a
+	 * client of other settings - the C app and pgbench through it: 876 of
+	 * the server leg's 2,078 statements, its copies 57%, under the three
+	 * quarters that decide */
+	if (rt->has_start && rt->has_end && !rt->pooler_set) /* else no time to match by */
 		pg_legs_flight(l, leg, rt->sig, rt->t_start, rt->t_end);
 }
 

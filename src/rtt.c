@@ -341,6 +341,18 @@ static uint8_t classify_parse(const char *q, size_t n, bool whole)
 	return sql_is_select_param(q, n) ? RTT_KIND_SELECT_PARAM : (uint8_t)sql_classify(q, n, true);
 }
 
+/* Whether a text gets its fingerprint: with fingerprints on (attribution,
+ * a pooler's legs), and a statement prepared always - a connection's
+ * statements are known by it when its Binds come, and the legs may be
+ * followed only from a later packet on (pg_legs.h: the PgBouncer test's
+ * app prepared its statements before PgBouncer's server leg showed up, and
+ * none of its round trips matched).  Prepared texts are few, each
+ * fingerprinted once; a simple query's literals make every text new. */
+static inline bool wants_sig(const struct rtt *r, bool parse)
+{
+	return r->fingerprints || parse;
+}
+
 /* A text the connection's own slots do not hold: from the analysis's (the
  * same two ways a set), or classified and fingerprinted - and kept there. */
 static struct rtt_text shared_text(struct rtt *r, uint64_t h, const char *q, size_t n, bool parse,
@@ -353,12 +365,12 @@ static struct rtt_text shared_text(struct rtt *r, uint64_t h, const char *q, siz
 		t[0] = hit;
 	}
 	if (t && t[0].hash == h) {
-		if (!t[0].sig && r->fingerprints) /* kept before a second leg wanted it (pg_legs.h) */
+		if (!t[0].sig && wants_sig(r, parse)) /* kept before a second leg wanted it */
 			t[0].sig = sql_fingerprint(q, n);
 		return t[0];
 	}
 	struct rtt_text x = {h, parse ? classify_parse(q, n, whole) : (uint8_t)sql_classify(q, n, whole),
-			     r->fingerprints ? sql_fingerprint(q, n) : 0};
+			     wants_sig(r, parse) ? sql_fingerprint(q, n) : 0};
 	if (t) {
 		t[1] = t[0];
 		t[0] = x;
@@ -383,7 +395,7 @@ static uint8_t text_kind(struct rtt *r, const char *q, size_t n, bool parse, boo
 			t[0] = shared_text(r, h, q, n, parse, whole);
 		t[1] = was;
 	}
-	if (!t[0].sig && r->fingerprints) /* kept before a second leg wanted it (pg_legs.h) */
+	if (!t[0].sig && wants_sig(r, parse)) /* kept before a second leg wanted it (pg_legs.h) */
 		t[0].sig = sql_fingerprint(q, n);
 	*sig = t[0].sig;
 	return t[0].kind;
@@ -843,6 +855,7 @@ static void finish_rt(struct rtt *r)
 	bool pooler_set = r->cur_pooler_set;
 	r->cur_pooler_set = false;
 	struct rt *c = &r->cur;
+	c->pooler_set = pooler_set;
 	if (c->rfq == 0 && r->be_since_fe == 0 && r->be_complete + r->be_empty + r->be_rowdesc == 0 &&
 	    c->rows == 0 && c->errors == 0 && !c->damaged) {
 		r->st.unanswered++; /* nothing came back (capture ended, encrypted, ...) */
@@ -1086,7 +1099,9 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		stmt_put(r, name, (size_t)nn, kind, sig, text);
 		if (!c->text) /* a round trip that only prepares shows what it prepares */
 			c->text = text;
-		if (!c->sig) /* a round trip that only prepares is known by what it prepares */
+		/* a round trip that only prepares is known by what it prepares
+		 * (the statement keeps its fingerprint whatever: wants_sig) */
+		if (!c->sig && r->fingerprints)
 			c->sig = sig;
 		part_stmt(r, sig, text, kind, false);
 		r->st.pooler_names += pooler_stmt_name(name, (size_t)nn);

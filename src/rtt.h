@@ -108,6 +108,7 @@ struct rt {
 	uint8_t status_before;   /* transaction status: 'I' 'T' 'E', '?' unknown */
 	uint8_t status_after;
 	bool damaged;            /* a capture gap touched this round trip */
+	bool pooler_set;         /* a pooler's own SET (sql_is_pooler_set): no client sent it */
 	/* not a ping itself, its flight ends with one (an empty query or
 	 * SELECT 1 after a Sync: a pool's test of the next checkout sent
 	 * with the last one's Close, as tokio-postgres under r2d2 does) */

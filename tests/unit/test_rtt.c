@@ -15,12 +15,15 @@ static char classes[64][24];
 static int nrt;
 
 static uint64_t sigs[64];
+static bool pooler_set[64];
 
 static void on_rt(void *ctx, const struct rt *rt)
 {
 	(void)ctx;
-	if (nrt < 64)
+	if (nrt < 64) {
 		sigs[nrt] = rt->sig;
+		pooler_set[nrt] = rt->pooler_set;
+	}
 	if (nrt < 64) {
 		if (rt->cls == RT_PING)
 			strcpy(classes[nrt], rt_ping_role_name(rt->ping_role));
@@ -465,6 +468,37 @@ static void test_ping_policy_weighs_position(void)
  * first statement's: the same text as a simple query or prepared under a
  * name; a statement prepared before the capture, by its name; none when
  * off (plain analysis does not pay for it). */
+/* Fingerprints turned on mid-connection (pg_legs.h: a second server
+ * endpoint showed up): a statement prepared before is known by its text,
+ * not its name, and a simple query's text kept before gets one too */
+static void test_sigs_turned_on(void)
+{
+	start();
+	startup();
+	FE('P', "s1\0select id from t where id=$1\0\0");
+	FE0('S');
+	BE('1', "");
+	Z();
+	FE('Q', "SELECT id FROM t WHERE id = 7");
+	BE('C', "SELECT 1\0");
+	Z();
+	r.fingerprints = true;
+	FE('B', "\0s1\0\0\0\0\0\0\0");
+	FE('E', "\0\0\0\0");
+	FE0('S');
+	BE('2', "");
+	BE('C', "SELECT 1\0");
+	Z();
+	FE('Q', "SELECT id FROM t WHERE id = 7");
+	BE('C', "SELECT 1\0");
+	Z();
+	rtt_finish(&r);
+	CHECK_EQ_U(nrt, 5);
+	CHECK(sigs[1] == 0 && sigs[2] == 0); /* off: the round trips carry none */
+	CHECK(sigs[3] != 0 && sigs[3] == sigs[4]);
+	CHECK(sigs[3] == sql_fingerprint("select id from t where id=$1", 28));
+}
+
 static void test_statement_sigs(void)
 {
 	for (int on = 0; on < 2; on++) {
@@ -810,6 +844,10 @@ static void test_pooler_signs(void)
 	CHECK(r.st.pooler_sets == 3);
 	CHECK(r.st.pooler_relinks == 1);
 	CHECK(r.st.pooler_names == 2);
+	/* its own SETs are flagged, the client's SET not (pg_legs.h: no copies) */
+	CHECK_EQ_U(nrt, 11);
+	CHECK(pooler_set[1] && pooler_set[7] && pooler_set[10]);
+	CHECK(!pooler_set[0] && !pooler_set[2] && !pooler_set[3] && !pooler_set[8] && !pooler_set[9]);
 	/* libpq's order, user first; pgx's at random (a map), with more */
 	start();
 	startup();
@@ -822,6 +860,7 @@ int main(void)
 {
 	RUN(test_pooler_signs);
 	RUN(test_statement_sigs);
+	RUN(test_sigs_turned_on);
 	RUN(test_shared_texts);
 	RUN(test_flight_parts);
 	RUN(test_flight_parts_watermark);
