@@ -41,7 +41,7 @@ void pg_legs_rt(struct pg_legs *l, uint8_t leg, const struct rt *rt)
 	 * client of other settings - the C app and pgbench through it: 876 of
 	 * the server leg's 2,078 statements, its copies 57%, under the three
 	 * quarters that decide */
-	if (rt->has_start && rt->has_end && !rt->pooler_set) /* else no time to match by */
+	if (rt->has_start && rt->has_end && !rt->pooler_set) /* has_*: time to match by */
 		pg_legs_flight(l, leg, rt->sig, rt->t_start, rt->t_end);
 }
 
@@ -95,9 +95,8 @@ bool pg_legs_to_pages(struct pg_legs *l, uint8_t leg)
 		return false;
 	}
 	/* every one until it is known, those before a second endpoint showed up
-	 * too: a capture that starts as the server's leg answers sees its
-	 * round trip end before the relay's leg's first packet (a CI run's
-	 * finding said 36 of 38) */
+	 * too: a capture that starts as the server's leg answers can see its
+	 * round trip end before the relay's leg's first packet */
 	if (!l->decided && leg < PG_LEGS_ENDS)
 		l->paged[leg]++;
 	return true;
