@@ -638,6 +638,14 @@ bool analysis_pg_measured(const struct analysis *a)
 
 /* Keep the summary for the listing: the first ANALYSIS_MAX_LISTED, the
  * rest counted in the totals only. */
+uint8_t analysis_leg(struct analysis *a, struct pg_legs *l, const char *server)
+{
+	bool was = l->short_of_memory;
+	uint8_t leg = pg_legs_endpoint(l, server);
+	a->tot.nomem += !was && l->short_of_memory; /* legs not followed: said, not silent */
+	return leg;
+}
+
 void analysis_summarize(struct conn_summary *m, const struct reasm_dir *tcp,
 			const struct hist *lat)
 {

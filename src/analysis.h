@@ -226,6 +226,11 @@ bool analysis_pg_measured(const struct analysis *a);
 uint32_t analysis_redis_commands(const struct analysis_redis *t, const struct redis_name_count **out,
 				 uint64_t *rest);
 
+/* A new connection's leg among l's server endpoints (pg_legs.h, the
+ * protocol's legs); no room to follow the legs is counted in tot.nomem, so
+ * the out-of-memory finding says it. */
+uint8_t analysis_leg(struct analysis *a, struct pg_legs *l, const char *server);
+
 /* A closing connection's TCP figures (both directions' reassembly) and
  * latency quantiles into its summary: what every protocol's close shares. */
 void analysis_summarize(struct conn_summary *m, const struct reasm_dir *tcp,

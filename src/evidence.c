@@ -192,7 +192,7 @@ static void proxied_pages(const struct analysis *a, struct evidence *ev)
 }
 
 /* An endpoint's ("address:port", "[v6]:port") port, and its address as
- * BPF takes it, into host */
+ * BPF takes it, into host (NULL: the port alone) */
 static unsigned endpoint_split(const char *end, char *host, size_t cap)
 {
 	const char *colon = strrchr(end, ':');
@@ -202,16 +202,11 @@ static unsigned endpoint_split(const char *end, char *host, size_t cap)
 		h++;
 		n -= 2;
 	}
-	snprintf(host, cap, "%.*s", (int)n, h);
+	if (host)
+		snprintf(host, cap, "%.*s", (int)n, h);
 	return colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
 }
 
-/* A pooler and its server both captured: each round trip through it is on
- * both legs, and counted on both (pg_legs.h).  Legs on two ports (both
- * given) are told apart by port; on one port, by address - a relay at
- * another address (a published container port, a tunnel, a pooler on its
- * own host) or a NAT captured on both sides (a Kubernetes Service) - and
- * -f says how to keep one. */
 /* What a finding on legs says of its protocol */
 struct legs_words {
 	const char *rts;   /* its round trips with something to match by */
@@ -221,6 +216,12 @@ struct legs_words {
 	const char *flag;  /* the option that gives one port */
 };
 
+/* A pooler and its server both captured: each round trip through it is on
+ * both legs, and counted on both (pg_legs.h).  Legs on two ports (both
+ * given) are told apart by port; on one port, by address - a relay at
+ * another address (a published container port, a tunnel, a pooler on its
+ * own host) or a NAT captured on both sides (a Kubernetes Service) - and
+ * -f says how to keep one. */
 static void legs_finding(const struct analysis *a, const struct pg_legs *l, enum ev_code code,
 			 const struct legs_words *w, struct evidence *ev)
 {
@@ -228,8 +229,8 @@ static void legs_finding(const struct analysis *a, const struct pg_legs *l, enum
 	uint64_t copies;
 	if (!l || !pg_legs_found(l, &outer, &inner, &copies))
 		return;
-	char oh[PG_LEGS_NAME_MAX], ih[PG_LEGS_NAME_MAX];
-	unsigned o = endpoint_split(l->end[outer], oh, sizeof oh);
+	char ih[PG_LEGS_NAME_MAX];
+	unsigned o = endpoint_split(l->end[outer], NULL, 0);
 	unsigned i = endpoint_split(l->end[inner], ih, sizeof ih);
 	char counted[320];
 	char twice[96] = "";

@@ -1,4 +1,4 @@
-/* pg_legs.h - a pooler's two legs, both given as PostgreSQL ports.
+/* pg_legs.h - a pooler's or relay's two legs, both captured.
  *
  * An application that talks to PgBouncer (or pgcat, Odyssey, Pgpool-II, any
  * proxy that speaks the protocol) on one port, the pooler passing each
@@ -11,14 +11,14 @@
  * blog app's 9 per page read 18).
  *
  * So each finished round trip with a statement is matched against the
- * recent ones of the other ports: one on port B with the same statement
- * (sql_fingerprint) that began no earlier than one on port A and ended
- * no later, and at most PG_LEGS_RELAY_NS before it, is B's copy of A's -
+ * recent ones of the other legs (below): one on leg B with the same
+ * statement (sql_fingerprint) that began no earlier than one on leg A and
+ * ended no later, and at most PG_LEGS_RELAY_NS before it, is B's copy of A's -
  * a proxy's leg lies inside the client's, since the pooler can only send
  * on what it has and answer after the server did, and it passes an answer
  * on at once (a statement may wait for a free server connection first, so
  * only the end is held close).  Each one is matched once.  Where most of a
- * port's statements are copies of another's, it is a pooler's server side
+ * leg's statements are copies of another's, it is a pooler's server side
  * (evidence.h, pooler-legs).  Two servers that run the same statement at
  * once (a primary and its replica) match now and then: one's round trip
  * must end inside the other's and within the relay time of its end.
@@ -75,7 +75,7 @@ struct pg_legs_rt {
 struct pg_legs {
 	char end[PG_LEGS_ENDS][PG_LEGS_NAME_MAX]; /* the endpoints, "address:port", as seen */
 	uint8_t nends;
-	bool short_of_memory; /* no room for the recent ones: not followed */
+	bool short_of_memory; /* no room for the recent ones: not followed (analysis_leg counts it) */
 	struct pg_legs_rt (*recent)[PG_LEGS_WAYS]; /* PG_LEGS_SETS sets, from the second endpoint */
 	uint64_t stmts[PG_LEGS_ENDS];                /* round trips with a statement, by leg */
 	uint64_t inside[PG_LEGS_ENDS][PG_LEGS_ENDS]; /* [outer][inner]: copies matched */

@@ -68,7 +68,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	s->cx = *cx;
 	pgsql_conn_init(&s->pg, from_start);
 	hist_init(&s->lat);
-	s->leg = pg_legs_endpoint(a->legs, cx->sum->server);
+	s->leg = analysis_leg(a, a->legs, cx->sum->server);
 	rtt_init(&s->rtt, &s->lat, a->lat_class,
 		 a->opts.on_rt || a->attributing ? on_round_trip : NULL, s);
 	s->rtt.on_part = a->attributing ? on_part : NULL;

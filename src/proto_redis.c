@@ -150,7 +150,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	s->cx = *cx;
 	resp_conn_init(&s->resp, from_start);
 	hist_init(&s->lat);
-	s->leg = pg_legs_endpoint(a->redis_legs, cx->sum->server);
+	s->leg = analysis_leg(a, a->redis_legs, cx->sum->server);
 	redis_rtt_init(&s->rtt, &s->lat, a->redis_lat_class,
 		       a->attributing || a->opts.on_redis_rt || pg_legs_on(a->redis_legs)
 			       ? on_round_trip

@@ -344,10 +344,10 @@ static uint8_t classify_parse(const char *q, size_t n, bool whole)
 /* Whether a text gets its fingerprint: with fingerprints on (attribution,
  * a pooler's legs), and a statement prepared always - a connection's
  * statements are known by it when its Binds come, and the legs may be
- * followed only from a later packet on (pg_legs.h: the PgBouncer test's
- * app prepared its statements before PgBouncer's server leg showed up, and
- * none of its round trips matched).  Prepared texts are few, each
- * fingerprinted once; a simple query's literals make every text new. */
+ * followed only from a later packet on (pg_legs.h): prepared before, its
+ * Binds were known by the name alone and never matched the other leg's
+ * (test_sigs_turned_on).  Prepared texts are few, each fingerprinted once;
+ * a simple query's literals make every text new. */
 static inline bool wants_sig(const struct rtt *r, bool parse)
 {
 	return r->fingerprints || parse;

@@ -26,6 +26,21 @@ def wait_listening(port, tries=100):
     return False
 
 
+RELAY_ADDR = "127.0.0.5"  # a relay's; the servers the tests start listen on 127.0.0.1
+
+
+def start_relay(port):
+    """tests/clients/relay.py on RELAY_ADDR:port to 127.0.0.1:port, as
+    docker-proxy publishes a container's port: both legs of every
+    connection on one server port.  Its Popen, and whether it said it
+    listens."""
+    p = subprocess.Popen(["/usr/bin/python3", os.path.join(os.path.dirname(__file__), "clients",
+                                                           "relay.py"),
+                          RELAY_ADDR, str(port), "127.0.0.1", str(port)],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return p, p.stdout.readline().strip() == "ready"
+
+
 def blog_database(port, name, blogload):
     """A fresh database NAME on the test cluster with the seed's dataset
     (bench/blogload); its libpq DSN, or None if the load failed."""

@@ -39,7 +39,8 @@ import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklib import check, finish  # noqa: E402
-from livelib import blog_database, capture, free_port, wait_listening  # noqa: E402
+from livelib import RELAY_ADDR, blog_database, capture, free_port, start_relay  # noqa: E402
+from livelib import wait_listening  # noqa: E402
 
 PGRTT, BLOGLOAD, APP, SRC = (os.path.abspath(a) for a in sys.argv[1:5])
 PORT = os.environ.get("PGRTT_PGPORT")
@@ -377,16 +378,11 @@ def server_leg_live(bport, db):
     check(f"{what}: the warning when it ends", "[pooler-server-leg]" in err, True)
 
 
-RELAY_ADDR = "127.0.0.5"  # the relay's; the cluster listens on 127.0.0.1
-
-
 def relay():
-    """tests/clients/relay.py on RELAY_ADDR, the cluster's port, to the
-    cluster: both legs on one port."""
-    p = subprocess.Popen(["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "relay.py"),
-                          RELAY_ADDR, PORT, "127.0.0.1", PORT],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    check("the relay ready", p.stdout.readline().strip(), "ready")
+    """A relay on the cluster's port (livelib.start_relay): both legs on one
+    port."""
+    p, ready = start_relay(PORT)
+    check("the relay ready", ready, True)
     return p
 
 

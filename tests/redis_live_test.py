@@ -23,7 +23,7 @@ import tempfile
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklib import check, failures  # noqa: E402
-from livelib import free_port  # noqa: E402
+from livelib import RELAY_ADDR, free_port, start_relay  # noqa: E402
 
 PGRTT, SRC = (os.path.abspath(a) for a in sys.argv[1:3])
 HIREDIS = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] != "none" else None
@@ -178,16 +178,13 @@ def main():
             check("hiredis: analyze of the -w file says the same",
                   (a["commands"], a["round_trips"], a["largest_pipeline"]),
                   (r.get("commands"), r.get("round_trips"), r.get("largest_pipeline")))
-        relay = subprocess.Popen(["/usr/bin/python3", os.path.join(SRC, "tests", "clients",
-                                                                   "relay.py"),
-                                  "127.0.0.5", str(port), "127.0.0.1", str(port)],
-                                 stdout=subprocess.PIPE, text=True)
+        relay, ready = start_relay(port)
         try:
-            check("relay: ready", relay.stdout.readline().strip(), "ready")
+            check("relay: ready", ready, True)
             rfile = os.path.join(tmp, "relay.pcap")
             rc, d, err = under_capture(
                 ["-p", str(pg), "--redis-port", str(port), "-w", rfile],
-                lambda: subprocess.run(["redis-benchmark", "-h", "127.0.0.5", "-p", str(port),
+                lambda: subprocess.run(["redis-benchmark", "-h", RELAY_ADDR, "-p", str(port),
                                         "-q", "-n", "2000", "-c", "4", "-P", "1", "-t",
                                         "get,set"], check=True, capture_output=True))
         finally:

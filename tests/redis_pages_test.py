@@ -25,7 +25,7 @@ import tempfile
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklib import check, failures, same_on_one_thread  # noqa: E402
-from livelib import capture, free_port  # noqa: E402
+from livelib import RELAY_ADDR, capture, free_port, start_relay  # noqa: E402
 
 PGRTT, BLOGLOAD, APP, SRC = (os.path.abspath(a) for a in sys.argv[1:5])
 PORT = os.environ.get("PGRTT_PGPORT")
@@ -52,16 +52,14 @@ def figures(x):
 
 
 def relay_pages(tmp, env, dsn):
-    relay = subprocess.Popen(["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "relay.py"),
-                              "127.0.0.5", str(REDIS), "127.0.0.1", str(REDIS)],
-                             stdout=subprocess.PIPE, text=True)
+    relay, ready = start_relay(REDIS)
     http = free_port()
     app = subprocess.Popen([APP], env=dict(env, PORT=str(http), POOL_MODE="pgx", DATABASE_URL=dsn,
-                                           REDIS_URL=f"redis://127.0.0.5:{REDIS}"),
+                                           REDIS_URL=f"redis://{RELAY_ADDR}:{REDIS}"),
                            stdout=subprocess.PIPE, text=True)
     pcap = os.path.join(tmp, "relay.pcap")
     try:
-        check("Redis behind a relay: the relay ready", relay.stdout.readline().strip(), "ready")
+        check("Redis behind a relay: the relay ready", ready, True)
         check("Redis behind a relay: the app ready", app.stdout.readline().strip(), "ready")
         urllib.request.urlopen(f"http://127.0.0.1:{http}/cached/", timeout=10).read()  # warm
         load = ["/usr/bin/python3", os.path.join(SRC, "tests", "clients", "load.py"), str(http),
