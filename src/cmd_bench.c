@@ -1406,7 +1406,7 @@ int cmd_bench(int argc, char **argv)
 			rc = EXIT_ERROR;
 		if (rc != EXIT_ERROR)
 			fprintf(stderr, "pgrtt: bench: %s/results.json, report.md, report.html, %s\n",
-				B.outdir, dbpath);
+				B.outdir, store_shown(dbpath));
 	}
 finish:
 	cJSON_Delete(root);

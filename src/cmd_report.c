@@ -62,7 +62,8 @@ static bool runs_exist(struct store *s, const char *path, const long long *runs,
 {
 	for (int i = 0; i < n; i++) {
 		if (!store_has_run(s, runs[i])) {
-			warnx_("%s: no run %lld (pgrtt runs --db %s lists them)", path, runs[i], path);
+			warnx_("%s: no run %lld (pgrtt runs --db %s lists them)", store_shown(path), runs[i],
+			       store_shown(path));
 			return false;
 		}
 	}

@@ -77,11 +77,17 @@ void db_close(struct db *db)
 	free(db);
 }
 
+static bool has_uri_scheme(const char *s)
+{
+	return strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0;
+}
+
 bool db_is_pg_uri(const char *s)
 {
-	if (strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0)
+	if (has_uri_scheme(s))
 		return true;
-	/* libpq's key=value form: a word, then '=' ("host=db dbname=pgrtt") */
+	/* libpq's key=value form: a word, then '=' ("host=db dbname=pgrtt"), and
+	 * libpq takes the whole string - a file named "a=b.db" is not one */
 	const char *p = s;
 	while (*p == ' ')
 		p++;
@@ -90,32 +96,157 @@ bool db_is_pg_uri(const char *s)
 		p++;
 	while (*p == ' ')
 		p++;
-	return p > w && *p == '=' && !strchr(s, '/');
+	if (p == w || *p != '=')
+		return false;
+	PQconninfoOption *o = PQconninfoParse(s, NULL);
+	PQconninfoFree(o);
+	return o != NULL;
+}
+
+/* Appends to out[*o..cap) as far as it fits; out stays terminated. */
+static void put(char *out, size_t cap, size_t *o, const char *s, size_t n)
+{
+	if (*o >= cap)
+		return;
+	size_t room = cap - 1 - *o;
+	if (n > room)
+		n = room;
+	memcpy(out + *o, s, n);
+	*o += n;
+	out[*o] = '\0';
+}
+
+static void puts_(char *out, size_t cap, size_t *o, const char *s)
+{
+	put(out, cap, o, s, strlen(s));
+}
+
+/* A value in a URI: RFC 3986's unreserved characters as they are, the rest
+ * %-encoded, so that what is shown reads back as what was given. */
+static void put_uri_value(char *out, size_t cap, size_t *o, const char *v)
+{
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		char enc[4];
+		if (isalnum(*p) || strchr("-._~", *p))
+			put(out, cap, o, (const char *)p, 1);
+		else
+			put(out, cap, o, enc, (size_t)snprintf(enc, sizeof enc, "%%%02X", *p));
+	}
+}
+
+/* A value in key=value form, quoted as libpq reads it when it must be. */
+static void put_kv_value(char *out, size_t cap, size_t *o, const char *v)
+{
+	bool plain = *v != '\0';
+	for (const char *p = v; *p; p++)
+		plain = plain && !isspace((unsigned char)*p) && *p != '\'' && *p != '\\';
+	if (plain) {
+		puts_(out, cap, o, v);
+		return;
+	}
+	put(out, cap, o, "'", 1);
+	for (const char *p = v; *p; p++) {
+		if (*p == '\'' || *p == '\\')
+			put(out, cap, o, "\\", 1);
+		put(out, cap, o, p, 1);
+	}
+	put(out, cap, o, "'", 1);
+}
+
+static const char *opt_val(const PQconninfoOption *opts, const char *key)
+{
+	for (const PQconninfoOption *p = opts; p->keyword; p++)
+		if (strcmp(p->keyword, key) == 0)
+			return p->val;
+	return NULL;
+}
+
+/* libpq names its secrets: dispchar "*" (password, sslpassword, and any it
+ * adds).  Their values never leave here; that one was given is shown. */
+static bool is_secret(const PQconninfoOption *p)
+{
+	return p->dispchar && strchr(p->dispchar, '*');
 }
 
 void db_redact(const char *s, char *out, int cap)
 {
-	snprintf(out, (size_t)cap, "%s", s);
-	if (strncmp(s, "postgres", 8) == 0) { /* scheme://user:password@host */
-		char *at = strchr(out, '@'), *scheme = strstr(out, "://");
-		char *colon = scheme ? strchr(scheme + 3, ':') : NULL;
-		if (at && colon && colon < at)
-			memmove(colon + 4, at, strlen(at) + 1), memcpy(colon, ":***", 4);
+	size_t c = (size_t)cap, o = 0;
+	if (c == 0)
+		return;
+	out[0] = '\0';
+	if (!has_uri_scheme(s) && !strchr(s, '=')) { /* a file's name */
+		puts_(out, c, &o, s);
+		return;
 	}
-	for (char *p = strstr(out, "password"); p; p = strstr(p + 1, "password")) {
-		char *eq = p + 8;
-		while (*eq == ' ')
-			eq++;
-		if (*eq != '=')
-			continue;
-		char *v = eq + 1, *end = v;
-		while (*end && *end != ' ' && *end != '&')
-			end++;
-		if (end - v >= 3) {
-			memcpy(v, "***", 3);
-			memmove(v + 3, end, strlen(end) + 1);
+	/* rebuilt from libpq's own reading of it: whatever the spacing, quoting
+	 * or escaping, the fields libpq would send are what is shown */
+	PQconninfoOption *opts = PQconninfoParse(s, NULL);
+	if (!opts) {
+		if (has_uri_scheme(s) || db_is_pg_uri(s) || strstr(s, "password"))
+			puts_(out, c, &o, "(a PostgreSQL connection string libpq cannot read)");
+		else
+			puts_(out, c, &o, s);
+		return;
+	}
+	if (has_uri_scheme(s)) {
+		const char *user = opt_val(opts, "user"), *host = opt_val(opts, "host");
+		const char *port = opt_val(opts, "port"), *dbname = opt_val(opts, "dbname");
+		const char *pw = opt_val(opts, "password");
+		/* one plain host in the authority; several, IPv6 or a socket
+		 * directory as parameters, which libpq reads the same */
+		bool host_inline = host && *host && !strpbrk(host, ",:/%") &&
+				   !(port && strchr(port, ','));
+		puts_(out, c, &o, "postgresql://");
+		if (user || pw) {
+			if (user)
+				put_uri_value(out, c, &o, user);
+			if (pw)
+				puts_(out, c, &o, ":***");
+			puts_(out, c, &o, "@");
+		}
+		if (host_inline) {
+			put_uri_value(out, c, &o, host);
+			if (port && *port) {
+				puts_(out, c, &o, ":");
+				put_uri_value(out, c, &o, port);
+			}
+		}
+		if (dbname) {
+			puts_(out, c, &o, "/");
+			put_uri_value(out, c, &o, dbname);
+		}
+		char sep = '?';
+		for (const PQconninfoOption *p = opts; p->keyword; p++) {
+			const char *k = p->keyword;
+			if (!p->val || strcmp(k, "user") == 0 || strcmp(k, "dbname") == 0 ||
+			    strcmp(k, "password") == 0 ||
+			    (host_inline && (strcmp(k, "host") == 0 || strcmp(k, "port") == 0)))
+				continue;
+			put(out, c, &o, &sep, 1);
+			sep = '&';
+			puts_(out, c, &o, k);
+			puts_(out, c, &o, "=");
+			if (is_secret(p))
+				puts_(out, c, &o, "***");
+			else
+				put_uri_value(out, c, &o, p->val);
+		}
+	} else {
+		const char *sp = "";
+		for (const PQconninfoOption *p = opts; p->keyword; p++) {
+			if (!p->val)
+				continue;
+			puts_(out, c, &o, sp);
+			sp = " ";
+			puts_(out, c, &o, p->keyword);
+			puts_(out, c, &o, "=");
+			if (is_secret(p))
+				puts_(out, c, &o, "***");
+			else
+				put_kv_value(out, c, &o, p->val);
 		}
 	}
+	PQconninfoFree(opts);
 }
 
 /* ---- SQLite's dialect, PostgreSQL's ---- */

@@ -179,6 +179,15 @@ try:
             os.path.join(CAP, "web-noping.pcap"))
     check("stored with a password in the URI: not printed", (p.returncode, pw in p.stdout + p.stderr),
           (0, False))
+    # libpq's grammar: spaces around '=', quotes, escapes; every message of a
+    # run stored that way (tests/unit/test_output.c's redaction: the rest)
+    for dsn in (f"host=127.0.0.1 port={port} user=pgrtt_scram password = {pw} dbname=scram sslmode=disable",
+                f"host=127.0.0.1 port={port} user=pgrtt_scram password='{pw}' dbname=scram sslmode=disable",
+                f"postgresql://pgrtt_scram@127.0.0.1:{port}/scram?password={pw}&sslmode=disable"):
+        p = run("analyze", *WEB, "--db", dsn, os.path.join(CAP, "web-noping.pcap"))
+        check(f"stored through {dsn.replace(pw, 'PW')}: the password not printed",
+              (p.returncode, "stored run" in p.stderr, pw in p.stdout + p.stderr, "***" in p.stderr),
+              (0, True, False, True))
     dump = subprocess.run(["pg_dump", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "scram"],
                           capture_output=True, text=True, env=ENV).stdout
     check("... nor stored", (len(dump) > 1000, pw in dump), (True, False))

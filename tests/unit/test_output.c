@@ -8,7 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libpq-fe.h>
+
 #include "analysis.h"
+#include "db.h"
 #include "escape.h"
 #include "evidence.h"
 #include "pgsql_summary.h"
@@ -211,11 +214,96 @@ static void json_report(void)
 	analysis_free(&a);
 }
 
+/* What libpq reads from a connection string, as "key=value\n" lines, the
+ * secrets' values replaced by "***"; NULL when libpq cannot read it. */
+static char *fields(const char *s, bool mask)
+{
+	PQconninfoOption *o = PQconninfoParse(s, NULL);
+	if (!o)
+		return NULL;
+	static char buf[2][2048];
+	char *b = buf[mask];
+	size_t n = 0;
+	b[0] = '\0';
+	for (PQconninfoOption *p = o; p->keyword; p++)
+		if (p->val)
+			n += (size_t)snprintf(b + n, sizeof buf[0] - n, "%s=%s\n", p->keyword,
+					      mask && strchr(p->dispchar, '*') ? "***" : p->val);
+	PQconninfoFree(o);
+	return b;
+}
+
+/* Every way libpq's grammar lets a password be written: the redacted string
+ * holds none of it, and libpq reads from it every other field as given. */
+static void redaction(void)
+{
+	static const struct {
+		const char *dsn, *secret;
+	} cases[] = {
+		{"host=127.0.0.1 port=57099 user=pgrtt password = LongSecret123 dbname=pgrtt", "LongSecret123"},
+		{"host=h password=x dbname=d", NULL},
+		{"host=h password=xy dbname=d", NULL},
+		{"host=h password='my secret pw' dbname=d", "secret"},
+		{"host=h password=my\\ secret\\ pw dbname=d", "secret"},
+		{"host=h password='it\\'s s3cr\\\\et' dbname=d", "s3cr"},
+		{"password=Leading1 host=h", "Leading1"},
+		{"host=h\tpassword\t=\tTabbed99 dbname=d", "Tabbed99"},
+		{"host=h sslpassword=KeyPass42 password=Pw4242", "KeyPass42"},
+		{"host=h password= dbname=d", NULL},
+		{"postgresql://alice:UriSecret9@db.example:5433/shop?sslmode=disable", "UriSecret9"},
+		{"postgres://alice:p%40ss%20word@db/shop", "p%40ss"},
+		{"postgresql://alice@db/shop?password=QuerySecret7&sslmode=require", "QuerySecret7"},
+		{"postgresql://alice:a@db/shop", NULL},
+		{"postgresql://a:SecretInList@h1:5432,h2:5433/shop", "SecretInList"},
+		{"postgresql://u:V6Secret@[::1]:55432/db", "V6Secret"},
+		{"postgresql://u:SockSecret@/db?host=/var/run/postgresql", "SockSecret"},
+		{"postgresql://u@h/db?application_name=a%20b&options=-c%20x%3Dy", NULL},
+		{"host=/var/run/postgresql dbname=x password=SocketDir5", "SocketDir5"},
+	};
+	char shown[1024];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *dsn = cases[i].dsn;
+		CHECK(db_is_pg_uri(dsn));
+		db_redact(dsn, shown, sizeof shown);
+		if (cases[i].secret && strstr(shown, cases[i].secret)) {
+			tt_failures++;
+			fprintf(stderr, "redaction: %s shows its secret: %s\n", dsn, shown);
+		}
+		char *want = fields(dsn, true), *got = fields(shown, false);
+		if (!want || !got || strcmp(want, got) != 0) {
+			tt_failures++;
+			fprintf(stderr, "redaction: %s shown as %s reads as\n%s, not\n%s", dsn, shown,
+				got ? got : "(unreadable)\n", want ? want : "(unreadable)\n");
+		}
+		tt_checks++;
+	}
+	/* one- and two-character passwords are hidden as any other */
+	db_redact("host=h password=q", shown, sizeof shown);
+	CHECK_STR(shown, "password=*** host=h"); /* in libpq's order of its fields */
+	db_redact("postgresql://u:zz@h/d", shown, sizeof shown);
+	CHECK_STR(shown, "postgresql://u:***@h/d");
+	/* what libpq cannot read is not echoed: it may hold a password */
+	db_redact("host=h password='never closed", shown, sizeof shown);
+	CHECK(strstr(shown, "never") == NULL);
+	db_redact("postgresql://u:Broken7@h:notaport/d?nosuch=1", shown, sizeof shown);
+	CHECK(strstr(shown, "Broken7") == NULL);
+	/* files are files, shown as they are */
+	db_redact("/tmp/runs=1.db", shown, sizeof shown);
+	CHECK_STR(shown, "/tmp/runs=1.db");
+	CHECK(!db_is_pg_uri("runs=1.db"));
+	CHECK(!db_is_pg_uri("/tmp/pgrtt.db"));
+	/* cut short, never past the buffer */
+	char tiny[8];
+	db_redact("host=h password=Secret99 dbname=d", tiny, sizeof tiny);
+	CHECK(strlen(tiny) < sizeof tiny && !strstr(tiny, "Secret"));
+}
+
 int main(void)
 {
 	RUN(escapes);
 	RUN(summaries);
 	RUN(store_and_read);
 	RUN(json_report);
+	RUN(redaction);
 	return TT_EXIT();
 }
