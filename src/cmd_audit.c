@@ -34,6 +34,7 @@ struct adata {
 	bool http;                 /* HTTP ports were given: pages could be seen */
 	uint64_t pages_mixed_only; /* pages of routes that had only mixed pages */
 	int64_t run_id;            /* audited from the store: its run (0: capture files) */
+	struct run_figures judged; /* ... its app, labels, time and host, to name it */
 	struct evidence ev;
 };
 
@@ -50,6 +51,13 @@ struct policy {
 	bool writes_baseline; /* --write-baseline names the baseline file itself */
 };
 
+/* The run to judge in a store: --app and --label, as the runs were stored. */
+struct run_select {
+	const char *app;
+	const char *labels[32];
+	int nlabels;
+};
+
 struct check {
 	char cls[ROUTE_MAX], name[64], msg[EV_MSG_MAX + 32]; /* a finding's, and "(allowed)" */
 	bool ok;
@@ -63,7 +71,8 @@ struct checks {
 static void help(FILE *out)
 {
 	fprintf(out, "Usage: pgrtt audit [RULES] [--http-port PORT] [-p PORT] [--redis-port PORT] FILE...\n"
-	      "       pgrtt audit [RULES] --db FILE|URI [--run N|latest]   (or PGRTT_DB)\n"
+	      "       pgrtt audit [RULES] --db FILE|URI [--app NAME] [--label K=V] [--run N|latest]\n"
+	      "                                                   (PGRTT_DB without --db)\n"
 	      "\n"
 	      "Fail (exit 1) when pages cost more round trips than allowed or a pool pings;\n"
 	      "exit 0 when every rule holds, 2 on an input error, 64 on a usage error.\n"
@@ -90,7 +99,9 @@ static void help(FILE *out)
 	      "      --allow CODE[,CODE]        do not fail on these findings (repeatable):\n"
 	      "                                 %s\n"
 	      "Input: capture files (FILE or -r FILE) with -p, --http-port, -f, --grace,\n"
-	      "--route-values, --no-progress as 'analyze'; or --db FILE with --run N or latest (the default).\n"
+	      "--route-values, --no-progress as 'analyze'; or --db FILE|URI: the newest run of\n"
+	      "--app NAME with every --label KEY=VALUE (a store of one app needs no --app), or\n"
+	      "--run N; the run judged is named first.\n"
 	      "Output: -F json, -o FILE (the report to FILE), --junit FILE (JUnit XML),\n"
 	      "--github (::error:: annotations; on standard error when JSON is on standard\n"
 	      "output), --write-baseline FILE (also write the measured routes as a baseline).\n"
@@ -647,32 +658,88 @@ static int from_analysis(const struct analysis *a, bool partial, struct adata *d
 	return 0;
 }
 
-static int from_db(const char *path, const char *run, struct adata *d)
+/* Which run to judge: --run N, or the newest of the app and labels given.
+ * A store that holds several apps is never guessed from: a gate passed on
+ * another app's run would be worse than no gate.  The run's id, or 0 after
+ * a one-line error (*usage set when the command line must change). */
+static int64_t pick_run(struct store *s, const char *path, const char *run,
+			const struct run_select *sel, bool *usage)
 {
-	int64_t id = 0;
-	bool latest = strcmp(run, "latest") == 0;
-	char *end;
-	long long want = latest ? 0 : strtoll(run, &end, 10);
-	if (!latest && (*end || want < 1)) {
-		usage_error("bad --run \"%s\": a run number or latest", run);
-		return -2;
+	char err[STORE_ERRBUF];
+	char *apps[1] = {(char *)sel->app};
+	struct route_query q = {apps, sel->app ? 1 : 0, (char *const *)sel->labels, sel->nlabels,
+				NULL, 0, false};
+	if (strcmp(run, "latest") != 0) {
+		char *end;
+		long long want = strtoll(run, &end, 10);
+		if (*end || want < 1) {
+			usage_error("bad --run \"%s\": a run number or latest", run);
+			*usage = true;
+			return 0;
+		}
+		q.runs = &want;
+		q.nruns = 1;
+		if (store_latest_matching(s, &q) == want)
+			return want;
+		if (store_has_run(s, want))
+			warnx_("%s: run %lld is not of the --app and --label given (pgrtt runs lists "
+			       "it)", store_shown(path), want);
+		else
+			warnx_("%s: no run %lld", store_shown(path), want);
+		return 0;
 	}
+	char names[8][STORE_APP_MAX];
+	int napps = 0;
+	if (!sel->app) {
+		if (store_apps(s, &q, names, 8, &napps, err) != 0) {
+			warnx_("%s: %s", store_shown(path), err);
+			return 0;
+		}
+		if (napps > 1) {
+			char list[8 * (STORE_APP_MAX + 8)] = "";
+			size_t o = 0;
+			for (int i = 0; i < napps && i < 8; i++) {
+				char e[STORE_APP_MAX * 4];
+				o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "",
+						      names[i][0] ? esc_term_buf(e, sizeof e, names[i])
+								  : "(runs stored without --app)");
+			}
+			usage_error("%s holds runs of %d apps (%s%s): give --app NAME, or --run N",
+				    store_shown(path), napps, list, napps > 8 ? ", ..." : "");
+			*usage = true;
+			return 0;
+		}
+	}
+	int64_t id = store_latest_matching(s, &q);
+	if (!id)
+		warnx_("%s: no run%s", store_shown(path),
+		       sel->app || sel->nlabels ? " of the --app and --label given" : "");
+	return id;
+}
+
+static int from_db(const char *path, const char *run, const struct run_select *sel,
+		   struct adata *d)
+{
 	struct store *s = open_db(path, STORE_READ);
 	if (!s)
 		return -1;
-	if (latest)
-		id = store_latest_run(s);
-	else if (store_has_run(s, want))
-		id = want;
+	bool usage = false;
+	int64_t id = pick_run(s, path, run, sel, &usage);
 	if (!id) {
-		warnx_("%s: no run %s", path, run);
 		store_close(s);
-		return -1;
+		return usage ? -2 : -1;
 	}
+	long long want = id;
+	struct route_query one = {NULL, 0, NULL, 0, &want, 1, false};
+	struct run_figures *info = NULL;
+	int ninfo = 0;
+	char ierr[STORE_ERRBUF];
+	if (store_runs(s, &one, &info, &ninfo, ierr) == 0 && ninfo == 1)
+		d->judged = info[0];
+	free(info);
 	char err[STORE_ERRBUF];
 	struct run_pings p = {0};
 	struct route_query q = {NULL, 0, NULL, 0, &want, 1, true};
-	want = id;
 	d->run_id = id;
 	struct route_figures *all = NULL;
 	int n = 0;
@@ -682,7 +749,7 @@ static int from_db(const char *path, const char *run, struct adata *d)
 			 ? 0
 			 : -1;
 	if (rc != 0)
-		warnx_("%s: %s", path, err);
+		warnx_("%s: %s", store_shown(path), err);
 	for (int i = 0; i < n; i++) { /* routes with only mixed pages have no figure */
 		if (all[i].pages > 0) {
 			all[d->n++] = all[i];
@@ -703,7 +770,18 @@ static int from_db(const char *path, const char *run, struct adata *d)
 
 /* ---------------------------------------------------------------------- */
 
-static int junit(const char *path, const struct checks *cs)
+/* "run 17 (app shop; branch=main; stored 2026-12-07 11:00:00 on vm)": which
+ * stored run was judged, for every output to say. */
+static const char *judged_run(const struct adata *d, char *buf, size_t cap)
+{
+	const struct run_figures *r = &d->judged;
+	snprintf(buf, cap, "run %" PRId64 " (app %s%s%s; stored %s%s%s)", d->run_id,
+		 r->app[0] ? r->app : "not given", r->labels[0] ? "; " : "", r->labels, r->created,
+		 r->host[0] ? " on " : "", r->host);
+	return buf;
+}
+
+static int junit(const char *path, const struct checks *cs, const struct adata *d)
 {
 	FILE *f = fopen(path, "w");
 	if (!f) {
@@ -717,6 +795,12 @@ static int junit(const char *path, const struct checks *cs)
 		   "tests=\"%d\" failures=\"%d\">\n<testsuite name=\"pgrtt audit\" tests=\"%d\" "
 		   "failures=\"%d\" errors=\"0\">\n",
 		cs->n, failures, cs->n, failures);
+	if (d->run_id) {
+		char named[1024];
+		fputs("  <properties><property name=\"pgrtt.run\" value=\"", f);
+		esc_xml(f, judged_run(d, named, sizeof named));
+		fputs("\"/></properties>\n", f);
+	}
 	for (int i = 0; i < cs->n; i++) {
 		const struct check *k = &cs->c[i];
 		fputs("  <testcase classname=\"", f);
@@ -791,7 +875,7 @@ static int write_baseline(const char *path, const struct adata *d)
 
 enum {
 	A_MAX_RT = 1, A_MAX_RFQ, A_MAX_PINGS, A_MAX_CONNS, A_MIN_PAGES, A_MAX_INCREASE, A_FORBID,
-	A_ROUTE, A_ALLOW, A_POLICY, A_BASELINE, A_RUN, A_JUNIT, A_WRITE_BASELINE, A_GITHUB,
+	A_ROUTE, A_ALLOW, A_POLICY, A_BASELINE, A_RUN, A_APP, A_LABEL, A_JUNIT, A_WRITE_BASELINE, A_GITHUB,
 	A_MAX_REDIS_RT, A_MAX_REDIS_CMDS, A_BASELINE_FROM,
 };
 
@@ -799,6 +883,7 @@ struct audit_args {
 	struct policy p;
 	struct cmd_opts *co;
 	const char *policy, *run, *junit_path, *write_path;
+	struct run_select sel;
 	bool github;
 };
 
@@ -886,6 +971,16 @@ static int audit_opt(void *ctx, int id, const char *arg)
 	case A_RUN:
 		x->run = arg;
 		return 0;
+	case A_APP:
+		x->sel.app = arg;
+		return 0;
+	case A_LABEL:
+		if (!strchr(arg, '=') || arg[0] == '=' || x->sel.nlabels == 32) {
+			usage_error("bad --label \"%s\": expected KEY=VALUE (at most 32)", arg);
+			return -1;
+		}
+		x->sel.labels[x->sel.nlabels++] = arg;
+		return 0;
 	case A_JUNIT:
 		x->junit_path = arg;
 		return 0;
@@ -917,6 +1012,8 @@ int cmd_audit(int argc, char **argv)
 		{"baseline", 0, true, A_BASELINE},
 		{"baseline-from", 0, true, A_BASELINE_FROM},
 		{"run", 0, true, A_RUN},
+		{"app", 0, true, A_APP},
+		{"label", 0, true, A_LABEL},
 		{"junit", 0, true, A_JUNIT},
 		{"write-baseline", 0, true, A_WRITE_BASELINE},
 		{"github", 0, false, A_GITHUB},
@@ -963,13 +1060,17 @@ int cmd_audit(int argc, char **argv)
 				    "is the history it reads)");
 			return EXIT_USAGE;
 		}
-		int r = from_db(dbpath, run, &d);
+		int r = from_db(dbpath, run, &x.sel, &d);
 		if (r != 0) {
 			free(d.r);
 			return r == -2 ? EXIT_USAGE : AUDIT_INPUT;
 		}
 	} else {
 		struct read_opts ro = co.ro;
+		if (x.sel.app || x.sel.nlabels) {
+			usage_error("--app and --label pick a stored run: give --db (or PGRTT_DB)");
+			return EXIT_USAGE;
+		}
 		if (co.nrest == 0) {
 			usage_error("no capture file given");
 			return EXIT_USAGE;
@@ -1032,6 +1133,14 @@ int cmd_audit(int argc, char **argv)
 		cJSON_AddBoolToObject(root, "passed", failed == 0);
 		cJSON_AddBoolToObject(root, "measured", !fatal);
 		cJSON_AddNumberToObject(root, "failures", failed);
+		if (d.run_id) {
+			cJSON *r = cJSON_AddObjectToObject(root, "run");
+			cJSON_AddNumberToObject(r, "id", (double)d.run_id);
+			esc_json_add(r, "app", d.judged.app);
+			esc_json_add(r, "labels", d.judged.labels);
+			esc_json_add(r, "created", d.judged.created);
+			esc_json_add(r, "host", d.judged.host);
+		}
 		cJSON *arr = cJSON_AddArrayToObject(root, "checks");
 		for (int i = 0; i < cs.n; i++) {
 			cJSON *o = cJSON_CreateObject();
@@ -1051,6 +1160,12 @@ int cmd_audit(int argc, char **argv)
 			fprintf(out, "%s\n", t);
 		free(t);
 	} else {
+		if (d.run_id) {
+			char named[1024];
+			fputs("audited ", out);
+			esc_term(out, judged_run(&d, named, sizeof named));
+			fputs("\n", out);
+		}
 		for (int i = 0; i < cs.n; i++)
 			fprintf(out, "%-4s %s: %s%s%s\n", cs.c[i].ok ? "ok" : "FAIL", cs.c[i].cls,
 				strcmp(cs.c[i].cls, "evidence") == 0 ? cs.c[i].name : "",
@@ -1064,7 +1179,7 @@ int cmd_audit(int argc, char **argv)
 	if (github) /* workflow commands: on stdout unless JSON holds it */
 		github_annotations(json && !output ? stderr : out, &cs);
 	rc = output_close(out, output, EXIT_OK);
-	if (rc == EXIT_OK && junit_path && junit(junit_path, &cs) != 0)
+	if (rc == EXIT_OK && junit_path && junit(junit_path, &cs, &d) != 0)
 		rc = AUDIT_INPUT;
 	if (rc == EXIT_OK && write_path) {
 		if (fatal || d.n == 0) { /* a baseline of nothing would pass anything later */

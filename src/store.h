@@ -99,6 +99,16 @@ struct route_query {
 	bool with_mixed_only; /* also routes whose pages all overlapped other routes */
 };
 
+/* The newest run matching q (with_mixed_only ignored); 0 when none does. */
+int64_t store_latest_matching(struct store *s, const struct route_query *q);
+
+/* The distinct apps of the runs matching q, "" for runs stored without
+ * --app, sorted; *n counts them all, the first cap are copied.  0, or -1
+ * (err filled). */
+#define STORE_APP_MAX 64
+int store_apps(struct store *s, const struct route_query *q, char (*apps)[STORE_APP_MAX], int cap,
+	       int *n, char *err);
+
 /* The routes matching q, by route, app and run; *out is malloc'ed.
  * Returns 0, or -1 (err filled). */
 int store_routes(struct store *s, const struct route_query *q, struct route_figures **out, int *n,

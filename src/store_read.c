@@ -93,6 +93,54 @@ static void bind_filter(const struct route_query *q, struct db_stmt *st)
 		db_bind_int64(st, k++, q->runs[i]);
 }
 
+int64_t store_latest_matching(struct store *s, const struct route_query *q)
+{
+	char sql[4096];
+	size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT max(x.id) FROM runs x WHERE 1 = 1");
+	if ((o = filter_sql(q, sql, sizeof sql, o)) >= sizeof sql)
+		return 0;
+	struct db_stmt *st;
+	int64_t id = 0;
+	if (db_prepare(store_db(s), sql, &st) != DB_OK)
+		return 0;
+	bind_filter(q, st);
+	if (db_step(st) == DB_ROW && db_column_type(st, 0) != DB_NULL)
+		id = db_column_int64(st, 0);
+	db_finalize(st);
+	return id;
+}
+
+int store_apps(struct store *s, const struct route_query *q, char (*apps)[STORE_APP_MAX], int cap,
+	       int *n, char *err)
+{
+	struct db *db = store_db(s);
+	char sql[4096];
+	size_t o = (size_t)snprintf(sql, sizeof sql,
+				    "SELECT DISTINCT coalesce(x.app, '') FROM runs x WHERE 1 = 1");
+	if ((o = filter_sql(q, sql, sizeof sql, o)) + 20 >= sizeof sql) {
+		snprintf(err, STORE_ERRBUF, "too many filters");
+		return -1;
+	}
+	snprintf(sql + o, sizeof sql - o, " ORDER BY 1");
+	struct db_stmt *st;
+	if (db_prepare(db, sql, &st) != DB_OK) {
+		set_err(err, "reading apps", db);
+		return -1;
+	}
+	bind_filter(q, st);
+	int step;
+	*n = 0;
+	while ((step = db_step(st)) == DB_ROW)
+		if ((*n)++ < cap)
+			copy_col(apps[*n - 1], STORE_APP_MAX, st, 0);
+	db_finalize(st);
+	if (step != DB_DONE) {
+		set_err(err, "reading apps", db);
+		return -1;
+	}
+	return 0;
+}
+
 /* The round trips per page of routes, one record per (run, route), ordered
  * by route, app and run: the same figures for report and audit. */
 int store_routes(struct store *s, const struct route_query *q, struct route_figures **out, int *n,

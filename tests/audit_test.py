@@ -98,6 +98,33 @@ p = audit("--db", db, "--run", "latest", "--forbid", "acquire-ping", "--max-rt-p
 d = json.loads(p.stdout)
 check("stored run", (p.returncode, d["failures"], len(d["checks"])), (1, 1, 3))
 check("missing stored run", audit("--db", db, "--run", "9", "--forbid", "ping").returncode, 2)
+check("the run judged is named", (d["run"]["id"], d["run"]["app"]), (1, ""))
+# a store two runners share: the newest run of the app told, never another app's
+shared = os.path.join(tmp, "shared.db")
+for app, c in (("shop", "web-ping-query.pcap"), ("other", "web-noping.pcap")):
+    subprocess.run([PGRTT, "analyze", *WEB, "--db", shared, "--app", app, "--label", "ci=1", cap(c)],
+                   capture_output=True, check=True)
+gate = ["--forbid", "acquire-ping", "--max-rt-per-page", "4"]
+p = audit("--db", shared, *gate)
+check("two apps, no --app: a usage error listing them, nothing judged",
+      (p.returncode, "holds runs of 2 apps (other, shop)" in p.stderr, p.stdout), (64, True, ""))
+p = audit("--db", shared, "--label", "ci=1", *gate)
+check("... a label both share does not choose either", p.returncode, 64)
+xml = os.path.join(tmp, "shared.xml")
+p = audit("--db", shared, "--app", "shop", "--junit", xml, *gate)
+check("--app shop: its own older run, failed and named",
+      (p.returncode, p.stdout.splitlines()[0].startswith("audited run 1 (app shop; ci=1; stored ")),
+      (1, True))
+check("... named in the JUnit file", 'name="pgrtt.run" value="run 1 (app shop; ci=1;' in open(xml).read(),
+      True)
+p = audit("--db", shared, "--app", "other", *gate)
+check("--app other: its run passes", (p.returncode, "audited run 2 (app other;" in p.stdout), (0, True))
+p = audit("--db", shared, "--app", "shop", "--run", "2", *gate)
+check("--run of another app than --app: exit 2", (p.returncode, "not of the --app" in p.stderr), (2, True))
+p = audit("--db", shared, "--app", "nosuch", *gate)
+check("an app with no run: exit 2", (p.returncode, "no run of the --app" in p.stderr), (2, True))
+check("--app with capture files: a usage error",
+      audit(*WEB, "--app", "shop", *gate, cap("web-noping.pcap")).returncode, 64)
 
 # evidence: the gate never passes on what it could not measure (issue 9)
 def codes(p):

@@ -106,8 +106,12 @@ try:
                 "--forbid", "acquire-ping")
         y = run("audit", "--db", lite, "--run", lite_ids[app], "--max-rt-per-page", "4",
                 "--forbid", "acquire-ping")
+        judged = lambda t: t.splitlines()[0].split(" (")[1]  # the run's id differs
         check(f"audit {app}: the same verdict and checks as on SQLite",
-              (x.returncode, x.stdout), (y.returncode, y.stdout))
+              (x.returncode, x.stdout.split("\n", 1)[1], judged(x.stdout)),
+              (y.returncode, y.stdout.split("\n", 1)[1], judged(y.stdout)))
+        check(f"audit {app}: names the run it judged",
+              x.stdout.startswith(f"audited run {ids[app]} (app {app};"), True)
     x = run("runs", "--db", uri("central"), "show", ids["sqlx"])
     y = run("runs", "--db", lite, "show", lite_ids["sqlx"])
     strip = lambda t: [l for l in t.splitlines() if not l.startswith(("id ", "created_at "))]
@@ -124,6 +128,29 @@ try:
             env=dict(ENV, PGRTT_DB=uri("central")))
     check("PGRTT_DB: audit reads a run of the central store", (p.returncode, "3.00 <= 9" in p.stdout),
           (0, True))
+    # the docs' central-store flow, two runners: runner 1's gate judges its
+    # own app's newest run, never another runner's newer one
+    psql("CREATE DATABASE shared")
+    shared = dict(ENV, PGRTT_DB=uri("shared"))
+    run("analyze", *WEB, "--db", uri("shared"), "--app", "shop", "--label", "branch=main",
+        os.path.join(CAP, "web-ping-query.pcap"))
+    run("analyze", *WEB, "--db", uri("shared"), "--app", "other", "--label", "branch=main",
+        os.path.join(CAP, "web-noping.pcap"))
+    gate = ["--forbid", "acquire-ping", "--max-rt-per-page", "4"]
+    p = run("audit", *gate, env=shared)
+    check("a shared store of two apps, no --app: refused (64), the apps listed",
+          (p.returncode, "other, shop" in p.stderr, p.stdout), (64, True, ""))
+    p = run("audit", "--app", "shop", *gate, env=shared)
+    check("--app shop: its own run judged and failed, though another app's is newer",
+          (p.returncode, p.stdout.startswith("audited run 1 (app shop; branch=main;")), (1, True))
+    p = run("audit", "--app", "other", "--label", "branch=main", *gate, env=shared)
+    check("--app other --label branch=main: its run passes", (p.returncode, "audited run 2" in p.stdout),
+          (0, True))
+    p = run("audit", "--app", "shop", "--label", "branch=dev", *gate, env=shared)
+    check("no run of that app and label: exit 2, nothing judged",
+          (p.returncode, p.stdout, "no run of the --app and --label given" in p.stderr), (2, "", True))
+    p = run("audit", "--app", "shop", "--run", "2", *gate, env=shared)
+    check("--run N of another app than --app: refused", (p.returncode, p.stdout), (2, ""))
     # a deleted run goes with all its rows
     p = run("runs", "--db", uri("central"), "delete", ids["sqlx"])
     check("delete: the run and its rows", (p.returncode, psql(
