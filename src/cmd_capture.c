@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,36 +262,74 @@ static int capture_opt(void *ctx, int id, const char *arg)
 	}
 }
 
-/* The spooled runs to the store, if it answers (again): opened anew when
- * it went away.  Quiet while it stays away. */
-static void redeliver(struct store **st, const struct db_opts *dbo, struct spool *sp)
+/* A store that took its whole deadline to fail (it hangs: a tarpit, a
+ * frozen server) is not asked again before this, so that it costs the
+ * capture loop one deadline per back-off, not one per rotation; the
+ * back-off doubles to 5 minutes, and the capture's end always asks. */
+static double store_retry_at, store_backoff;
+
+static void store_slow_failure(double started)
 {
+	if (now_s() - started < 1)
+		return; /* refused at once: asking again costs nothing */
+	store_backoff = store_backoff ? fmin(store_backoff * 2, 300) : 30;
+	store_retry_at = now_s() + store_backoff;
+}
+
+/* The spooled runs to the store, if it answers (again): opened anew when
+ * it went away.  Quiet while it stays away; a spool that cannot be read or
+ * emptied is said once, and never keeps a run from the store. */
+static void redeliver(struct store **st, const struct db_opts *dbo, struct spool *sp, bool last)
+{
+	char err[STORE_ERRBUF];
+	double started = now_s();
+	if (!*st && !last && started < store_retry_at)
+		return;
+	if (!*st && !(*st = store_open(dbo->db, STORE_CREATE, err))) {
+		store_slow_failure(started);
+		return;
+	}
+	store_backoff = 0;
 	if (!sp->waiting)
 		return;
-	char err[STORE_ERRBUF];
-	if (!*st && !(*st = store_open(dbo->db, STORE_CREATE, err)))
-		return;
-	int n;
+	int n, aside = sp->refused;
 	int rc = spool_deliver(sp, *st, &n, err);
 	if (n)
 		warnx_("%s: delivered %d spooled run%s from %s%s", store_shown(dbo->db), n,
 		       n == 1 ? "" : "s", sp->path, rc == 0 ? "" : " (the rest still wait)");
-	if (rc != 0) {
+	if (sp->refused > aside) {
+		char path[4200];
+		spool_aside_path(sp, path, sizeof path);
+		warnx_("warning: %s: refused %d spooled run%s for its content: kept aside in %s "
+		       "(pgrtt runs --db lists %s, label pgrtt.refused says why)",
+		       store_shown(dbo->db), sp->refused - aside, sp->refused - aside == 1 ? "" : "s",
+		       path, sp->refused - aside == 1 ? "it" : "them");
+	}
+	if (rc != 0 && store_failure_transient(*st)) {
 		store_close(*st);
 		*st = NULL;
+		store_slow_failure(started);
+	} else if (rc != 0 && !sp->warned) {
+		sp->warned = true;
+		warnx_("warning: the spool %s: %s: its %d run%s wait; runs go to the store directly",
+		       sp->path, err, sp->waiting, sp->waiting == 1 ? "" : "s");
 	}
 }
 
-/* A period's run into the store - or, when a central store does not take
- * it, into the spool (said), the store to be opened again next time.  0,
- * or -1 when the run could be kept nowhere (said). */
+/* A period's run into the store - or, when a central store is away, into
+ * the spool (said), the store to be opened again next time; a run the
+ * store answers with a refusal is kept aside, never retried.  Runs waiting
+ * in the spool never hold up a store that answers.  0, or -1 when the run
+ * could be kept nowhere (said). */
 static int keep_run(struct store **st, const struct db_opts *dbo, struct spool *sp,
 		    const struct analysis *a, const struct store_run_info *info, const char *how)
 {
 	char err[STORE_ERRBUF];
 	int64_t id;
-	redeliver(st, dbo, sp); /* the older runs first */
-	if (*st && !sp->waiting && store_finish_run(*st, a, info, &id, err) == 0) {
+	bool last = !*how; /* the capture's end */
+	redeliver(st, dbo, sp, last); /* the older runs first */
+	double started = now_s();
+	if (*st && store_finish_run(*st, a, info, &id, err) == 0) {
 		warnx_("stored run %lld in %s%s", (long long)id, store_shown(dbo->db), how);
 		return 0;
 	}
@@ -300,9 +339,21 @@ static int keep_run(struct store **st, const struct db_opts *dbo, struct spool *
 		warnx_("%s: %s", store_shown(dbo->db), err);
 		return -1;
 	}
+	char e2[STORE_ERRBUF], path[4200];
+	if (*st && !store_failure_transient(*st)) {
+		spool_aside_path(sp, path, sizeof path);
+		if (spool_put_aside(sp, a, info, err, e2) != 0) {
+			warnx_("%s: %s; and kept aside in %s: %s", store_shown(dbo->db), err, path, e2);
+			return -1;
+		}
+		warnx_("warning: %s: refused the run: %s: kept aside in %s (label pgrtt.refused)%s",
+		       store_shown(dbo->db), err, path, how);
+		return 0;
+	}
+	if (*st)
+		store_slow_failure(started);
 	store_close(*st);
 	*st = NULL;
-	char e2[STORE_ERRBUF];
 	if (spool_keep(sp, a, info, &id, e2) != 0) {
 		warnx_("%s: %s; and the spool %s: %s", store_shown(dbo->db), err, sp->path, e2);
 		return -1;
@@ -433,12 +484,20 @@ int cmd_capture(int argc, char **argv)
 		snprintf(filter + o, sizeof filter - o, " and (%s)", extra);
 
 	struct store *st = NULL;
-	if (results_begin(&dbo, &st, &ao) != 0)
-		return EXIT_ERROR;
 	/* a central store without round-trip rows (those stream into the run's
-	 * transaction) spools the runs it cannot take */
+	 * transaction) spools the runs it cannot take, and is given a deadline:
+	 * a store that hangs never holds up the capture, its runs wait instead */
 	static struct spool sp;
 	spool_init(&sp, dbo.round_trips ? NULL : dbo.db, c.spool);
+	store_set_deadline(STORE_LIVE_DEADLINE_S);
+	double opening = now_s();
+	if (results_begin(&dbo, &st, &ao) != 0) {
+		if (!sp.path[0] || !store_open_transient())
+			return EXIT_ERROR;
+		store_slow_failure(opening);
+		warnx_("warning: %s: not reachable: the runs wait in the spool %s until it is",
+		       store_shown(dbo.db), sp.path);
+	}
 	status_spool = &sp;
 	FILE *out = output_open(output); /* before -Z: the report must get out */
 	if (!out) {

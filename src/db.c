@@ -2,13 +2,17 @@
  * between the two dialects the store meets is in db_pg_sql, here. */
 #define _DEFAULT_SOURCE
 #include "db.h"
+#include "escape.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DB_PARAMS 64 /* parameters of one statement: the store's widest has 35 */
 
@@ -17,8 +21,30 @@ struct db {
 	sqlite3 *lite;
 	PGconn *pg;
 	int64_t last_id;
+	bool lost;      /* PostgreSQL gave no answer in time: the connection is closed */
+	bool transient; /* the last error may pass by itself (db_error_transient) */
 	char err[512];
 };
+
+/* Seconds a PostgreSQL store has to connect and to answer each statement;
+ * 0: as long as it takes (db_set_deadline). */
+static int deadline_s;
+
+void db_set_deadline(int seconds)
+{
+	deadline_s = seconds;
+}
+
+static bool connect_transient;
+
+static PGresult *pg_exec(struct db *db, const char *sql, int n, const char *const *params);
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
 
 struct db_stmt {
 	struct db *db;
@@ -46,10 +72,24 @@ struct db *db_wrap_sqlite(sqlite3 *h)
 
 struct db *db_connect_pg(const char *conninfo, char *err, int errcap)
 {
-	PGconn *c = PQconnectdb(conninfo);
+	/* a deadline, unless the string or the environment names one: libpq's
+	 * connect_timeout covers the whole handshake, so a server that accepts
+	 * and never answers is given up on too.  Earlier keywords yield to
+	 * those of the expanded string. */
+	char secs[16];
+	snprintf(secs, sizeof secs, "%d", deadline_s);
+	bool timed = deadline_s > 0 && !getenv("PGCONNECT_TIMEOUT");
+	const char *const keys[] = {"connect_timeout", "dbname", "client_encoding", NULL};
+	const char *const vals[] = {secs, conninfo, "UTF8", NULL};
+	/* the text bound is UTF-8 (db_bind_text), whatever the database's own */
+	PGconn *c = PQconnectdbParams(keys + !timed, vals + !timed, 1);
+	connect_transient = false;
 	if (!c || PQstatus(c) != CONNECTION_OK) {
 		const char *m = c ? PQerrorMessage(c) : "out of memory";
 		snprintf(err, (size_t)errcap, "%.*s", (int)strcspn(m, "\n"), m); /* its first line */
+		/* no server answered (refused, unreachable, timed out): it may
+		 * come back; a server's FATAL (a password, a database) will not */
+		connect_transient = c && !strstr(m, "FATAL");
 		PQfinish(c);
 		return NULL;
 	}
@@ -62,8 +102,85 @@ struct db *db_connect_pg(const char *conninfo, char *err, int errcap)
 	db->kind = DB_PG;
 	db->pg = c;
 	/* quiet: notices (a table already there) are not the user's business */
-	PQclear(PQexec(c, "SET client_min_messages = warning"));
+	PQclear(pg_exec(db, "SET client_min_messages = warning", -1, NULL));
 	return db;
+}
+
+bool db_connect_transient(void)
+{
+	return connect_transient;
+}
+
+bool db_error_transient(struct db *db)
+{
+	return db->kind == DB_PG && (db->lost || db->transient);
+}
+
+/* Waits for the connection to be readable (or writable) until deadline;
+ * false when the time is up. */
+static bool pg_wait(PGconn *c, bool out, int64_t deadline)
+{
+	struct pollfd p = {PQsocket(c), (short)(POLLIN | (out ? POLLOUT : 0)), 0};
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		if (left <= 0)
+			return false;
+		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		if (r > 0)
+			return true;
+		if (r < 0 && errno != EINTR)
+			return true; /* libpq will say what is wrong with the socket */
+	}
+}
+
+/* A statement's result, as PQexecParams (n < 0: PQexec, several
+ * statements), but within the deadline when there is one: a store that
+ * stops answering is given up on, its connection closed, and every later
+ * call fails at once. */
+static PGresult *pg_exec(struct db *db, const char *sql, int n, const char *const *params)
+{
+	PGconn *c = db->pg;
+	if (db->lost)
+		return NULL;
+	if (deadline_s <= 0)
+		return n < 0 ? PQexec(c, sql) : PQexecParams(c, sql, n, NULL, params, NULL, NULL, 0);
+	int64_t deadline = now_ms() + (int64_t)deadline_s * 1000;
+	if (!(n < 0 ? PQsendQuery(c, sql) : PQsendQueryParams(c, sql, n, NULL, params, NULL, NULL, 0)))
+		return NULL;
+	int f;
+	while ((f = PQflush(c)) == 1)
+		if (!pg_wait(c, true, deadline) || !PQconsumeInput(c))
+			goto lost;
+	if (f < 0)
+		return NULL;
+	PGresult *kept = NULL, *r;
+	for (;;) {
+		while (PQisBusy(c))
+			if (!pg_wait(c, false, deadline) || !PQconsumeInput(c))
+				goto lost_kept;
+		if (!(r = PQgetResult(c)))
+			break;
+		ExecStatusType s = PQresultStatus(r);
+		bool bad = s == PGRES_FATAL_ERROR || s == PGRES_BAD_RESPONSE;
+		if (!kept || bad || PQresultStatus(kept) != PGRES_FATAL_ERROR) { /* the error wins */
+			PQclear(kept);
+			kept = r;
+		} else {
+			PQclear(r);
+		}
+	}
+	return kept;
+lost_kept:
+	PQclear(kept);
+lost:
+	if (PQstatus(c) == CONNECTION_OK) {
+		db->lost = true;
+		snprintf(db->err, sizeof db->err, "no answer in %d s (the connection is closed)",
+			 deadline_s);
+		PQfinish(c);
+		db->pg = NULL;
+	}
+	return NULL;
 }
 
 void db_close(struct db *db)
@@ -318,13 +435,32 @@ static char *db_pg_sql(const char *sql, char *out, int cap)
 
 /* ---- statements ---- */
 
+/* SQLSTATE classes of errors that pass by themselves: a lost connection
+ * (08), a serialisation failure or deadlock (40), a lock not available
+ * (55), the server out of resources (53), shutting down (57) or failing
+ * (58).  Every other error is the store refusing what it was given. */
+static bool sqlstate_transient(const char *code)
+{
+	static const char *const classes[] = {"08", "40", "53", "55", "57", "58", "XX"};
+	if (!code || strlen(code) != 5)
+		return true;
+	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+		if (strncmp(code, classes[i], 2) == 0)
+			return true;
+	return false;
+}
+
 static int pg_ok(struct db *db, PGresult *r)
 {
 	ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
 	if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK)
 		return DB_OK;
+	if (db->lost) /* db->err says so */
+		return DB_ERROR;
 	const char *m = r ? PQresultErrorMessage(r) : PQerrorMessage(db->pg);
 	snprintf(db->err, sizeof db->err, "%.*s", (int)strcspn(m, "\n"), m);
+	db->transient = !r || PQstatus(db->pg) != CONNECTION_OK ||
+			sqlstate_transient(PQresultErrorField(r, PG_DIAG_SQLSTATE));
 	return DB_ERROR;
 }
 
@@ -344,7 +480,7 @@ int db_exec(struct db *db, const char *sql)
 		snprintf(db->err, sizeof db->err, "out of memory");
 		return DB_ERROR;
 	}
-	PGresult *r = PQexec(db->pg, db_pg_sql(sql, t, (int)n));
+	PGresult *r = pg_exec(db, db_pg_sql(sql, t, (int)n), -1, NULL);
 	free(t);
 	int rc = pg_ok(db, r);
 	PQclear(r);
@@ -454,11 +590,15 @@ void db_bind_double(struct db_stmt *st, int i, double v)
 
 void db_bind_text(struct db_stmt *st, int i, const char *v)
 {
+	/* both stores hold the same text: what PostgreSQL would refuse is
+	 * escaped for SQLite too */
+	char *fixed = esc_utf8_dup(v);
 	if (st->lite) {
-		sqlite3_bind_text(st->lite, i, v, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st->lite, i, fixed ? fixed : v, -1, SQLITE_TRANSIENT);
+		free(fixed);
 		return;
 	}
-	pg_set(st, i, strdup(v));
+	pg_set(st, i, fixed ? fixed : strdup(v));
 }
 
 void db_bind_null(struct db_stmt *st, int i)
@@ -478,8 +618,7 @@ int db_step(struct db_stmt *st)
 	}
 	if (!st->ran) {
 		st->ran = true;
-		st->res = PQexecParams(st->db->pg, st->sql, st->nparam, NULL,
-				       (const char *const *)st->param, NULL, NULL, 0);
+		st->res = pg_exec(st->db, st->sql, st->nparam, (const char *const *)st->param);
 		if (pg_ok(st->db, st->res) != DB_OK)
 			return DB_ERROR;
 		st->nrows = PQntuples(st->res);

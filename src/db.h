@@ -30,6 +30,20 @@ struct db *db_wrap_sqlite(struct sqlite3 *h);
 struct db *db_connect_pg(const char *conninfo, char *err, int errcap);
 void db_close(struct db *db);
 
+/* From now on, a PostgreSQL store has this many seconds to connect
+ * (connect_timeout, unless the string or PGCONNECT_TIMEOUT names one) and to
+ * answer each statement; past it the connection is closed and every later
+ * call fails at once.  0 (the default): no limit.  A live capture sets it,
+ * so that a store that hangs never holds up the capture. */
+void db_set_deadline(int seconds);
+/* Did the last db_connect_pg fail without a server's answer (refused,
+ * unreachable, timed out), so that it may work later? */
+bool db_connect_transient(void);
+/* Is db's last error one that may pass by itself (the connection lost or
+ * timed out, a deadlock, the server out of resources), rather than the
+ * store refusing what it was given?  Always false for SQLite. */
+bool db_error_transient(struct db *db);
+
 /* Is this --db value PostgreSQL's (postgresql://, postgres://, key=value)? */
 bool db_is_pg_uri(const char *s);
 /* s with a URI's password replaced by "***", for messages. */

@@ -167,6 +167,35 @@ void esc_github(FILE *f, const char *s, bool property)
 	}
 }
 
+char *esc_utf8_dup(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), bad = 0;
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_seq(p + i, n - i);
+		bad += len == 0;
+		i += len ? len : 1;
+	}
+	if (!bad)
+		return NULL;
+	char *out = malloc(n + 3 * bad + 1); /* a bad byte becomes 4 */
+	if (!out)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_seq(p + i, n - i);
+		if (len) {
+			memcpy(out + k, p + i, len);
+			k += len;
+			i += len;
+		} else {
+			k += (size_t)snprintf(out + k, 5, "\\x%02x", p[i++]);
+		}
+	}
+	out[k] = '\0';
+	return out;
+}
+
 struct cJSON *esc_json_string(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

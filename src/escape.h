@@ -19,6 +19,13 @@ void esc_term(FILE *f, const char *s);
 /* The same into buf (cut to cap, always terminated); returns buf. */
 char *esc_term_buf(char *buf, size_t cap, const char *s);
 
+/* Text for a store whose text must be UTF-8 (PostgreSQL's): NULL when s is
+ * well-formed UTF-8 already (or out of memory), else a malloc'ed copy with
+ * each byte that begins no well-formed sequence as \xHH, as on a terminal.
+ * A StartupMessage's Latin-1 application_name is a run's text like any
+ * other, never a run that cannot be stored. */
+char *esc_utf8_dup(const char *s);
+
 /* A GitHub-flavoured Markdown table cell: every ASCII punctuation character
  * that has a meaning there (| ` * _ [ ] < > ! ~ & : @ \ .) is
  * backslash-escaped, so nothing links, embeds, formats or ends the cell;

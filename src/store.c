@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -287,6 +288,21 @@ struct db *store_db(struct store *s)
 	return s->db;
 }
 
+bool store_failure_transient(struct store *s)
+{
+	return db_error_transient(s->db);
+}
+
+bool store_open_transient(void)
+{
+	return db_connect_transient();
+}
+
+void store_set_deadline(int seconds)
+{
+	db_set_deadline(seconds);
+}
+
 static void dberr(char *err, const char *what, struct db *db)
 {
 	snprintf(err, STORE_ERRBUF, "%s: %s", what, db ? db_errmsg(db) : "out of memory");
@@ -324,9 +340,33 @@ static int pg_migrate(struct db *db, char *err)
 {
 	if (dbexec(db, "BEGIN", err, "migrating the schema") != 0)
 		return -1;
-	if (dbexec(db, "SELECT pg_advisory_xact_lock(7270937823); "
-		       "CREATE TABLE IF NOT EXISTS pgrtt_schema (version INTEGER NOT NULL)",
-		   err, "migrating the schema") != 0)
+	if (dbexec(db, "SELECT pg_advisory_xact_lock(7270937823)", err, "migrating the schema") != 0)
+		goto fail;
+	/* a database that holds another program's tables and no pgrtt schema
+	 * is not made a store (as a SQLite file of another program is not);
+	 * read under the lock, where another pgrtt's new tables are either
+	 * committed with their version or not there */
+	struct db_stmt *st;
+	int64_t foreign = -1;
+	if (db_prepare(db, "SELECT CASE WHEN to_regclass('pgrtt_schema') IS NULL THEN (SELECT count(*) "
+			   "FROM pg_tables WHERE schemaname = current_schema()) ELSE 0 END",
+		       &st) == DB_OK) {
+		if (db_step(st) == DB_ROW)
+			foreign = db_column_int64(st, 0);
+		db_finalize(st);
+	}
+	if (foreign != 0) {
+		if (foreign < 0)
+			dberr(err, "reading the database's tables", db);
+		else
+			snprintf(err, STORE_ERRBUF,
+				 "not a pgrtt database (its schema holds %lld tables of another "
+				 "program); nothing was changed: give a database of its own",
+				 (long long)foreign);
+		goto fail;
+	}
+	if (dbexec(db, "CREATE TABLE IF NOT EXISTS pgrtt_schema (version INTEGER NOT NULL)", err,
+		   "migrating the schema") != 0)
 		goto fail;
 	int v = pg_version(db);
 	if (v < 0) {
@@ -403,6 +443,28 @@ static void now_utc(char *buf, size_t cap)
 	strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* 128 random bits in hex: a run's key (store_schema.h, migration 8), unique
+ * across every host that writes to a store. */
+static void new_run_key(char key[33])
+{
+	unsigned char b[16];
+	size_t got = 0;
+	while (got < sizeof b) {
+		ssize_t n = getrandom(b + got, sizeof b - got, 0);
+		if (n <= 0) { /* no entropy source: time and process, still unique here */
+			struct timespec t;
+			clock_gettime(CLOCK_REALTIME, &t);
+			uint64_t v[2] = {(uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec,
+					 (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)&t};
+			memcpy(b, v, sizeof b);
+			break;
+		}
+		got += (size_t)n;
+	}
+	for (size_t i = 0; i < sizeof b; i++)
+		snprintf(key + 2 * i, 3, "%02x", b[i]);
+}
+
 int store_begin_run(struct store *s, char *err)
 {
 	if (dbexec(s->db, "BEGIN IMMEDIATE", err, "locking the database") != 0)
@@ -415,13 +477,17 @@ int store_begin_run(struct store *s, char *err)
 			       "INSERT INTO runs (created_at, source, pgrtt_version, ports, packets, "
 			       "postgresql_packets, connections, ready_for_query, round_trips, rows, "
 			       "errors, unanswered, gaps, gap_bytes, malformed, truncated_segments, "
-			       "mid_stream, tls) VALUES (?, '', ?, '', 0,0,0,0,0,0,0,0,0,0,0,0,0,0)", &st) != DB_OK) {
+			       "mid_stream, tls, run_key) VALUES (?, '', ?, '', 0,0,0,0,0,0,0,0,0,0,0,0,0,0, ?)",
+		       &st) != DB_OK) {
 		dberr(err, "starting a run", s->db);
 		store_abort_run(s);
 		return -1;
 	}
 	db_bind_text(st, 1, created);
 	db_bind_text(st, 2, pgrtt_version_string());
+	char key[33];
+	new_run_key(key);
+	db_bind_text(st, 3, key);
 	int rc = db_step(st);
 	db_finalize(st);
 	if (rc != DB_DONE) {
@@ -622,6 +688,25 @@ static int put_labels(struct store *s, const struct store_run_info *in, char *er
 		db_bind_text(st, 3, eq + 1);
 		rc = step_done(st, s->db, err, "storing labels");
 	}
+	db_finalize(st);
+	return rc;
+}
+
+int store_add_label(struct store *s, int64_t run_id, const char *label, char *err)
+{
+	const char *eq = strchr(label, '=');
+	struct db_stmt *st;
+	if (!eq || db_prepare(s->db, "INSERT INTO run_labels (run_id, key, value) VALUES (?,?,?)", &st) !=
+			   DB_OK) {
+		dberr(err, "storing a label", s->db);
+		return -1;
+	}
+	char key[256];
+	snprintf(key, sizeof key, "%.*s", (int)(eq - label), label);
+	db_bind_int64(st, 1, run_id);
+	db_bind_text(st, 2, key);
+	db_bind_text(st, 3, eq + 1);
+	int rc = step_done(st, s->db, err, "storing a label");
 	db_finalize(st);
 	return rc;
 }
@@ -1063,14 +1148,39 @@ static int copy_rows(struct store *from, struct store *to, const char *t, int64_
 	return rc;
 }
 
-int store_copy_run(struct store *from, int64_t id, struct store *to, int64_t *new_id, char *err)
+/* The run of to with from's run id's key, in to's transaction; 0: none. */
+static int64_t copied_before(struct store *from, int64_t id, struct store *to)
+{
+	struct db_stmt *st;
+	char key[64] = "";
+	int64_t there = 0;
+	if (db_prepare(from->db, "SELECT run_key FROM runs WHERE id = ?", &st) != DB_OK)
+		return 0; /* a spool of a pgrtt before run keys */
+	db_bind_int64(st, 1, id);
+	if (db_step(st) == DB_ROW && db_column_type(st, 0) != DB_NULL)
+		snprintf(key, sizeof key, "%s", db_column_text(st, 0));
+	db_finalize(st);
+	if (!key[0] || db_prepare(to->db, "SELECT id FROM runs WHERE run_key = ?", &st) != DB_OK)
+		return 0;
+	db_bind_text(st, 1, key);
+	if (db_step(st) == DB_ROW)
+		there = db_column_int64(st, 0);
+	db_finalize(st);
+	return there;
+}
+
+int store_copy_run(struct store *from, int64_t id, struct store *to, int64_t *new_id, bool *was_there,
+		   char *err)
 {
 	static const char *const tables[] = {"runs",         "run_labels",  "run_classes",
 					     "connections",  "routes",      "round_trips",
 					     "run_warnings", "run_redis_commands"};
 	if (dbexec(to->db, "BEGIN IMMEDIATE", err, "locking the store") != 0)
 		return -1;
-	*new_id = 0;
+	*new_id = copied_before(from, id, to);
+	*was_there = *new_id != 0;
+	if (*was_there)
+		return dbexec(to->db, "ROLLBACK", err, "delivering a spooled run");
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
 		if (copy_rows(from, to, tables[i], id, new_id, err) != 0) {
 			db_exec(to->db, "ROLLBACK");

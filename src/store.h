@@ -58,8 +58,26 @@ int store_finish_run(struct store *s, const struct analysis *a, const struct sto
 
 /* Run id of from, with all its rows, into to as a new run (*new_id), in
  * one transaction of to: capture's spool delivering what a store that was
- * away missed.  Returns 0 or -1 (err filled, nothing stored in to). */
-int store_copy_run(struct store *from, int64_t id, struct store *to, int64_t *new_id, char *err);
+ * away missed.  A run whose key to holds already (delivered before, its
+ * spool's delete lost) is not copied again: *was_there, *new_id its id
+ * there.  Returns 0 or -1 (err filled, nothing stored in to). */
+int store_copy_run(struct store *from, int64_t id, struct store *to, int64_t *new_id, bool *was_there,
+		   char *err);
+
+/* Did the last failure on s come from the store being away or busy (it may
+ * pass), rather than the store refusing the run (it will not)?  And did
+ * the last store_open of a PostgreSQL store fail without a server's
+ * answer?  Always false for SQLite. */
+bool store_failure_transient(struct store *s);
+bool store_open_transient(void);
+
+/* A live capture's stores: seconds to connect and to answer each statement
+ * (db_set_deadline), past which the store is away. */
+#define STORE_LIVE_DEADLINE_S 5
+void store_set_deadline(int seconds);
+
+/* One more "key=value" label on a stored run.  0, or -1 (err). */
+int store_add_label(struct store *s, int64_t run_id, const char *label, char *err);
 
 /* Give up the run being written. */
 void store_abort_run(struct store *s);

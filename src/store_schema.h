@@ -127,6 +127,13 @@ static const char *const store_migrations[] = {
 	/* 7: where the run was captured (a central store holds many hosts' runs);
 	 * NULL for runs stored before */
 	"ALTER TABLE runs ADD COLUMN host TEXT;",
+
+	/* 8: each run's key, made when it is written and kept when a spool
+	 * delivers it: a run delivered twice (killed between the store's commit
+	 * and the spool's delete) is found and not stored again.  NULL for runs
+	 * stored before */
+	"ALTER TABLE runs ADD COLUMN run_key TEXT;"
+	"CREATE UNIQUE INDEX runs_run_key ON runs (run_key);",
 };
 
 #define STORE_SCHEMA_VERSION ((int)(sizeof store_migrations / sizeof store_migrations[0]))

@@ -85,7 +85,7 @@ try:
     check("four runs, one schema version row, the current version",
           (psql("SELECT count(*) FROM runs", "central"), psql("SELECT count(*), max(version) FROM "
                                                                "pgrtt_schema", "central")),
-          ("4", "1|7"))
+          ("4", "1|8"))
     # the same captures into SQLite: the reports are the same
     lite = os.path.join(tmp, "same.db")
     for app, a, c in CAPS:
@@ -114,7 +114,7 @@ try:
               x.stdout.startswith(f"audited run {ids[app]} (app {app};"), True)
     x = run("runs", "--db", uri("central"), "show", ids["sqlx"])
     y = run("runs", "--db", lite, "show", lite_ids["sqlx"])
-    strip = lambda t: [l for l in t.splitlines() if not l.startswith(("id ", "created_at "))]
+    strip = lambda t: [l for l in t.splitlines() if not l.startswith(("id ", "created_at ", "run_key "))]
     check("runs show: the same totals, classes, labels", strip(x.stdout), strip(y.stdout))
     c = run("report", "--db", uri("central"), "--compare", ids["blog-noping"], ids["blog-ping-query"])
     check("--compare on the central store: +3 round trips per detail page",
@@ -168,7 +168,7 @@ try:
     p = run("analyze", *WEB, "--db", uri("old"), "--app", "new", os.path.join(CAP, "web-ping-page.pcap"))
     check("a writer upgrades schema 1 and stores its run",
           (p.returncode, psql("SELECT max(version) FROM pgrtt_schema", "old"),
-           psql("SELECT count(*) FROM runs", "old")), (0, "7", "2"))
+           psql("SELECT count(*) FROM runs", "old")), (0, "8", "2"))
     d = json.loads(run("report", "--db", uri("old"), "-F", "json").stdout)
     check("the old run kept, with its classes; the new one beside it",
           sorted((r["app"], r["round_trips"], r["by_class"]["query"]) for r in d["runs"]),

@@ -108,7 +108,7 @@ elif CASE == "migration":
     p = pgrtt("analyze", "-p", "55432", "--no-progress", "--db", db, "--store-round-trips",
               os.path.join(CAP, "flush.pcap"))
     check("exit status", p.returncode, 0)
-    check("schema version", sql(db, "PRAGMA user_version"), [["7"]])
+    check("schema version", sql(db, "PRAGMA user_version"), [["8"]])
     check("the host column, the old run without one",
           sql(db, "SELECT id, host IS NULL FROM runs ORDER BY id"), [["1", "1"], ["2", "0"]])
     check("old run kept", sql(db, "SELECT id, app, round_trips FROM runs ORDER BY id"),
