@@ -381,9 +381,13 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 	struct feed f = {&a, live.dlt};
 	int status_ = 0;
 	double t0 = now_s(), next_status = 0, next_ctx = t0 + 0.2;
+	char lost[SOURCE_ERRBUF] = ""; /* the capture stopped: why */
 	for (;;) {
-		if (measure && source_dispatch(&live, feed_analysis, &f) == SOURCE_ERROR)
+		if (measure && source_dispatch(&live, feed_analysis, &f) == SOURCE_ERROR) {
+			snprintf(lost, sizeof lost, "%s", live.err);
+			kill(-w.pid, SIGTERM);
 			break;
+		}
 		struct pollfd pf = {w.out, POLLIN, 0};
 		if (poll(&pf, 1, measure ? 0 : 100) > 0) {
 			ssize_t n = read(w.out, out + have, sizeof out - 1 - have);
@@ -416,8 +420,15 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 	if (measure) {
 		source_drain(&live, feed_analysis, &f);
 		source_stats(&live, &drops);
+		if (!lost[0])
+			source_finish_write(&live, lost);
 		source_close(&live);
 		analysis_finish(&a);
+		if (lost[0]) {
+			snprintf(err, errcap, "capture: %.200s", lost);
+			analysis_free(&a);
+			return 2;
+		}
 	}
 	if (!WIFEXITED(status_) || WEXITSTATUS(status_) != 0 || !strstr(out, "PGRTT {")) {
 		snprintf(err, errcap, "wrk failed: %.200s", out);

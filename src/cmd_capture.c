@@ -550,6 +550,7 @@ int cmd_capture(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGXFSZ, &sa, NULL); /* past a file size limit -w fails (EFBIG), said */
 	if (!status)
 		fprintf(stderr, "pgrtt: capture: listening on %s, filter \"%s\"\n", iface, filter);
 
@@ -562,7 +563,10 @@ int cmd_capture(int argc, char **argv)
 	while (!stop_signal && !(ctx.count && ctx.seen >= ctx.count)) {
 		int n = source_dispatch(&live, on_packet, &ctx);
 		if (n == SOURCE_ERROR) {
-			warnx_("%s: %s", iface, live.err);
+			if (live.write_errno)
+				warnx_("%s: the capture stops", live.err);
+			else
+				warnx_("%s: %s", iface, live.err);
 			rc = EXIT_ERROR;
 			break;
 		}
@@ -612,7 +616,11 @@ int cmd_capture(int argc, char **argv)
 		fprintf(stderr, "\r\033[K");
 	metrics_close(&ms);
 	source_stats(&live, &drops);
-	source_close(&live); /* flushes -w */
+	if (!live.write_errno && source_finish_write(&live, err) != 0) {
+		warnx_("%s", err);
+		rc = EXIT_ERROR;
+	}
+	source_close(&live);
 	analysis_finish(&a);
 	if (c.rotate) { /* the last period's drops, as each stored run has its own */
 		drops.recv -= period_drops.recv;

@@ -66,6 +66,8 @@ struct source {
 	char *iobuf; /* its stream's buffer (NULL: standard input's, static) */
 	/* a live interface */
 	pcap_dumper_t *dump; /* -w */
+	const char *write_path;
+	int write_errno; /* the first write to -w that failed: its errno (0: none) */
 	int fd;
 };
 
@@ -114,7 +116,13 @@ int source_stats(struct source *s, struct capture_drops *d);
 /* From a signal handler: return from the current dispatch. */
 void source_breakloop(struct source *s);
 
-/* Close (flushes -w). */
+/* -w written out and closed: 0, or -1 with the reason in err when any
+ * write to it failed (a full disk, a closed pipe) - its file is not the
+ * whole capture then.  A live source whose write fails also stops its
+ * dispatch with SOURCE_ERROR (err names the file). */
+int source_finish_write(struct source *s, char *err);
+
+/* Close (-w flushed and closed, its errors unsaid: source_finish_write). */
 void source_close(struct source *s);
 
 /* The interfaces libpcap can capture on, one per line. */

@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE
 #include "source.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,8 @@ int source_open_live(struct source *l, const struct live_opts *o, char *err, cha
 		return -1;
 	}
 	if (o->write_path) {
+		l->write_path = o->write_path;
+		l->write_errno = 0;
 		l->dump = pcap_dump_open(l->p, o->write_path);
 		if (!l->dump) {
 			snprintf(err, SOURCE_ERRBUF, "%s: %s", o->write_path, pcap_geterr(l->p));
@@ -101,8 +104,11 @@ struct relay {
 static void relay(u_char *u, const struct pcap_pkthdr *h, const u_char *bytes)
 {
 	struct relay *r = (struct relay *)u;
-	if (r->s->dump)
+	if (r->s->dump) {
 		pcap_dump((u_char *)r->s->dump, h, bytes);
+		if (!r->s->write_errno && ferror(pcap_dump_file(r->s->dump)))
+			r->s->write_errno = errno ? errno : EIO;
+	}
 	r->s->packets++;
 	struct source_packet p = {bytes, h->caplen,
 				  (uint64_t)h->ts.tv_sec * 1000000000ull +
@@ -116,6 +122,10 @@ static int dispatch_now(struct source *s, source_fn *fn, void *ctx)
 	int n = pcap_dispatch(s->p, SOURCE_BATCH, relay, (u_char *)&r);
 	if (n == PCAP_ERROR) {
 		snprintf(s->err, SOURCE_ERRBUF, "%s", pcap_geterr(s->p));
+		return SOURCE_ERROR;
+	}
+	if (s->write_errno) { /* the -w file is no longer the capture: stop, as tcpdump does */
+		snprintf(s->err, SOURCE_ERRBUF, "-w %s: %s", s->write_path, strerror(s->write_errno));
 		return SOURCE_ERROR;
 	}
 	return n < 0 ? 0 : n; /* PCAP_ERROR_BREAK: a signal */
@@ -159,6 +169,29 @@ void source_breakloop(struct source *l)
 {
 	if (l->p)
 		pcap_breakloop(l->p);
+}
+
+int source_finish_write(struct source *l, char *err)
+{
+	if (!l->dump)
+		return 0;
+	FILE *f = pcap_dump_file(l->dump);
+	errno = 0;
+	if (fflush(f) != 0 && !l->write_errno)
+		l->write_errno = errno ? errno : EIO;
+	if (ferror(f) && !l->write_errno)
+		l->write_errno = EIO;
+	/* the dumper is its stream (pcap_dump_file): closed here, so that
+	 * fclose's own failure (a file system that reports at close) is seen */
+	errno = 0;
+	if (fclose(f) != 0 && !l->write_errno)
+		l->write_errno = errno ? errno : EIO;
+	l->dump = NULL;
+	if (!l->write_errno)
+		return 0;
+	snprintf(err, SOURCE_ERRBUF, "-w %s: %s: the file does not hold the whole capture",
+		 l->write_path, strerror(l->write_errno));
+	return -1;
 }
 
 void source_close(struct source *l)

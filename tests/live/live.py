@@ -423,6 +423,31 @@ def main():
                  "totals" in json.load(open(rep))), (0, True))
             import pwd
             c.eq("-Z nobody -w: owned by nobody", os.stat(w2).st_uid, pwd.getpwnam("nobody").pw_uid)
+            # -w that cannot be written: a file size limit (a full disk's EFBIG),
+            # a pipe closed by its reader - said, the capture stopped, exit 2
+            import resource
+            full = os.path.join(tmp, "full.pcap")
+            cap = subprocess.Popen([pgrtt, "capture", "-i", "lo", "-p", PORT, "--duration", "5",
+                                    "--no-status", "-w", full, "-o", os.devnull], stderr=subprocess.PIPE,
+                                   text=True, preexec_fn=lambda: resource.setrlimit(
+                                       resource.RLIMIT_FSIZE, (65536, 65536)))
+            time.sleep(1)
+            subprocess.run(["pgbench", "-n", "-c", "2", "-t", "2000", "-f", script], env=ENV,
+                           capture_output=True)
+            _, err_f = cap.communicate(timeout=30)
+            c.eq("-w past a file size limit: said, exit 2",
+                 (cap.returncode, f"-w {full}: File too large" in err_f, os.path.getsize(full)),
+                 (2, True, 65536))
+            cap = subprocess.Popen(f"{pgrtt} capture -i lo -p {PORT} --duration 5 --no-status -w - "
+                                   f"-o /dev/null | head -c 100 >/dev/null; echo $" + "{PIPESTATUS[0]}",
+                                   shell=True, executable="/bin/bash", stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+            time.sleep(1)
+            subprocess.run(["pgbench", "-n", "-c", "2", "-t", "200", "-f", script], env=ENV,
+                           capture_output=True)
+            out_h, err_h = cap.communicate(timeout=30)
+            c.eq("-w - into head -c 100: said, exit 2", (out_h.strip(), "-w -: Broken pipe" in err_h),
+                 ("2", True))
             return 1 if c.failed else 0
         argv = [pgrtt, "capture", "-i", "lo", "-p", PORT, "-w", wfile, "-F", "json", "-o", out,
                 "--db", db, "--app", "pgbench", "--no-status"]
