@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,6 +136,15 @@ static int foreign_tables(sqlite3 *db)
 	return n;
 }
 
+/* Does path's -wal hold frames (commits not checkpointed into the file)? */
+static bool wal_pending(const char *path)
+{
+	char wal[4200];
+	struct stat st;
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	return stat(wal, &st) == 0 && st.st_size > 32; /* more than its header */
+}
+
 static sqlite3 *open_handle(const char *path, enum store_mode mode, bool immutable, char *err)
 {
 	sqlite3 *db = NULL;
@@ -205,8 +215,18 @@ struct store *store_open(const char *path, enum store_mode mode, char *err)
 	int v = 0;
 	int rc = user_version(db, &v);
 	if (rc != SQLITE_OK && rc != SQLITE_NOTADB && mode == STORE_READ) {
-		/* a WAL database in a directory we cannot write: read it as it is */
+		/* a WAL database in a directory we cannot write (its -shm cannot
+		 * be made): read it as it is - unless its -wal holds commits not
+		 * in the file yet, which SQLite cannot read without the -shm, and
+		 * reading without them would be reading an older store */
 		sqlite3_close(db);
+		if (wal_pending(path)) {
+			snprintf(err, STORE_ERRBUF,
+				 "its -wal holds runs not yet in the file, and SQLite cannot read them "
+				 "here (no -shm beside it, a read-only directory): copy the file and its "
+				 "-wal to a writable directory and read the copy");
+			return NULL;
+		}
 		if (!(db = open_handle(path, mode, true, err)))
 			return NULL;
 		rc = user_version(db, &v);

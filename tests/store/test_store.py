@@ -233,6 +233,34 @@ elif CASE == "readonly":
     check("analyze --db on a read-only file: refused before the work",
           (p.returncode, "read-only" in p.stderr or "cannot write" in p.stderr, p.stdout), (2, True, ""))
     os.chmod(ro_dir, 0o755)
+    # the last run only in the -wal, no -shm beside it, a read-only
+    # directory: read with it or refused, never the older store alone
+    import sqlite3
+    walsrc = os.path.join(tmp, "wal.db")
+    pgrtt("analyze", "-p", "55432", "--http-port", "18080", "--no-progress", "--db", walsrc,
+          os.path.join(CAP, "web-noping.pcap"))
+    held = sqlite3.connect(walsrc)  # the writer's close is then not the last: no checkpoint
+    held.execute("SELECT count(*) FROM runs").fetchall()
+    pgrtt("analyze", "-p", "55432", "--http-port", "18080", "--no-progress", "--db", walsrc, web)
+    wal_dir = os.path.join(tmp, "walro")
+    os.mkdir(wal_dir)
+    for f in ("wal.db", "wal.db-wal"):
+        shutil.copy(os.path.join(tmp, f), os.path.join(wal_dir, f))
+    held.close()
+    check("the copy: a -wal of frames, no -shm",
+          (os.path.getsize(os.path.join(wal_dir, "wal.db-wal")) > 4096, sorted(os.listdir(wal_dir))),
+          (True, ["wal.db", "wal.db-wal"]))
+    os.chmod(wal_dir, 0o555)
+    wdb = os.path.join(wal_dir, "wal.db")
+    p = subprocess.run(nobody + [f"{PGRTT} audit --db {wdb} --forbid acquire-ping"], capture_output=True,
+                       text=True)
+    check("a -wal it cannot read: audit refuses (exit 2), never passes on the older run",
+          (p.returncode, "its -wal holds runs not yet in the file" in p.stderr), (2, True))
+    p = subprocess.run(nobody + [f"{PGRTT} runs --db {wdb}"], capture_output=True, text=True)
+    check("... runs refuses too", (p.returncode, p.stdout), (2, ""))
+    os.chmod(wal_dir, 0o777)
+    p = subprocess.run(nobody + [f"{PGRTT} runs --db {wdb}"], capture_output=True, text=True)
+    check("... where the -shm can be made, both runs read", (p.returncode, p.stdout.count("\n")), (0, 3))
     # another program's SQLite file: refused, untouched
     other = os.path.join(tmp, "other.db")
     subprocess.run(["sqlite3", other, "CREATE TABLE notes(x); INSERT INTO notes VALUES (1);"],
