@@ -29,12 +29,9 @@ static void vmsg(const char *fmt, va_list ap)
 	char line[128 + 4 * sizeof buf]; /* every byte escaped at most 4 to 1 */
 	int n = snprintf(line, sizeof line, "pgrtt: %s%s", pgrtt_cmd, pgrtt_cmd[0] ? ": " : "");
 	size_t o = n > 0 && (size_t)n < sizeof line ? (size_t)n : 0;
-	for (const unsigned char *p = (const unsigned char *)buf; *p && o + 5 < sizeof line; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			o += (size_t)snprintf(line + o, sizeof line - o, "\\x%02x", *p);
-		else
-			line[o++] = (char)*p;
-	}
+	/* as on every terminal pgrtt writes to (esc_term): C0, DEL, C1 sent
+	 * as UTF-8 and bytes that are not UTF-8 as \xHH */
+	o += strlen(esc_term_buf(line + o, sizeof line - o - 1, buf));
 	line[o++] = '\n';
 	fwrite(line, 1, o, stderr);
 }

@@ -121,10 +121,20 @@ void esc_csv(FILE *f, const char *s)
 	fputc('"', f);
 	if (strchr("=+-@\t\r", s[0]) && s[0])
 		fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t left = strlen(s); left;) {
+		char tmp[16];
+		size_t n, took;
+		if (*p == '"' || *p == '\\') { /* CSV's own quote doubled; a backslash means nothing here */
+			tmp[0] = tmp[1] = (char)*p;
+			n = *p == '"' ? 2 : 1;
+			took = 1;
+		} else {
+			took = term_char(p, left, tmp, &n);
+		}
+		fwrite(tmp, 1, n, f);
+		p += took;
+		left -= took;
 	}
 	fputc('"', f);
 }

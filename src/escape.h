@@ -34,7 +34,9 @@ void esc_md(FILE *f, const char *s);
 
 /* A CSV field (RFC 4180): always quoted, quotes doubled; a field that a
  * spreadsheet would read as a formula (= + - @ tab CR first) is prefixed
- * with a single quote (OWASP's advice). */
+ * with a single quote (OWASP's advice); control bytes (a newline too: a
+ * CSV line is a log line in CI), C1 controls and bytes that are not UTF-8
+ * as \xHH, as on a terminal. */
 void esc_csv(FILE *f, const char *s);
 
 /* HTML text or attribute value: & < > " ' as entities, control bytes as

@@ -43,6 +43,13 @@ db = os.path.join(tmp, "runs.db")
 p = run("analyze", *WEB, "--db", db, "--app", "evil" + ESC, "--label", "k=<b>|`v`" + ESC, CAP)
 check("stored", p.returncode, 0)
 check("analyze: no escape byte on the terminal", "\x1b" in p.stdout + p.stderr, False)
+# diagnostics: a file name with a C1 control sent as UTF-8 (CSI, U+009B) and
+# a byte that is not UTF-8 - both escaped on stderr, as in every output
+bad_name = os.path.join(tmp.encode(), b"x\xc2\x9b2J\xff.pcap")
+q = subprocess.run([PGRTT.encode(), b"analyze", b"-p", b"55432", bad_name], capture_output=True)
+check("diagnostics: C1 and non-UTF-8 bytes of a file name escaped",
+      (q.returncode, b"\xc2\x9b" in q.stderr, b"\xff" in q.stderr, b"x\\xc2\\x9b2J\\xff.pcap" in q.stderr),
+      (2, False, False, True))
 
 # Markdown: every row has exactly the header's cells, the numbers stay in place
 md = run("report", "--db", db).stdout
@@ -73,6 +80,19 @@ cmp = list(csv.reader(io.StringIO(run("analyze", *WEB, "--db", db, CAP).stdout a
                                   run("report", "--db", db, "-F", "csv", "--compare", "1",
                                       "2").stdout)))
 check("CSV compare: fields per row", sorted({len(r) for r in cmp}), [len(cmp[0])])
+# --app and --label with an escape, a newline and a workflow command: one CSV
+# line per row, no control byte, no line a CI log would take for a command
+db_nl = os.path.join(tmp, "newline.db")
+run("analyze", *WEB, "--db", db_nl, "--app", "a" + ESC + "\n::error::forged", "--label",
+    "k=v\r\n::warning::x\u009b2J", CAP)
+raw = run("report", "--db", db_nl, "-F", "csv").stdout
+check("CSV: no control byte, no C1, from --app and --label",
+      [c for c in raw if (ord(c) < 0x20 and c not in "\n") or 0x7f <= ord(c) <= 0x9f], [])
+check("CSV: no line starts a workflow command", [l for l in raw.splitlines() if l.startswith("::")], [])
+rows_nl = list(csv.reader(io.StringIO(raw)))
+check("CSV: a row a line, the app's text shown escaped",
+      (len(raw.splitlines()), "a\\x1b[31m\\x1b]0;pwned\\x07\\x0a::error::forged" in raw),
+      (len(rows_nl), True))
 check("CSV compare: no formula", [r[0][:1] for r in cmp[1:] if r[0][:1] in "=+-@"], [])
 
 # GitHub annotations: one line per failure, % CR LF encoded, nothing forged
