@@ -514,7 +514,7 @@ int cmd_capture(int argc, char **argv)
 	if (warn[0])
 		warnx_("warning: %s", warn);
 	static struct analysis a;
-	static struct metrics_server ms = {.fd = -1};
+	static struct metrics_server ms;
 	if (c.metrics) { /* before -Z: a port below 1024 needs root */
 		char merr[512];
 		if (metrics_listen(&ms, c.metrics, merr, sizeof merr) != 0) {
@@ -524,6 +524,7 @@ int cmd_capture(int argc, char **argv)
 			output_close(out, output, EXIT_ERROR);
 			return EXIT_ERROR;
 		}
+		live.wake_fd = metrics_fd(&ms);
 	}
 	bool ready = !user || drop_privileges(user, wpath) == 0;
 	if (ready && analysis_init(&a, &ao) != 0) {
@@ -594,7 +595,7 @@ int cmd_capture(int argc, char **argv)
 			period = t;
 			prev = (struct analysis_live){0};
 		}
-		if (ms.fd >= 0) {
+		if (metrics_serving(&ms)) {
 			struct scrape sc = {&a, dbo.app, t - t0, &live, &drops};
 			metrics_poll(&ms, t, scrape_body, &sc);
 		}

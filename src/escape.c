@@ -249,8 +249,8 @@ void esc_prom_label(FILE *f, const char *s)
 			fputs("\\n", f);
 		else if (len > 1)
 			fwrite(p, 1, len, f);
-		else if (is_control(*p) || *p >= 0x80 || *p == '%')
-			fprintf(f, "%%%02X", *p), len = 1;
+		else if (*p >= 0x80) /* as the store holds it (esc_utf8_dup) */
+			fprintf(f, "\\\\x%02x", *p), len = 1;
 		else
 			fputc(*p, f);
 		len = len ? len : 1;

@@ -52,9 +52,10 @@ void esc_xml(FILE *f, const char *s);
 void esc_github(FILE *f, const char *s, bool property);
 
 /* A Prometheus label value (text exposition format): backslash, quote and
- * newline escaped as the format says; other control bytes, bytes that
- * begin no well-formed UTF-8 sequence, and '%' itself (so it reads back)
- * as %HH - a value is always valid UTF-8. */
+ * newline escaped as the format says, the rest as it is; a byte that
+ * begins no well-formed UTF-8 sequence as the text \xHH, so that a value
+ * is always valid UTF-8 and reads back as the name the store holds (a
+ * route, an app) - the same series in Grafana from either source. */
 void esc_prom_label(FILE *f, const char *s);
 
 /* JSON (RFC 8259 text is UTF-8; cJSON escapes quotes and control bytes but

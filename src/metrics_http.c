@@ -1,27 +1,68 @@
-/* metrics_http.c - the /metrics endpoint (metrics_http.h).  HTTP/1.0 and
- * 1.1 requests, one per connection (Connection: close): Prometheus opens a
- * connection per scrape or keeps one alive; both work, the second as a new
- * connection each time. */
-#define _GNU_SOURCE /* accept4 */
+/* metrics_http.c - the /metrics endpoint (metrics_http.h) on libmicrohttpd,
+ * run from the capture's loop (MHD_run: no thread of its own). */
+#define _GNU_SOURCE /* getaddrinfo under -std=c11 */
 #include "metrics_http.h"
 
 #include <errno.h>
-#include <stdbool.h>
-#include <fcntl.h>
+#include <microhttpd.h>
 #include <netdb.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *text)
+{
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	enum MHD_Result ok = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **state)
+{
+	struct metrics_server *m = cls;
+	(void)version;
+	(void)upload;
+	if (!*state) { /* the head only: answered once the request is whole */
+		*state = m;
+		return MHD_YES;
+	}
+	if (*upload_size) { /* a body: not read, and the answer says why */
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (strcmp(url, "/metrics") != 0)
+		return reply(conn, MHD_HTTP_NOT_FOUND, "pgrtt serves /metrics only\n");
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET /metrics\n");
+	size_t len = 0;
+	char *body = m->body ? m->body(m->ctx, &len) : NULL;
+	if (!body)
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/plain; version=0.0.4; charset=utf-8");
+	enum MHD_Result ok = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ok;
+}
 
 int metrics_listen(struct metrics_server *m, const char *addr, char *err, size_t errcap)
 {
 	memset(m, 0, sizeof(*m));
-	m->fd = -1;
-	for (int i = 0; i < METRICS_CLIENTS; i++)
-		m->c[i].fd = -1;
 	char host[256];
 	const char *colon = strrchr(addr, ':');
 	size_t hl = colon ? (size_t)(colon - addr) : 0;
@@ -43,151 +84,42 @@ int metrics_listen(struct metrics_server *m, const char *addr, char *err, size_t
 		snprintf(err, errcap, "--metrics %s: %s", addr, gai_strerror(g));
 		return -1;
 	}
-	int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int one = 1;
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-	    bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 16) != 0) {
-		snprintf(err, errcap, "--metrics %s: %s", addr, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		freeaddrinfo(res);
+	unsigned flags = MHD_USE_EPOLL | MHD_USE_SUPPRESS_DATE_NO_CLOCK |
+			 (res->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+	errno = 0;
+	m->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, m, MHD_OPTION_SOCK_ADDR, res->ai_addr,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_IDLE_S,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_CLIENTS,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)METRICS_REQUEST_MAX,
+				MHD_OPTION_END);
+	int e = errno;
+	freeaddrinfo(res);
+	if (!m->d) {
+		snprintf(err, errcap, "--metrics %s: %s", addr, e ? strerror(e) : "cannot listen");
 		return -1;
 	}
-	freeaddrinfo(res);
-	m->fd = fd;
 	return 0;
-}
-
-static void drop(struct metrics_client *c)
-{
-	close(c->fd);
-	free(c->out);
-	memset(c, 0, sizeof(*c));
-	c->fd = -1;
-}
-
-static void answer(struct metrics_client *c, int status, const char *reason, const char *type,
-		   char *body, size_t len)
-{
-	char head[256];
-	int n = snprintf(head, sizeof head,
-			 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			 "Connection: close\r\n\r\n",
-			 status, reason, type, len);
-	c->out = malloc((size_t)n + len);
-	if (!c->out || (!body && len)) {
-		free(c->out);
-		c->out = NULL;
-		free(body);
-		return;
-	}
-	memcpy(c->out, head, (size_t)n);
-	memcpy(c->out + n, body, len);
-	c->nout = (size_t)n + len;
-	c->sent = 0;
-	free(body);
-}
-
-static void answer_text(struct metrics_client *c, int status, const char *reason, const char *s)
-{
-	answer(c, status, reason, "text/plain; charset=utf-8", strdup(s), strlen(s));
-}
-
-/* A complete request head in c->req: what to answer. */
-static void respond(struct metrics_client *c, metrics_body_fn *body,
-		    void *ctx)
-{
-	size_t len;
-	char method[16] = "", target[256] = "";
-	if (sscanf(c->req, "%15s %255s", method, target) != 2) {
-		answer_text(c, 400, "Bad Request", "bad request\n");
-		return;
-	}
-	char *q = strchr(target, '?');
-	if (q)
-		*q = '\0';
-	if (strcmp(target, "/metrics") != 0) {
-		answer_text(c, 404, "Not Found", "pgrtt serves /metrics only\n");
-		return;
-	}
-	if (strcmp(method, "GET") != 0) {
-		answer_text(c, 405, "Method Not Allowed", "GET /metrics\n");
-		return;
-	}
-	char *b = body(ctx, &len);
-	if (!b) {
-		answer_text(c, 500, "Internal Server Error", "out of memory\n");
-		return;
-	}
-	answer(c, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", b, len);
 }
 
 void metrics_poll(struct metrics_server *m, double now, metrics_body_fn *body, void *ctx)
 {
-	if (m->fd < 0)
+	(void)now; /* libmicrohttpd keeps its own clock for the timeouts */
+	if (!m->d)
 		return;
-	for (;;) { /* new connections: as many as there are free slots */
-		int slot = -1;
-		for (int i = 0; i < METRICS_CLIENTS && slot < 0; i++)
-			if (m->c[i].fd < 0)
-				slot = i;
-		if (slot < 0)
-			break; /* the rest wait in the backlog */
-		int fd = accept4(m->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
-			break;
-		m->c[slot].fd = fd;
-		m->c[slot].deadline = now + METRICS_DEADLINE_S;
-	}
-	for (int i = 0; i < METRICS_CLIENTS; i++) {
-		struct metrics_client *c = &m->c[i];
-		if (c->fd < 0)
-			continue;
-		if (now > c->deadline) {
-			drop(c);
-			continue;
-		}
-		if (!c->out) {
-			ssize_t n = recv(c->fd, c->req + c->nreq, sizeof c->req - 1 - c->nreq, 0);
-			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-				drop(c);
-				continue;
-			}
-			if (n > 0)
-				c->nreq += (size_t)n;
-			c->req[c->nreq] = '\0';
-			if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n"))
-				respond(c, body, ctx);
-			else if (c->nreq == sizeof c->req - 1) {
-				answer_text(c, 431, "Request Header Fields Too Large", "request too large\n");
-			}
-			if (!c->out)
-				continue;
-		}
-		bool failed = false;
-		while (c->sent < c->nout) {
-			ssize_t n = send(c->fd, c->out + c->sent, c->nout - c->sent, MSG_NOSIGNAL);
-			if (n <= 0) {
-				failed = n < 0 && errno != EAGAIN && errno != EWOULDBLOCK;
-				break;
-			}
-			c->sent += (size_t)n;
-		}
-		if (c->sent == c->nout) {
-			shutdown(c->fd, SHUT_WR);
-			drop(c);
-		} else if (failed) {
-			drop(c);
-		}
-	}
+	m->body = body;
+	m->ctx = ctx;
+	MHD_run(m->d);
+}
+
+int metrics_fd(const struct metrics_server *m)
+{
+	const union MHD_DaemonInfo *i = m->d ? MHD_get_daemon_info(m->d, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+	return i ? i->epoll_fd : -1;
 }
 
 void metrics_close(struct metrics_server *m)
 {
-	for (int i = 0; i < METRICS_CLIENTS; i++)
-		if (m->c[i].fd >= 0)
-			drop(&m->c[i]);
-	if (m->fd >= 0)
-		close(m->fd);
-	m->fd = -1;
+	if (m->d)
+		MHD_stop_daemon(m->d);
+	m->d = NULL;
 }

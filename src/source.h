@@ -69,6 +69,7 @@ struct source {
 	const char *write_path;
 	int write_errno; /* the first write to -w that failed: its errno (0: none) */
 	int fd;
+	int wake_fd; /* another descriptor whose readiness ends the wait for packets (-1: none) */
 };
 
 /* Open a capture file ("-": standard input) with an optional BPF filter.

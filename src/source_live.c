@@ -82,6 +82,7 @@ int source_open_live(struct source *l, const struct live_opts *o, char *err, cha
 		source_close(l);
 		return -1;
 	}
+	l->wake_fd = -1;
 	if (o->write_path) {
 		l->write_path = o->write_path;
 		l->write_errno = 0;
@@ -133,8 +134,8 @@ static int dispatch_now(struct source *s, source_fn *fn, void *ctx)
 
 static int live_dispatch(struct source *s, source_fn *fn, void *ctx)
 {
-	struct pollfd pfd = {s->fd, POLLIN, 0};
-	if (poll(&pfd, 1, SOURCE_POLL_MS) < 0)
+	struct pollfd pfd[2] = {{s->fd, POLLIN, 0}, {s->wake_fd, POLLIN, 0}};
+	if (poll(pfd, s->wake_fd >= 0 ? 2 : 1, SOURCE_POLL_MS) < 0)
 		return 0; /* EINTR: a signal; the caller looks at its flags */
 	return dispatch_now(s, fn, ctx);
 }

@@ -84,11 +84,31 @@ try:
     subprocess.run(load + ["20", "/articles/1", "/"], check=True, capture_output=True)
     first, ctype, body = scrape_until(url, 20)
     check("content type of the text format", ctype, "text/plain; version=0.0.4; charset=utf-8")
-    check("the app label escaped: the bad byte %-encoded, the character kept",
-          '{app="shop \\"eu\\"\\\\\\n%E9\u00e9"' in body, True)
+    check("the app label escaped as the format says, the bad byte as the text \\xe9",
+          '{app="shop \\"eu\\"\\\\\\n\\\\xe9\u00e9"' in body, True)
     check("pages so far", total(first, "pgrtt_pages_total"), 20)
-    # a silent client holds a slot, not the endpoint
+    # a silent client holds a slot, not the endpoint; 24 idle connections and
+    # a dozen that send half a request head hold no scrape up (a slowloris)
     silent = socket.create_connection(("127.0.0.1", mport))
+    idle = [socket.create_connection(("127.0.0.1", mport)) for _ in range(36)]
+    for s in idle[:12]:
+        s.sendall(b"GET /metrics HTTP/1.1\r\nX-Slow: a")
+    t0 = time.monotonic()
+    for _ in range(4):
+        scrape(url)
+    took = time.monotonic() - t0
+    check(f"4 scrapes beside 36 idle or trickling connections in under a second ({took:.3f} s)",
+          took < 1, True)
+    nul = socket.create_connection(("127.0.0.1", mport))
+    t0 = time.monotonic()
+    nul.sendall(b"GET /metrics HTTP/1.1\r\nHost: a\x00b\r\n\r\n")
+    nul.settimeout(10)
+    answer = nul.recv(12)
+    nul.close()
+    check("a request head with a NUL byte answered at once, not held",
+          (answer[:9], time.monotonic() - t0 < 1), (b"HTTP/1.1 ", True))
+    for s in idle:
+        s.close()
     # 60 unknown paths, a route each (the app looks each up with one query)
     for k in range(60):
         try:
@@ -97,7 +117,7 @@ try:
             e.read()
     subprocess.run(load + ["20", "/articles/2", "/"], check=True, capture_output=True)
     time.sleep(1.2)  # pings waiting for a role get it after a second
-    last, _, body = scrape_until(url, 100)
+    last, _, last_body = scrape_until(url, 100)
     silent.close()
     grown = [k for k, v in first.items() if k[0].endswith("_total") and last.get(k, 0) < v]
     check("counters only grow between scrapes", grown, [])
@@ -132,6 +152,13 @@ try:
         check(f"{r} pings = the stored run's", total(last, "pgrtt_pings_total", role=r),
               cls.get("ping_" + r, 0))
     rfq, = q.execute("SELECT ready_for_query FROM runs").fetchone()
+    app_stored, = q.execute("SELECT app FROM runs").fetchone()
+    from prometheus_client.parser import text_string_to_metric_families
+    apps = {s.labels.get("app") for f in text_string_to_metric_families(last_body) for s in f.samples}
+    check("the app label reads back as the stored app", apps, {app_stored})
+    route_names = {r for r, in q.execute("SELECT route FROM routes")}
+    check("every route label but 'other' is a stored route's name",
+          sorted({dict(l)["route"] for (n, l) in last if "route" in dict(l)} - route_names - {"other"}), [])
     check("ReadyForQuery = the stored run's", total(last, "pgrtt_ready_for_query_total"), rfq)
     check("the latency histogram counts every timed round trip",
           total(last, "pgrtt_round_trip_duration_seconds_count") ==
