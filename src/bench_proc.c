@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "bench_proc.h"
 
+#include <curl/curl.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -295,23 +297,58 @@ long long ctx_total(const struct ctx_sampler *s)
 	return sum;
 }
 
-size_t http_get(int port, const char *path, char *buf, size_t cap)
+struct fetch {
+	char *buf;
+	size_t n, cap;
+	volatile sig_atomic_t *stop;
+};
+
+static size_t fetch_body(char *data, size_t size, size_t nmemb, void *ctx)
 {
-	int fd = connect_port("127.0.0.1", port);
-	size_t n = 0;
-	if (fd >= 0) {
-		struct timeval tv = {10, 0}; /* an app that hangs is a failed check, not a hang */
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-		char req[512];
-		int len = snprintf(req, sizeof req,
-				   "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
-		if (send(fd, req, (size_t)len, MSG_NOSIGNAL) == len)
-			for (ssize_t r; n < cap - 1 && (r = recv(fd, buf + n, cap - 1 - n, 0)) > 0;)
-				n += (size_t)r;
-		close(fd);
-	}
-	buf[n] = '\0';
-	return n;
+	struct fetch *f = ctx;
+	size_t len = size * nmemb, room = f->cap - 1 - f->n;
+	memcpy(f->buf + f->n, data, len < room ? len : room);
+	f->n += len < room ? len : room;
+	return len; /* a page past cap is cut, not an error */
+}
+
+static int fetch_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	(void)dt, (void)dn, (void)ut, (void)un;
+	const struct fetch *f = ctx;
+	return f->stop && *f->stop; /* non-zero: the transfer ends at once */
+}
+
+long http_fetch(int port, const char *path, volatile sig_atomic_t *stop, char *buf, size_t cap)
+{
+	static bool ready;
+	if (!ready && curl_global_init(CURL_GLOBAL_NOTHING) == 0)
+		ready = true;
+	struct fetch f = {buf, 0, cap, stop};
+	buf[0] = '\0';
+	CURL *c = ready ? curl_easy_init() : NULL;
+	if (!c)
+		return -1;
+	char url[600];
+	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_NOPROXY, "*"); /* loopback: never a proxy from the environment */
+	/* an app that hangs or trickles is a failed check, not a hang */
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 10000L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, fetch_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &f);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, fetch_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, &f);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	long status = -1;
+	if (curl_easy_perform(c) == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_cleanup(c);
+	buf[f.n] = '\0';
+	return status;
 }
 
 int port_open(int port)

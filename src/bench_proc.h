@@ -5,6 +5,7 @@
 #ifndef PGRTT_BENCH_PROC_H
 #define PGRTT_BENCH_PROC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -52,9 +53,11 @@ struct ctx_sampler {
 void ctx_sample(struct ctx_sampler *s, long pid);
 long long ctx_total(const struct ctx_sampler *s);
 
-/* A GET on 127.0.0.1:port; the whole response (status line to body),
- * NUL-terminated, at most cap - 1 bytes. */
-size_t http_get(int port, const char *path, char *buf, size_t cap);
+/* A GET on 127.0.0.1:port through libcurl: the body (chunked or not,
+ * decoded) into buf, NUL-terminated, cut at cap - 1 bytes; the status
+ * code, or -1 when there was no whole HTTP response (refused, 10 s passed,
+ * or *stop became non-zero: the fetch ends within a second of it). */
+long http_fetch(int port, const char *path, volatile sig_atomic_t *stop, char *buf, size_t cap);
 
 /* Whether 127.0.0.1:port accepts a connection. */
 int port_open(int port);

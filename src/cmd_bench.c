@@ -29,6 +29,7 @@
 #include "bench_build.h"
 #include "bench_manifest.h"
 #include "bench_proc.h"
+#include "bench_reap.h"
 #include "bench_report.h"
 #include "bench_server.h"
 #include "cli.h"
@@ -92,6 +93,7 @@ static const char lua_script[] =
 
 static volatile sig_atomic_t stopping;
 static struct source live;
+static struct reap reg; /* what this bench started, for one killed with -9 (bench_reap.h) */
 
 static void on_signal(int sig)
 {
@@ -101,13 +103,14 @@ static void on_signal(int sig)
 }
 
 struct bench_opts {
-	bool quick, list, build_only, no_progress, keep_pcaps;
+	bool quick, list, build_only, no_progress, keep_pcaps, clean;
 	const char *apps, *routes, *out, *dsn, *redis, *config, *build_dir;
 	double duration, warmup, runs, connections;
 };
 
 enum { B_QUICK = 1, B_LIST, B_APPS, B_ROUTES, B_DURATION, B_WARMUP, B_RUNS, B_CONNECTIONS,
-       B_OUT, B_DSN, B_REDIS, B_CONFIG, B_BUILD_DIR, B_BUILD_ONLY, B_NO_PROGRESS, B_KEEP_PCAPS };
+       B_OUT, B_DSN, B_REDIS, B_CONFIG, B_BUILD_DIR, B_BUILD_ONLY, B_NO_PROGRESS, B_KEEP_PCAPS,
+       B_CLEAN };
 
 static int bench_opt(void *ctx, int id, const char *arg)
 {
@@ -127,6 +130,9 @@ static int bench_opt(void *ctx, int id, const char *arg)
 		return 0;
 	case B_KEEP_PCAPS:
 		b->keep_pcaps = true;
+		return 0;
+	case B_CLEAN:
+		b->clean = true;
 		return 0;
 	case B_APPS:
 		b->apps = arg;
@@ -198,6 +204,7 @@ static void help(FILE *out)
 	      "      --keep-pcaps       also write each measured run's capture to\n"
 	      "                         OUT/pcaps/APP-ROUTE-RUN.pcap (pgrtt analyze reads them)\n"
 	      "      --list             the apps and routes, and what this machine can run\n"
+	      "      --clean            only stop and remove what benches killed with -9 left\n"
 	      "      --no-progress      no status line on a terminal (also --no-status)\n"
 	      "  -h, --help             show this help\n"
 	      "\n"
@@ -368,7 +375,9 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 	tree_usage(ac->pid, &app0);
 	children_usage(B->postmaster, &pg0);
 	struct child w = {0, -1};
-	if (child_spawn(&w, argv, NULL, NULL, NULL) != 0) {
+	if (child_spawn(&w, argv, NULL, NULL, NULL) == 0)
+		reap_note(&reg, REAP_GROUP, w.pid, NULL);
+	else {
 		snprintf(err, errcap, "wrk: %s", strerror(errno));
 		if (measure) {
 			source_close(&live);
@@ -755,6 +764,7 @@ static int start_app(const struct bench *B, const struct bench_app *a, int port,
 		snprintf(err, cap, "cannot start %s: %s", argv[0], strerror(errno));
 		return -1;
 	}
+	reap_note(&reg, REAP_GROUP, c->pid, NULL);
 	double until = now_s() + a->start_timeout;
 	while (!port_open(port)) {
 		int st;
@@ -783,16 +793,14 @@ static int start_app(const struct bench *B, const struct bench_app *a, int port,
  * phrases differ between servers). */
 static void fetch_page(int port, const char *path, char *buf, size_t cap)
 {
-	http_get(port, path, buf, cap);
-	char *body = strstr(buf, "\r\n\r\n");
-	if (strncmp(buf, "HTTP/1.", 7) != 0 || !body || strlen(buf) < 12) {
+	long code = http_fetch(port, path, &stopping, buf + 4, cap - 4);
+	if (code < 100 || code > 999) {
 		snprintf(buf, cap, "(no HTTP response)");
 		return;
 	}
-	char code[4] = {buf[9], buf[10], buf[11], 0};
-	memmove(buf + 4, body + 4, strlen(body + 4) + 1);
-	memcpy(buf, code, 3);
-	buf[3] = '\n';
+	char head[5];
+	snprintf(head, sizeof head, "%03ld\n", code);
+	memcpy(buf, head, 4);
 }
 
 #define NPAGES (NROUTES + NMORE)
@@ -807,7 +815,7 @@ static bool same_pages(const char *name, int port, char (*ref)[1 << 17])
 {
 	static char page[1 << 17];
 	int differ = 0;
-	for (int i = 0; i < NPAGES; i++) {
+	for (int i = 0; i < NPAGES && !stopping; i++) {
 		fetch_page(port, page_path(i), page, sizeof page);
 		if (strcmp(ref[i], page) == 0 || differ++)
 			continue;
@@ -833,7 +841,7 @@ static bool same_pages(const char *name, int port, char (*ref)[1 << 17])
 
 static void reference_pages(int port, char (*ref)[1 << 17])
 {
-	for (int i = 0; i < NPAGES; i++)
+	for (int i = 0; i < NPAGES && !stopping; i++)
 		fetch_page(port, page_path(i), ref[i], sizeof ref[0]);
 }
 
@@ -856,8 +864,7 @@ static int prime_cache(const struct bench *B, const struct bench_app *a, int por
 			snprintf(what, sizeof what, "%s %s: priming the cache %d/%d", a->name, r->name, i, n);
 			status(B, what, 0, -1);
 		}
-		http_get(port, path, page, sizeof page);
-		bad += strncmp(page + 8, " 200", 4) != 0;
+		bad += http_fetch(port, path, &stopping, page, sizeof page) != 200;
 	}
 	status_clear(B);
 	if (bad)
@@ -1063,7 +1070,7 @@ int cmd_bench(int argc, char **argv)
 		{"redis", 0, true, B_REDIS},          {"config", 0, true, B_CONFIG},
 		{"build-dir", 0, true, B_BUILD_DIR},  {"build-only", 0, false, B_BUILD_ONLY},
 		{"no-progress", 0, false, B_NO_PROGRESS}, {"no-status", 0, false, B_NO_PROGRESS},
-		{"keep-pcaps", 0, false, B_KEEP_PCAPS},
+		{"keep-pcaps", 0, false, B_KEEP_PCAPS}, {"clean", 0, false, B_CLEAN},
 		{NULL, 0, false, 0},
 	};
 	static struct bench B;
@@ -1081,6 +1088,11 @@ int cmd_bench(int argc, char **argv)
 	if (co.nrest) {
 		usage_error("unexpected \"%s\"", co.rest[0]);
 		return EXIT_USAGE;
+	}
+	if (b->clean) { /* what benches killed with -9 left: nothing else */
+		int n = reap_stale();
+		fprintf(stderr, "pgrtt: bench: %d stale bench%s cleaned\n", n, n == 1 ? "" : "es");
+		return EXIT_OK;
 	}
 	if (b->routes) {
 		char list[512];
@@ -1280,15 +1292,24 @@ int cmd_bench(int argc, char **argv)
 		snprintf(dbpath, sizeof dbpath, "%s/bench.db", B.outdir);
 		if (co.db.db)
 			snprintf(dbpath, sizeof dbpath, "%s", co.db.db);
+		/* servers and apps left by a bench killed with -9 first; then this
+		 * bench's own registry, before it starts anything */
+		reap_stale();
+		if (reap_begin(&reg, err, sizeof err) != 0)
+			warnx_("warning: %s: a bench killed with -9 would leave its servers", err);
 		if (b->dsn) {
 			snprintf(dsn, sizeof dsn, "%s", b->dsn);
 		} else {
 			fprintf(stderr, "pgrtt: bench: starting a throwaway PostgreSQL\n");
-			if (pgserver_start(&srv, err, sizeof err) != 0) {
+			int started = pgserver_start(&srv, err, sizeof err);
+			if (srv.made_dir)
+				reap_note(&reg, REAP_DIR, 0, srv.dir);
+			if (started != 0) {
 				warnx_("%s", err);
 				rc = EXIT_ERROR;
 				goto stop;
 			}
+			reap_note(&reg, REAP_SERVER, (pid_t)pgserver_postmaster(&srv), NULL);
 			snprintf(dsn, sizeof dsn, "%s", srv.dsn);
 		}
 		/* the page cache */
@@ -1306,6 +1327,7 @@ int cmd_bench(int argc, char **argv)
 				goto stop;
 			}
 			have_redis = true;
+			reap_note(&reg, REAP_GROUP, rsrv.pid, NULL);
 			B.redis_port = rsrv.port;
 		}
 		snprintf(B.redis_url, sizeof B.redis_url, "redis://%s:%d", B.redis_host, B.redis_port);
@@ -1384,6 +1406,12 @@ int cmd_bench(int argc, char **argv)
 				}
 			}
 			child_stop(&app, 5000);
+			/* what the app left in sessions of their own came back here */
+			pid_t servers[2] = {(pid_t)B.postmaster, have_redis ? rsrv.pid : 0};
+			int left = reap_orphans(servers, 2);
+			if (left)
+				warnx_("%s: %d process%s it started outlived it: killed", a->name, left,
+				       left == 1 ? "" : "es");
 			wait_baseline(&B, baseline < 0 ? 0 : baseline, a->name);
 		}
 		status_clear(&B);
@@ -1392,6 +1420,8 @@ int cmd_bench(int argc, char **argv)
 		if (have_redis)
 			redisserver_stop(&rsrv);
 		pgserver_stop(&srv);
+		reap_orphans(NULL, 0);
+		reap_end(&reg);
 		store_close(B.st);
 		if (rc == EXIT_USAGE || (rc == EXIT_ERROR && !cJSON_GetArraySize(japps)))
 			goto finish;
