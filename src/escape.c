@@ -177,40 +177,13 @@ void esc_github(FILE *f, const char *s, bool property)
 	}
 }
 
-char *esc_utf8_dup(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), bad = 0;
-	for (size_t i = 0; i < n;) {
-		size_t len = utf8_seq(p + i, n - i);
-		bad += len == 0;
-		i += len ? len : 1;
-	}
-	if (!bad)
-		return NULL;
-	char *out = malloc(n + 3 * bad + 1); /* a bad byte becomes 4 */
-	if (!out)
-		return NULL;
-	size_t k = 0;
-	for (size_t i = 0; i < n;) {
-		size_t len = utf8_seq(p + i, n - i);
-		if (len) {
-			memcpy(out + k, p + i, len);
-			k += len;
-			i += len;
-		} else {
-			k += (size_t)snprintf(out + k, 5, "\\x%02x", p[i++]);
-		}
-	}
-	out[k] = '\0';
-	return out;
-}
-
-struct cJSON *esc_json_string(const char *s)
+/* s as well-formed UTF-8, malloc'ed: each byte that begins no sequence as
+ * the text \xHH (hex) or as U+FFFD; NULL when out of memory. */
+static char *utf8_mend(const char *s, bool hex)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s), k = 0;
-	char *out = malloc(3 * n + 1); /* a bad byte becomes 3 */
+	char *out = malloc(4 * n + 1); /* a bad byte becomes 4 at most */
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < n;) {
@@ -219,6 +192,8 @@ struct cJSON *esc_json_string(const char *s)
 			memcpy(out + k, p + i, len);
 			k += len;
 			i += len;
+		} else if (hex) {
+			k += (size_t)snprintf(out + k, 5, "\\x%02x", p[i++]);
 		} else {
 			memcpy(out + k, "\xef\xbf\xbd", 3);
 			k += 3;
@@ -226,6 +201,24 @@ struct cJSON *esc_json_string(const char *s)
 		}
 	}
 	out[k] = '\0';
+	return out;
+}
+
+char *esc_utf8_dup(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	for (size_t i = 0, len; i < n; i += len)
+		if (!(len = utf8_seq(p + i, n - i)))
+			return utf8_mend(s, true);
+	return NULL;
+}
+
+struct cJSON *esc_json_string(const char *s)
+{
+	char *out = utf8_mend(s, false);
+	if (!out)
+		return NULL;
 	cJSON *j = cJSON_CreateString(out);
 	free(out);
 	return j;

@@ -298,6 +298,30 @@ static void redaction(void)
 	CHECK(strlen(tiny) < sizeof tiny && !strstr(tiny, "Secret"));
 }
 
+/* What a store's text becomes: well-formed UTF-8 kept (no copy), a byte that
+ * begins no sequence as \xHH - a Latin-1 name, a cut sequence, a lone
+ * continuation byte, an overlong form, a surrogate. */
+static void utf8_for_stores(void)
+{
+	CHECK(esc_utf8_dup("caf\xc3\xa9 \x1b[31m plain") == NULL);
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"caf\xe9", "caf\\xe9"},
+		{"cut \xe2\x82", "cut \\xe2\\x82"},
+		{"\x80lone", "\\x80lone"},
+		{"over\xc0\xafong", "over\\xc0\\xafong"},
+		{"sur\xed\xa0\x80", "sur\\xed\\xa0\\x80"},
+		{"mix\xe9\xc3\xa9", "mix\\xe9\xc3\xa9"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *got = esc_utf8_dup(cases[i].in);
+		CHECK_STR(got ? got : "(null)", cases[i].want);
+		CHECK(got && esc_utf8_dup(got) == NULL); /* what it makes is well-formed */
+		free(got);
+	}
+}
+
 int main(void)
 {
 	RUN(escapes);
@@ -305,5 +329,6 @@ int main(void)
 	RUN(store_and_read);
 	RUN(json_report);
 	RUN(redaction);
+	RUN(utf8_for_stores);
 	return TT_EXIT();
 }
