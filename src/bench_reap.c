@@ -210,7 +210,7 @@ int reap_stale(void)
 	if (!d)
 		return 0;
 	int n = 0;
-	const char *base = REAP_PREFIX + 5; /* past "/tmp/" */
+	const char *base = &REAP_PREFIX[5]; /* past "/tmp/" */
 	for (struct dirent *e; (e = readdir(d));) {
 		if (strncmp(e->d_name, base, strlen(base)) != 0)
 			continue;

@@ -132,8 +132,8 @@ static const char *const store_migrations[] = {
 	 * delivers it: a run delivered twice (killed between the store's commit
 	 * and the spool's delete) is found and not stored again.  NULL for runs
 	 * stored before */
-	"ALTER TABLE runs ADD COLUMN run_key TEXT;"
-	"CREATE UNIQUE INDEX runs_run_key ON runs (run_key);",
+	("ALTER TABLE runs ADD COLUMN run_key TEXT;"
+	 "CREATE UNIQUE INDEX runs_run_key ON runs (run_key);"),
 };
 
 #define STORE_SCHEMA_VERSION ((int)(sizeof store_migrations / sizeof store_migrations[0]))
