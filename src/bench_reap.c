@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
 
 /* A process's parent and start time (clock ticks since boot) from
  * /proc/PID/stat; false when it is gone (a zombie is there, to be reaped). */
@@ -159,7 +158,7 @@ static void stop_server(pid_t pid, unsigned long long start)
 
 /* What one registry names, stopped and removed; false when its owner is
  * still running (another bench's, in use). */
-static bool clean_one(const char *reg)
+static bool clean_one(const char *reg, reap_said_fn *said, void *ctx)
 {
 	char path[600], line[700];
 	int owner = 0;
@@ -197,14 +196,12 @@ static bool clean_one(const char *reg)
 		fclose(f);
 	}
 	remove_tree(reg);
-	fprintf(stderr,
-		"pgrtt: bench: a bench that ended without cleaning up (pid %d) left %d process%s and "
-		"%d director%s: stopped and removed\n",
-		owner, procs, procs == 1 ? "" : "es", dirs, dirs == 1 ? "y" : "ies");
+	if (said)
+		said(ctx, owner, procs, dirs);
 	return true;
 }
 
-int reap_stale(void)
+int reap_stale(reap_said_fn *said, void *ctx)
 {
 	DIR *d = opendir("/tmp");
 	if (!d)
@@ -216,7 +213,7 @@ int reap_stale(void)
 			continue;
 		char reg[300];
 		snprintf(reg, sizeof reg, "/tmp/%s", e->d_name);
-		n += clean_one(reg);
+		n += clean_one(reg, said, ctx);
 	}
 	closedir(d);
 	return n;

@@ -46,8 +46,10 @@ int reap_orphans(const pid_t *keep, int nkeep);
 /* Remove this bench's registry (everything it names was stopped). */
 void reap_end(struct reap *r);
 
-/* Stop and remove what benches that are gone left behind; each is said on
- * stderr.  The number of registries cleaned. */
-int reap_stale(void);
+/* Stop and remove what benches that are gone left behind, each told to said
+ * (the gone bench's pid, the processes stopped, the directories removed).
+ * The number of registries cleaned. */
+typedef void reap_said_fn(void *ctx, int owner, int procs, int dirs);
+int reap_stale(reap_said_fn *said, void *ctx);
 
 #endif

@@ -95,6 +95,15 @@ static volatile sig_atomic_t stopping;
 static struct source live;
 static struct reap reg; /* what this bench started, for one killed with -9 (bench_reap.h) */
 
+static void stale_said(void *ctx, int owner, int procs, int dirs)
+{
+	(void)ctx;
+	fprintf(stderr,
+		"pgrtt: bench: a bench that ended without cleaning up (pid %d) left %d process%s and "
+		"%d director%s: stopped and removed\n",
+		owner, procs, procs == 1 ? "" : "es", dirs, dirs == 1 ? "y" : "ies");
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -1090,7 +1099,7 @@ int cmd_bench(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (b->clean) { /* what benches killed with -9 left: nothing else */
-		int n = reap_stale();
+		int n = reap_stale(stale_said, NULL);
 		fprintf(stderr, "pgrtt: bench: %d stale bench%s cleaned\n", n, n == 1 ? "" : "es");
 		return EXIT_OK;
 	}
@@ -1294,7 +1303,7 @@ int cmd_bench(int argc, char **argv)
 			snprintf(dbpath, sizeof dbpath, "%s", co.db.db);
 		/* servers and apps left by a bench killed with -9 first; then this
 		 * bench's own registry, before it starts anything */
-		reap_stale();
+		reap_stale(stale_said, NULL);
 		if (reap_begin(&reg, err, sizeof err) != 0)
 			warnx_("warning: %s: a bench killed with -9 would leave its servers", err);
 		if (b->dsn) {
