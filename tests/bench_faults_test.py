@@ -101,6 +101,14 @@ def main():
             check(f"a trickling app, {signal.Signals(sig).name}: bench ends in {took:.1f} s (< 3)",
                   (p.returncode != 0, took < 3), (True, True))
             check(f"... nothing left behind ({signal.Signals(sig).name})", settled(before), before)
+        # ... and left alone: its first page's 10 s, not 10 s a page
+        p = bench(out, "trickle")
+        wait_for(p, "compute")
+        t0 = time.monotonic()
+        err = p.communicate(timeout=120)[1]
+        took = time.monotonic() - t0
+        check(f"a trickling app alone: the check fails after one page's 10 s ({took:.0f} s), exit 1",
+              (p.returncode, took < 20, "faulty: /: no whole HTTP response in 10 s" in err), (1, True, True))
         # chunked pages, the connection kept open: bodies compared, at once
         t0 = time.monotonic()
         p = bench(out, "daemon")
