@@ -51,13 +51,6 @@ struct policy {
 	bool writes_baseline; /* --write-baseline names the baseline file itself */
 };
 
-/* The run to judge in a store: --app and --label, as the runs were stored. */
-struct run_select {
-	const char *app;
-	const char *labels[32];
-	int nlabels;
-};
-
 struct check {
 	char cls[ROUTE_MAX], name[64], msg[EV_MSG_MAX + 32]; /* a finding's, and "(allowed)" */
 	bool ok;
@@ -663,12 +656,11 @@ static int from_analysis(const struct analysis *a, bool partial, struct adata *d
  * another app's run would be worse than no gate.  The run's id, or 0 after
  * a one-line error (*usage set when the command line must change). */
 static int64_t pick_run(struct store *s, const char *path, const char *run,
-			const struct run_select *sel, bool *usage)
+			const struct db_opts *sel, bool *usage)
 {
 	char err[STORE_ERRBUF];
 	char *apps[1] = {(char *)sel->app};
-	struct route_query q = {apps, sel->app ? 1 : 0, (char *const *)sel->labels, sel->nlabels,
-				NULL, 0, false};
+	struct route_query q = {apps, sel->app ? 1 : 0, sel->labels, sel->nlabels, NULL, 0, false};
 	if (strcmp(run, "latest") != 0) {
 		char *end;
 		long long want = strtoll(run, &end, 10);
@@ -717,7 +709,7 @@ static int64_t pick_run(struct store *s, const char *path, const char *run,
 	return id;
 }
 
-static int from_db(const char *path, const char *run, const struct run_select *sel,
+static int from_db(const char *path, const char *run, const struct db_opts *sel,
 		   struct adata *d)
 {
 	struct store *s = open_db(path, STORE_READ);
@@ -875,7 +867,7 @@ static int write_baseline(const char *path, const struct adata *d)
 
 enum {
 	A_MAX_RT = 1, A_MAX_RFQ, A_MAX_PINGS, A_MAX_CONNS, A_MIN_PAGES, A_MAX_INCREASE, A_FORBID,
-	A_ROUTE, A_ALLOW, A_POLICY, A_BASELINE, A_RUN, A_APP, A_LABEL, A_JUNIT, A_WRITE_BASELINE, A_GITHUB,
+	A_ROUTE, A_ALLOW, A_POLICY, A_BASELINE, A_RUN, A_JUNIT, A_WRITE_BASELINE, A_GITHUB,
 	A_MAX_REDIS_RT, A_MAX_REDIS_CMDS, A_BASELINE_FROM,
 };
 
@@ -883,7 +875,6 @@ struct audit_args {
 	struct policy p;
 	struct cmd_opts *co;
 	const char *policy, *run, *junit_path, *write_path;
-	struct run_select sel;
 	bool github;
 };
 
@@ -971,16 +962,6 @@ static int audit_opt(void *ctx, int id, const char *arg)
 	case A_RUN:
 		x->run = arg;
 		return 0;
-	case A_APP:
-		x->sel.app = arg;
-		return 0;
-	case A_LABEL:
-		if (!strchr(arg, '=') || arg[0] == '=' || x->sel.nlabels == 32) {
-			usage_error("bad --label \"%s\": expected KEY=VALUE (at most 32)", arg);
-			return -1;
-		}
-		x->sel.labels[x->sel.nlabels++] = arg;
-		return 0;
 	case A_JUNIT:
 		x->junit_path = arg;
 		return 0;
@@ -1012,8 +993,6 @@ int cmd_audit(int argc, char **argv)
 		{"baseline", 0, true, A_BASELINE},
 		{"baseline-from", 0, true, A_BASELINE_FROM},
 		{"run", 0, true, A_RUN},
-		{"app", 0, true, A_APP},
-		{"label", 0, true, A_LABEL},
 		{"junit", 0, true, A_JUNIT},
 		{"write-baseline", 0, true, A_WRITE_BASELINE},
 		{"github", 0, false, A_GITHUB},
@@ -1029,7 +1008,7 @@ int cmd_audit(int argc, char **argv)
 	/* the route patterns must exist before the options name them */
 	int pr = opts_parse(argc, argv,
 			    OPTG_READ | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
-				    OPTG_OUTPUT | OPTG_FORMAT | OPTG_DB_READ,
+				    OPTG_OUTPUT | OPTG_FORMAT | OPTG_DB_READ | OPTG_DB_PICK,
 			    formats, own, audit_opt, &x, &co);
 	if (pr > 0) {
 		help(stdout);
@@ -1060,14 +1039,14 @@ int cmd_audit(int argc, char **argv)
 				    "is the history it reads)");
 			return EXIT_USAGE;
 		}
-		int r = from_db(dbpath, run, &x.sel, &d);
+		int r = from_db(dbpath, run, &co.db, &d);
 		if (r != 0) {
 			free(d.r);
 			return r == -2 ? EXIT_USAGE : AUDIT_INPUT;
 		}
 	} else {
 		struct read_opts ro = co.ro;
-		if (x.sel.app || x.sel.nlabels) {
+		if (co.db.app || co.db.nlabels) {
 			usage_error("--app and --label pick a stored run: give --db (or PGRTT_DB)");
 			return EXIT_USAGE;
 		}

@@ -322,12 +322,12 @@ static void redeliver(struct store **st, const struct db_opts *dbo, struct spool
  * in the spool never hold up a store that answers.  0, or -1 when the run
  * could be kept nowhere (said). */
 static int keep_run(struct store **st, const struct db_opts *dbo, struct spool *sp,
-		    const struct analysis *a, const struct store_run_info *info, const char *how)
+		    const struct analysis *a, const struct store_run_info *info, bool rotating)
 {
 	char err[STORE_ERRBUF];
 	int64_t id;
-	bool last = !*how; /* the capture's end */
-	redeliver(st, dbo, sp, last); /* the older runs first */
+	const char *how = rotating ? " (--rotate)" : "";
+	redeliver(st, dbo, sp, !rotating); /* the older runs first; the end always asks */
 	double started = now_s();
 	if (*st && store_finish_run(*st, a, info, &id, err) == 0) {
 		warnx_("stored run %lld in %s%s", (long long)id, store_shown(dbo->db), how);
@@ -382,7 +382,7 @@ static int rotate_run(struct analysis *a, const struct analysis_opts *ao, struct
 	char source[300], err[STORE_ERRBUF];
 	snprintf(source, sizeof source, "interface %s", iface);
 	struct store_run_info info = {dbo->app, source, dbo->labels, dbo->nlabels, false, &period};
-	if (keep_run(st, dbo, sp, a, &info, " (--rotate)") != 0)
+	if (keep_run(st, dbo, sp, a, &info, true) != 0)
 		return -1;
 	struct route_learn learnt = a->learn; /* handed on, not freed */
 	memset(&a->learn, 0, sizeof a->learn);
@@ -634,7 +634,7 @@ int cmd_capture(int argc, char **argv)
 	struct report_input in = {src, 1, false, &drops};
 	if (sp.path[0]) { /* a central store: the last run too may have to wait */
 		struct store_run_info info = {dbo.app, source, dbo.labels, dbo.nlabels, false, &drops};
-		if (keep_run(&st, &dbo, &sp, &a, &info, "") != 0)
+		if (keep_run(&st, &dbo, &sp, &a, &info, false) != 0)
 			rc = EXIT_ERROR;
 		store_close(st);
 		st = NULL;

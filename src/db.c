@@ -299,7 +299,7 @@ void db_redact(const char *s, char *out, int cap)
 	 * or escaping, the fields libpq would send are what is shown */
 	PQconninfoOption *opts = PQconninfoParse(s, NULL);
 	if (!opts) {
-		if (has_uri_scheme(s) || db_is_pg_uri(s) || strstr(s, "password"))
+		if (has_uri_scheme(s) || strstr(s, "password"))
 			puts_(out, c, &o, "(a PostgreSQL connection string libpq cannot read)");
 		else
 			puts_(out, c, &o, s);
@@ -437,8 +437,9 @@ static char *db_pg_sql(const char *sql, char *out, int cap)
 
 /* SQLSTATE classes of errors that pass by themselves: a lost connection
  * (08), a serialisation failure or deadlock (40), a lock not available
- * (55), the server out of resources (53), shutting down (57) or failing
- * (58).  Every other error is the store refusing what it was given. */
+ * (55), the server out of resources (53), shutting down (57), failing (58)
+ * or failing inside (XX), and an error without a code.  Every other error
+ * is the store refusing what it was given. */
 static bool sqlstate_transient(const char *code)
 {
 	static const char *const classes[] = {"08", "40", "53", "55", "57", "58", "XX"};
@@ -453,6 +454,7 @@ static bool sqlstate_transient(const char *code)
 static int pg_ok(struct db *db, PGresult *r)
 {
 	ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+	db->transient = false;
 	if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK)
 		return DB_OK;
 	if (db->lost) /* db->err says so */

@@ -28,6 +28,7 @@ enum opt_group {
 	OPTG_REDIS = 1 << 9,  /* --redis-port: the commands that count Redis so far */
 	OPTG_READ = 1 << 10,  /* -r/--read FILE without OPTG_FILES: among the positional
 			       * arguments (audit: capture files, or --db) */
+	OPTG_DB_PICK = 1 << 11, /* --app, --label: which stored run (audit) */
 };
 
 /* An option of one command alone. */

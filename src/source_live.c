@@ -105,11 +105,8 @@ struct relay {
 static void relay(u_char *u, const struct pcap_pkthdr *h, const u_char *bytes)
 {
 	struct relay *r = (struct relay *)u;
-	if (r->s->dump) {
+	if (r->s->dump)
 		pcap_dump((u_char *)r->s->dump, h, bytes);
-		if (!r->s->write_errno && ferror(pcap_dump_file(r->s->dump)))
-			r->s->write_errno = errno ? errno : EIO;
-	}
 	r->s->packets++;
 	struct source_packet p = {bytes, h->caplen,
 				  (uint64_t)h->ts.tv_sec * 1000000000ull +
@@ -120,7 +117,12 @@ static void relay(u_char *u, const struct pcap_pkthdr *h, const u_char *bytes)
 static int dispatch_now(struct source *s, source_fn *fn, void *ctx)
 {
 	struct relay r = {s, fn, ctx};
+	errno = 0;
 	int n = pcap_dispatch(s->p, SOURCE_BATCH, relay, (u_char *)&r);
+	/* a failed write to -w sets its stream's error flag: looked at once a
+	 * batch, errno still the failed write's (the analysis sets none) */
+	if (s->dump && !s->write_errno && ferror(pcap_dump_file(s->dump)))
+		s->write_errno = errno ? errno : EIO;
 	if (n == PCAP_ERROR) {
 		snprintf(s->err, SOURCE_ERRBUF, "%s", pcap_geterr(s->p));
 		return SOURCE_ERROR;

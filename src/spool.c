@@ -99,7 +99,7 @@ static int put_aside(struct spool *sp, struct store *from, int64_t id, const str
 	if (!to)
 		return -1;
 	int64_t new_id = 0;
-	bool there;
+	bool there = false;
 	int rc;
 	if (from) {
 		rc = store_copy_run(from, id, to, &new_id, &there, err);
@@ -108,7 +108,7 @@ static int put_aside(struct spool *sp, struct store *from, int64_t id, const str
 	}
 	char reason[STORE_ERRBUF + 32];
 	snprintf(reason, sizeof reason, "pgrtt.refused=%s", why);
-	if (rc == 0)
+	if (rc == 0 && !(from && there))
 		rc = store_add_label(to, new_id, reason, err);
 	store_close(to);
 	if (rc == 0)

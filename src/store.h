@@ -85,7 +85,6 @@ void store_abort_run(struct store *s);
 /* ---- Reading (store_read.c): pgrtt runs, report and audit ---- */
 
 bool store_has_run(struct store *s, int64_t id);
-int64_t store_latest_run(struct store *s); /* 0 when there is none */
 int store_delete_run(struct store *s, int64_t id, char *err);
 
 /* One route of one run as stored: figures per page. */

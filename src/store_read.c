@@ -31,18 +31,6 @@ bool store_has_run(struct store *s, int64_t id)
 	return ok;
 }
 
-int64_t store_latest_run(struct store *s)
-{
-	struct db_stmt *st;
-	int64_t id = 0;
-	if (db_prepare(store_db(s), "SELECT max(id) FROM runs", &st) != DB_OK)
-		return 0;
-	if (db_step(st) == DB_ROW && db_column_type(st, 0) != DB_NULL)
-		id = db_column_int64(st, 0);
-	db_finalize(st);
-	return id;
-}
-
 int store_delete_run(struct store *s, int64_t id, char *err)
 {
 	struct db *db = store_db(s);
@@ -93,17 +81,34 @@ static void bind_filter(const struct route_query *q, struct db_stmt *st)
 		db_bind_int64(st, k++, q->runs[i]);
 }
 
-int64_t store_latest_matching(struct store *s, const struct route_query *q)
+/* head ("... FROM runs x WHERE 1 = 1"), q's filter and tail, prepared and
+ * bound.  0, or -1 (err filled). */
+static int prepare_filtered(struct db *db, const char *head, const struct route_query *q,
+			    const char *tail, struct db_stmt **st, char *err)
 {
 	char sql[4096];
-	size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT max(x.id) FROM runs x WHERE 1 = 1");
-	if ((o = filter_sql(q, sql, sizeof sql, o)) >= sizeof sql)
-		return 0;
+	size_t o = (size_t)snprintf(sql, sizeof sql, "%s", head);
+	o = filter_sql(q, sql, sizeof sql, o);
+	if (o + strlen(tail) + 1 >= sizeof sql) {
+		snprintf(err, STORE_ERRBUF, "too many filters");
+		return -1;
+	}
+	snprintf(sql + o, sizeof sql - o, "%s", tail);
+	if (db_prepare(db, sql, st) != DB_OK) {
+		set_err(err, "reading runs", db);
+		return -1;
+	}
+	bind_filter(q, *st);
+	return 0;
+}
+
+int64_t store_latest_matching(struct store *s, const struct route_query *q)
+{
 	struct db_stmt *st;
+	char err[STORE_ERRBUF];
 	int64_t id = 0;
-	if (db_prepare(store_db(s), sql, &st) != DB_OK)
+	if (prepare_filtered(store_db(s), "SELECT max(x.id) FROM runs x WHERE 1 = 1", q, "", &st, err))
 		return 0;
-	bind_filter(q, st);
 	if (db_step(st) == DB_ROW && db_column_type(st, 0) != DB_NULL)
 		id = db_column_int64(st, 0);
 	db_finalize(st);
@@ -114,20 +119,10 @@ int store_apps(struct store *s, const struct route_query *q, char (*apps)[STORE_
 	       int *n, char *err)
 {
 	struct db *db = store_db(s);
-	char sql[4096];
-	size_t o = (size_t)snprintf(sql, sizeof sql,
-				    "SELECT DISTINCT coalesce(x.app, '') FROM runs x WHERE 1 = 1");
-	if ((o = filter_sql(q, sql, sizeof sql, o)) + 20 >= sizeof sql) {
-		snprintf(err, STORE_ERRBUF, "too many filters");
-		return -1;
-	}
-	snprintf(sql + o, sizeof sql - o, " ORDER BY 1");
 	struct db_stmt *st;
-	if (db_prepare(db, sql, &st) != DB_OK) {
-		set_err(err, "reading apps", db);
+	if (prepare_filtered(db, "SELECT DISTINCT coalesce(x.app, '') FROM runs x WHERE 1 = 1", q,
+			     " ORDER BY 1", &st, err))
 		return -1;
-	}
-	bind_filter(q, st);
 	int step;
 	*n = 0;
 	while ((step = db_step(st)) == DB_ROW)

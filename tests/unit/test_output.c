@@ -164,7 +164,8 @@ static void store_and_read(void)
 	CHECK(store_finish_run(s, &a, &info, &id, err) == 0);
 	CHECK_EQ_U(id, 1);
 	CHECK(store_has_run(s, 1) && !store_has_run(s, 2));
-	CHECK_EQ_U(store_latest_run(s), 1);
+	struct route_query every = {0};
+	CHECK_EQ_U(store_latest_matching(s, &every), 1);
 	int found = 0;
 	CHECK(store_listing(s, STORE_LIST_TOTALS, 1, rows_cb, &found, err) == 1);
 	CHECK_EQ_U(found, 1);
