@@ -271,7 +271,7 @@ bouncer_stop() {
 	kill "$pid"
 	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 }
-# pgbench through it: every statement twice (src/pg_legs.h)
+# pgbench through it: every statement twice (src/proto/pgsql/pg_legs.h)
 pooled() {
 	bouncer_start
 	pgbench -n -S -c 2 -t 25 -p 56432 2>&1 | grep -E '^number of (clients|transactions actually)'

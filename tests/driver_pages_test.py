@@ -42,7 +42,7 @@ checkout per statement, per page, per page in a transaction - statements
 and BEGIN/COMMIT per page within 5% of the app's, no ping nor reset.
 psycopg 3, lib/pq and node-postgres run again with the same lookup first on
 every page (SESSION_LOOKUP=1), where nothing on the wire but what follows
-the lookup on its connection tells its route (src/checkout_runs.h's chains):
+the lookup on its connection tells its route (src/attrib/checkout_runs.h's chains):
 before, node-postgres read 4.44 statements per index page for 4 and 6.63
 round trips per tag page for 7, psycopg 3 3.59 per index page for 4.
 A connection per request (psycopg2, as PHP apps have it; tests/clients/
@@ -51,7 +51,7 @@ app's (before a startup went where its connection's first statement went,
 the fit shared the alike startups out: 1.18 / 0.87 / 0.95 for 1 each);
 again with the same lookup first on every page (SESSION_LOOKUP=1): before
 the connection's first statement was known by what the connection ran
-(src/checkout_runs.h), 6.29 (6.06-6.53) round trips per tag page for 6.
+(src/attrib/checkout_runs.h), 6.29 (6.06-6.53) round trips per tag page for 6.
 A connection per worker (the same app, WORKERS=4: as PHP-FPM's persistent
 connections or gunicorn's workers), with and without the lookup:
 statements and startups per page within 5% of the app's.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""heap_test.py PGRTT SRCDIR [--sanitized] - the heap on huge pages (src/heap.c).
+"""heap_test.py PGRTT SRCDIR [--sanitized] - the heap on huge pages (src/base/heap.c).
 
 The figures do not depend on it: analyze's JSON is the same to the byte with
 PGRTT_HUGE_PAGES=0 and without, on the committed two-route capture on two

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """pooler_legs_test.py PGRTT BLOGLOAD APP SRCDIR - PgBouncer (Debian's) in
 transaction mode between the clients and the test cluster, both legs
-captured (src/pg_legs.h).
+captured (src/proto/pgsql/pg_legs.h).
 
  - pgbench -S (simple and extended protocol, 4 clients, 300 transactions
    each) through PgBouncer: the client's leg alone counts what pgbench ran,
@@ -270,7 +270,7 @@ def pgbench_beside(bport, db):
 
 def server_leg_alone(tmp, bport, sport, db):
     """The server's leg alone with --http-port, as `-p 5432` picks it with
-    PgBouncer on the application's host (src/evidence.c, pooler_server_leg):
+    PgBouncer on the application's host (src/findings/evidence.c, pooler_server_leg):
     - the C app alone through the transaction pooler, started under the
       capture: PgBouncer's SETs as it first gives each server connection
       out, nothing that shows how it pools - the note pooler-server-conns;

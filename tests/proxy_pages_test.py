@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """proxy_pages_test.py PGRTT BLOGLOAD SRCDIR - a reverse proxy in front of
 the application, both ports given to --http-port: every page is on the wire
-twice, and must be counted once (src/page_twins.h).
+twice, and must be counted once (src/attrib/page_twins.h).
 
 nginx (Debian's) passes every request on to tests/clients/per_request_app.py
 (a connection per worker, WORKERS=4) over kept-alive connections, under 8

@@ -12,7 +12,7 @@ the index route's statements to the detail route: 3.21 and 2.58 round
 trips per index page for 4, 4.80 and 5.03 per detail page (and in CI,
 live.driver-pages read 3.70 / 4.30 on the real app).  With the stretches
 in which no round trip was in flight left out of pages' lengths
-(src/quiet_time.h): within 1%.  Two cases the time model had right stay
+(src/attrib/quiet_time.h): within 1%.  Two cases the time model had right stay
 right: threads (no pauses), and stop-the-world pauses at random.
 
 Each route: every page measured, round trips per page within 5% of the

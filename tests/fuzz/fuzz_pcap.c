@@ -4,8 +4,8 @@
 #include <pcap/pcap.h>
 #include <stdio.h>
 
-#include "analysis.h"
-#include "textring.h"
+#include "engine/analysis.h"
+#include "base/textring.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@
 
 #include "pgsql.h"
 #include "pgsql_summary.h"
-#include "rtt.h"
+#include "proto/pgsql/rtt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

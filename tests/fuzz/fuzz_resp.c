@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "redis_rtt.h"
+#include "proto/redis/redis_rtt.h"
 #include "resp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "http1.h"
-#include "route.h"
-#include "route_learn.h"
+#include "attrib/route.h"
+#include "attrib/route_learn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

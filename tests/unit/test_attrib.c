@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attrib.h"
-#include "format.h"
+#include "attrib/attrib.h"
+#include "findings/format.h"
 #include "tinytest.h"
 
 #define MS 1000000ull

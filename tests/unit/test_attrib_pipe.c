@@ -1,5 +1,5 @@
 /* test_attrib_pipe.c - attribution's events through a thread of its own
- * (src/attrib_pipe.c) give what they give straight through: the same
+ * (src/attrib/attrib_pipe.c) give what they give straight through: the same
  * stream - more routes than the cap, overlapping pages, PostgreSQL round
  * trips, Redis commands and flights, watermarks, more events than the
  * batch pool holds - fed both ways, every route's figures compared. */
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "attrib_pipe.h"
+#include "attrib/attrib_pipe.h"
 #include "tinytest.h"
 
 #define MS 1000000ull

@@ -1,6 +1,6 @@
-/* test_checkout_runs.c - what each connection's checkouts ran (src/checkout_runs.h) */
-#include "../../src/checkout_runs.h"
-#include "../../src/hash.h"
+/* test_checkout_runs.c - what each connection's checkouts ran (src/attrib/checkout_runs.h) */
+#include "attrib/checkout_runs.h"
+#include "base/hash.h"
 #include "tinytest.h"
 
 #include <string.h>

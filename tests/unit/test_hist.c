@@ -1,5 +1,5 @@
 /* test_hist.c - quantiles stay within the bucket precision. */
-#include "hist.h"
+#include "base/hist.h"
 #include "tinytest.h"
 
 static void test_quantiles(void)

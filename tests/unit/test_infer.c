@@ -1,7 +1,7 @@
-/* test_infer.c - the estimator on its own (src/infer.c): which routes run a
+/* test_infer.c - the estimator on its own (src/attrib/infer.c): which routes run a
  * feature (select_routes), on records built by hand so that the model's
  * likelihood is known to favour, barely or surely, a route that does not. */
-#include "../../src/infer.h"
+#include "attrib/infer.h"
 #include "tinytest.h"
 
 #include <math.h>

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench_manifest.h"
+#include "bench/bench_manifest.h"
 #include "tinytest.h"
 
 static struct bench_apps apps;

@@ -3,7 +3,7 @@
 #include <pcap/dlt.h>
 #include <string.h>
 
-#include "netdecode.h"
+#include "net/netdecode.h"
 #include "tinytest.h"
 
 /* IPv4 + TCP from 10.0.0.2:40000 to 10.0.0.1:5432, seq 7, ack 9, PSH|ACK,

@@ -10,13 +10,13 @@
 
 #include <libpq-fe.h>
 
-#include "analysis.h"
-#include "db.h"
-#include "escape.h"
-#include "evidence.h"
+#include "engine/analysis.h"
+#include "store/db.h"
+#include "base/escape.h"
+#include "findings/evidence.h"
 #include "pgsql_summary.h"
-#include "report.h"
-#include "store.h"
+#include "report/report.h"
+#include "store/store.h"
 #include "tinytest.h"
 
 /* What fn writes for s, as a string (static buffer). */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "page_twins.h"
+#include "attrib/page_twins.h"
 #include "tinytest.h"
 
 #define MS 1000000ull

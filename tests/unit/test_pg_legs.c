@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_legs.h"
+#include "proto/pgsql/pg_legs.h"
 #include "tinytest.h"
 
 #define MS 1000000ull

@@ -1,5 +1,5 @@
-/* test_quiet_time.c - stretches with no round trip in flight (src/quiet_time.h) */
-#include "../../src/quiet_time.h"
+/* test_quiet_time.c - stretches with no round trip in flight (src/attrib/quiet_time.h) */
+#include "attrib/quiet_time.h"
 #include "tinytest.h"
 
 #define MS 1000000ull

@@ -2,8 +2,8 @@
  * gaps from acknowledgements, truncation, queue limits. */
 #include <string.h>
 
-#include "netdecode.h"
-#include "tcp_reasm.h"
+#include "net/netdecode.h"
+#include "net/tcp_reasm.h"
 #include "tinytest.h"
 
 struct sink {

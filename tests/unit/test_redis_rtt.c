@@ -6,7 +6,7 @@
  * they would from a capture. */
 #include <string.h>
 
-#include "redis_rtt.h"
+#include "proto/redis/redis_rtt.h"
 #include "tinytest.h"
 
 static struct resp_conn rc;

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "route.h"
-#include "route_learn.h"
+#include "attrib/route.h"
+#include "attrib/route_learn.h"
 #include "tinytest.h"
 
 static const char *r(const struct route_set *rs, const char *m, const char *t)

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rtt.h"
+#include "proto/pgsql/rtt.h"
 #include "sqlclass.h"
 #include "tinytest.h"
 

@@ -1,0 +1,298 @@
+/* opts.c - one option layer for every command (see opts.h). */
+#include "opts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "attrib/route_learn.h"
+
+#define MAX_FILES 256
+#define MAX_OPTS 64
+
+/* ids of the shared options, above any command's own */
+enum {
+	O_READ = 1000, O_FILTER, O_NO_PROGRESS, O_PORT, O_REDIS_PORT, O_HTTP_PORT, O_ROUTE, O_GRACE,
+	O_ROUTE_VALUES,
+	O_PAGE_TIMEOUT, O_MAX_BUFFER, O_DB, O_APP, O_LABEL, O_STORE_RTS, O_OUTPUT, O_FORMAT,
+	O_HELP, /* command options have smaller ids */
+};
+
+struct shared {
+	unsigned group;
+	const char *name;
+	int short_name;
+	bool arg;
+	int id;
+};
+
+static const struct shared shared[] = {
+	{OPTG_FILES | OPTG_READ, "read", 'r', true, O_READ},
+	{OPTG_INPUT, "filter", 'f', true, O_FILTER},
+	{OPTG_INPUT, "no-progress", 0, false, O_NO_PROGRESS},
+	{OPTG_INPUT, "no-status", 0, false, O_NO_PROGRESS}, /* capture's first spelling */
+	{OPTG_PORTS, "port", 'p', true, O_PORT},
+	{OPTG_REDIS, "redis-port", 0, true, O_REDIS_PORT},
+	{OPTG_PAGES, "http-port", 0, true, O_HTTP_PORT},
+	{OPTG_PAGES, "route", 0, true, O_ROUTE},
+	{OPTG_PAGES, "route-values", 0, true, O_ROUTE_VALUES},
+	{OPTG_PAGES, "grace", 0, true, O_GRACE},
+	{OPTG_PAGES, "page-timeout", 0, true, O_PAGE_TIMEOUT},
+	{OPTG_LIMITS, "max-buffer", 0, true, O_MAX_BUFFER},
+	{OPTG_STORE | OPTG_DB_READ, "db", 0, true, O_DB},
+	{OPTG_STORE | OPTG_DB_PICK, "app", 0, true, O_APP},
+	{OPTG_STORE | OPTG_DB_PICK, "label", 0, true, O_LABEL},
+	{OPTG_STORE, "store-round-trips", 0, false, O_STORE_RTS},
+	{OPTG_OUTPUT, "output", 'o', true, O_OUTPUT},
+	{OPTG_FORMAT, "format", 'F', true, O_FORMAT},
+};
+
+bool opt_number(const char *flag, const char *arg, double min, double max, const char *what,
+		double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= min && v <= max)) {
+		usage_error("bad %s \"%s\": %s", flag, arg, what);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* "text or json", "md, html, json or csv" */
+static void format_list(char *buf, size_t cap, const char *const *f)
+{
+	size_t o = 0;
+	int n = 0;
+	while (f[n])
+		n++;
+	buf[0] = '\0';
+	for (int i = 0; i < n && o < cap; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",
+				      f[i]);
+}
+
+static int add_port(uint16_t *ports, int *n, const char *arg, const char *what)
+{
+	if (*n == ANALYSIS_MAX_PORTS) {
+		usage_error("at most %d %sports", ANALYSIS_MAX_PORTS, what);
+		return -1;
+	}
+	if (!parse_port(arg, &ports[*n])) {
+		usage_error("bad %sport \"%s\": expected 1-65535", what, arg);
+		return -1;
+	}
+	(*n)++;
+	return 0;
+}
+
+static int add_file(struct read_opts *ro, char *path)
+{
+	if (ro->nfiles == MAX_FILES) {
+		usage_error("too many files");
+		return -1;
+	}
+	ro->files[ro->nfiles++] = path;
+	return 0;
+}
+
+static int shared_opt(struct cmd_opts *o, int id, char *arg, const char *const *formats)
+{
+	struct read_opts *ro = &o->ro;
+	double v;
+	char err[160];
+	switch (id) {
+	case O_READ:
+		return add_file(ro, arg);
+	case O_FILTER:
+		ro->filter = arg;
+		return 0;
+	case O_NO_PROGRESS:
+		ro->progress = false;
+		return 0;
+	case O_PORT:
+		return add_port(ro->ports, &ro->nports, arg, "");
+	case O_REDIS_PORT:
+		return add_port(ro->redis_ports, &ro->nredis_ports, arg, "Redis ");
+	case O_HTTP_PORT:
+		return add_port(ro->http_ports, &ro->nhttp_ports, arg, "HTTP ");
+	case O_ROUTE:
+		if (!route_add_pattern(ro->routes, arg, err, sizeof err)) {
+			usage_error("%s", err);
+			return -1;
+		}
+		return 0;
+	case O_ROUTE_VALUES: /* a whole number, 2 to 64, or 0 */
+		if (!opt_number("--route-values", arg, 0, ROUTE_LEARN_MAX,
+				"values, 2 to 64, or 0 to learn no parameter", &v))
+			return -1;
+		if (v == 1 || v != (double)(uint32_t)v) {
+			usage_error("bad --route-values \"%s\": values, 2 to 64, or 0 to learn no "
+				    "parameter", arg);
+			return -1;
+		}
+		ro->route_values = v == 0 ? ROUTE_VALUES_OFF : (uint32_t)v;
+		return 0;
+	case O_GRACE:
+		if (!opt_number("--grace", arg, 0, 60000, "milliseconds, 0 to 60000", &v))
+			return -1;
+		ro->grace_ns = (uint64_t)(v * 1e6);
+		return 0;
+	case O_PAGE_TIMEOUT:
+		if (!opt_number("--page-timeout", arg, 0.001, 86400, "seconds, up to 86400", &v))
+			return -1;
+		ro->hold_ns = (uint64_t)(v * 1e9);
+		return 0;
+	case O_MAX_BUFFER:
+		if (!opt_number("--max-buffer", arg, 1, 1048576, "MiB, 1 to 1048576", &v))
+			return -1;
+		ro->max_buffer = (uint64_t)(v * 1048576);
+		return 0;
+	case O_DB:
+		o->db.db = arg;
+		return 0;
+	case O_APP:
+		o->db.app = arg;
+		return 0;
+	case O_LABEL: {
+		const char *eq = strchr(arg, '=');
+		if (!eq || eq == arg || o->db.nlabels == 64) {
+			usage_error("bad --label \"%s\": expected KEY=VALUE (at most 64)", arg);
+			return -1;
+		}
+		o->db.labels[o->db.nlabels++] = arg;
+		return 0;
+	}
+	case O_STORE_RTS:
+		o->db.round_trips = true;
+		return 0;
+	case O_OUTPUT:
+		o->output = arg;
+		return 0;
+	case O_FORMAT:
+		for (int i = 0; formats && formats[i]; i++) {
+			if (strcmp(arg, formats[i]) == 0) {
+				o->format = formats[i];
+				return 0;
+			}
+		}
+		format_list(err, sizeof err, formats);
+		usage_error("bad format \"%s\": expected %s", arg, err);
+		return -1;
+	default:
+		return -1;
+	}
+}
+
+static bool taken(const struct opt_extra *extra, const char *name)
+{
+	for (int i = 0; extra && extra[i].name; i++)
+		if (strcmp(extra[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+int opts_parse(int argc, char **argv, unsigned groups, const char *const *formats,
+	       const struct opt_extra *extra, opt_extra_fn *fn, void *ctx, struct cmd_opts *o)
+{
+	static char *files[MAX_FILES];
+	static char *rest[MAX_FILES];
+	static struct route_set routes;
+	memset(o, 0, sizeof(*o));
+	o->ro.files = files;
+	o->ro.routes = &routes;
+	o->ro.grace_ns = ATTRIB_GRACE_NS;
+	o->ro.progress = isatty(2);
+	o->format = formats ? formats[0] : NULL;
+	o->rest = rest;
+
+	/* the getopt_long table: the command's own options (which may take a
+	 * shared name over: audit's --route), the shared groups, --help */
+	struct option lo[MAX_OPTS + 1];
+	char shorts[3 * MAX_OPTS + 2] = ":";
+	int short_id[256] = {0}; /* what a short option stands for */
+	int nl = 0;
+	size_t ns = 1;
+	for (int i = 0; extra && extra[i].name && nl < MAX_OPTS - 1; i++) {
+		lo[nl++] = (struct option){extra[i].name, extra[i].arg ? required_argument : no_argument,
+					   NULL, extra[i].id};
+		if (extra[i].short_name) {
+			short_id[extra[i].short_name] = extra[i].id;
+			shorts[ns++] = (char)extra[i].short_name;
+			if (extra[i].arg)
+				shorts[ns++] = ':';
+		}
+	}
+	for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
+		if (!(shared[i].group & groups) || taken(extra, shared[i].name))
+			continue;
+		lo[nl++] = (struct option){shared[i].name, shared[i].arg ? required_argument
+									 : no_argument,
+					   NULL, shared[i].id};
+		if (shared[i].short_name) {
+			short_id[shared[i].short_name] = shared[i].id;
+			shorts[ns++] = (char)shared[i].short_name;
+			if (shared[i].arg)
+				shorts[ns++] = ':';
+		}
+	}
+	lo[nl++] = (struct option){"help", no_argument, NULL, O_HELP};
+	shorts[ns++] = 'h';
+	shorts[ns] = '\0';
+	lo[nl] = (struct option){NULL, 0, NULL, 0};
+
+	opterr = 0;
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		if (c == 'h' || c == O_HELP)
+			return 1;
+		if (c == ':') {
+			usage_error("option %s needs a value", argv[optind - 1]);
+			return -1;
+		}
+		if (c == '?') {
+			usage_error("unknown option %s", argv[optind - 1]);
+			return -1;
+		}
+		int id = c > 0 && c < 256 && short_id[c] ? short_id[c] : c;
+		if (id == O_READ && !(groups & OPTG_FILES)) { /* -r FILE as FILE */
+			if (o->nrest == MAX_FILES) {
+				usage_error("too many files");
+				return -1;
+			}
+			rest[o->nrest++] = optarg;
+			continue;
+		}
+		int rc = id < O_READ ? fn(ctx, id, optarg) : shared_opt(o, id, optarg, formats);
+		if (rc != 0)
+			return -1;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (groups & OPTG_FILES) {
+			if (add_file(&o->ro, argv[i]) != 0)
+				return -1;
+		} else if (o->nrest < MAX_FILES) {
+			rest[o->nrest++] = argv[i];
+		} else {
+			usage_error("too many files");
+			return -1;
+		}
+	}
+	if ((groups & OPTG_FILES) && o->ro.nfiles == 0) {
+		usage_error("no capture file given");
+		return -1;
+	}
+	if ((groups & OPTG_STORE) && !o->db.db &&
+	    (o->db.app || o->db.nlabels || o->db.round_trips)) {
+		usage_error("--app, --label and --store-round-trips need --db");
+		return -1;
+	}
+	return 0;
+}

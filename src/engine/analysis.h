@@ -1,0 +1,260 @@
+/* analysis.h - packets in; connections, round trips and totals out.
+ *
+ * Glue between the layers: link/IP/TCP decoding, the connection table, TCP
+ * reassembly, the PostgreSQL framer and the round-trip engine.  Memory is
+ * bounded by the number of open connections (and a cap on how many closed
+ * connections are listed individually), never by the size of the capture.
+ */
+#ifndef PGRTT_ANALYSIS_H
+#define PGRTT_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "attrib/attrib.h"
+#include "attrib/attrib_pipe.h"
+#include "base/hist.h"
+#include "http1.h"
+#include "net/netdecode.h"
+#include "page_hold.h"
+#include "attrib/page_twins.h"
+#include "proto/pgsql/pg_legs.h"
+#include "pgsql.h"
+#include "proto.h"
+#include "proto/redis/redis_rtt.h"
+#include "resp.h"
+#include "attrib/route_learn.h"
+#include "proto/pgsql/rtt.h"
+#include "net/tcp_reasm.h"
+
+#define ANALYSIS_MAX_PORTS 32
+#define ROUTE_VALUES_OFF UINT32_MAX /* analysis_opts.route_values: no learning */
+#ifndef ANALYSIS_MAX_OPEN
+#define ANALYSIS_MAX_OPEN 65536     /* open connections; the least recent is evicted */
+#endif
+#define ANALYSIS_MAX_LISTED 10000   /* closed connections kept for the listing */
+#define ANALYSIS_MAX_BUFFER (128ull << 20) /* out-of-order bytes held, all connections */
+#define ADDR_STR_MAX 56
+#define ANALYSIS_OTHER_PORTS 8
+#define REDIS_NAMES_MAX 256 /* distinct command names counted, the rest as one */
+
+struct conn;
+
+struct conn_summary {
+	uint64_t id;
+	char client[ADDR_STR_MAX], server[ADDR_STR_MAX];
+	uint64_t first_ts, last_ts, packets, bytes[2];
+	struct rtt_stats st;
+	bool mid_stream, syn_seen, fin_seen, rst_seen, evicted;
+	bool undecodable; /* bytes on a PostgreSQL port, not one message framed */
+	uint8_t tls; /* 0, 'S' SSL, 'G' GSSAPI, 'D' direct TLS */
+	const char *server_from; /* "syn", "port" or "traffic": how the server side was told */
+	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
+		truncated_segs, enc_extra_bytes;
+	uint64_t lat_count, lat_p50, lat_p99, lat_max;
+	uint8_t proto;            /* enum proto_id: PROTO_PGSQL or PROTO_REDIS */
+	struct redis_stats redis; /* a Redis connection's figures (st is PostgreSQL's) */
+};
+
+struct analysis;
+
+typedef void analysis_msg_fn(void *ctx, const struct conn_summary *c, const struct pgsql_msg *m);
+typedef void analysis_conn_fn(void *ctx, const struct conn_summary *c);
+typedef void analysis_rt_fn(void *ctx, const struct conn_summary *c, const struct rt *rt);
+typedef void analysis_http_fn(void *ctx, const struct conn_summary *c, const struct http1_msg *m);
+typedef void analysis_redis_fn(void *ctx, const struct conn_summary *c, const struct resp_msg *m);
+typedef void analysis_redis_rt_fn(void *ctx, const struct conn_summary *c,
+				  const struct redis_rt *rt);
+
+struct analysis_opts {
+	uint16_t ports[ANALYSIS_MAX_PORTS];
+	int nports;
+	uint16_t http_ports[ANALYSIS_MAX_PORTS]; /* HTTP/1.x servers (--http-port) */
+	int nhttp_ports;
+	uint16_t redis_ports[ANALYSIS_MAX_PORTS]; /* Redis servers (--redis-port) */
+	int nredis_ports;
+	analysis_http_fn *on_http;    /* every complete HTTP message */
+	const struct route_set *routes; /* --route patterns (may be NULL) */
+	uint32_t route_values;        /* --route-values: 0 for ROUTE_LEARN_VALUES, ROUTE_VALUES_OFF */
+	uint64_t grace_ns;            /* --grace: release pings after a response */
+	uint64_t hold_ns;             /* --page-timeout: 0 for ATTRIB_HOLD_NS */
+	attrib_page_fn *on_page;      /* every page with its round trips (pgrtt trace) */
+	analysis_msg_fn *on_msg;      /* every PostgreSQL message (pgrtt dump) */
+	analysis_conn_fn *on_conn;    /* a connection was first seen */
+	analysis_rt_fn *on_rt;        /* every round trip, once classified (in order per connection) */
+	analysis_redis_fn *on_redis;  /* every RESP value (pgrtt dump) */
+	analysis_redis_rt_fn *on_redis_rt; /* every Redis round trip */
+	struct textring *texts;       /* set: round trips carry their statement's text (dump, trace) */
+	uint32_t threads;             /* 2: attribution on a thread of its own (attrib_pipe.h;
+					 only when nothing reads it before analysis_finish);
+					 0 or 1: on the reading one */
+	uint32_t fit_threads;         /* 2: the fit at the end on two (infer.c); 0 or 1: one */
+	bool text_values;             /* ... as sent (--show-values), not normalised */
+	uint32_t max_open;            /* 0: ANALYSIS_MAX_OPEN */
+	uint64_t max_buffer;          /* --max-buffer: out-of-order bytes held over all
+					 connections; 0: ANALYSIS_MAX_BUFFER */
+	void *ctx;
+};
+
+/* Connections that look like a pooler's server side (rtt_stats'
+ * startups_pooler, pooler_sets, pooler_names; evidence.c's
+ * pooler-server-leg): how many, with its SETs, with SETs that show it
+ * handed on mid-session (transaction pooling), with its statement names,
+ * with resets (DISCARD ALL: session pooling); startups of its shape and of
+ * any other; the first one's server port. */
+struct pooler_signs {
+	uint64_t conns, set_conns, relink_conns, name_conns, reset_conns, startups, other_startups;
+	uint16_t port;
+};
+
+/* One connection's signs (st: its figures so far), added to p. */
+void pooler_signs_add(struct pooler_signs *p, const struct rtt_stats *st, uint16_t port);
+
+struct analysis_totals {
+	uint64_t packets, pg_packets, other_packets, not_ip, not_tcp, fragments, truncated_hdr,
+		bad_hdr;
+	uint64_t connections, conns_not_listed, evicted;
+	struct {
+		uint64_t packets, connections, requests, responses, interim, unmatched, malformed,
+			not_decodable, gaps;
+		uint64_t by_error[HTTP1_E_COUNT];
+		/* the first connections that stopped being decodable, and why */
+		struct {
+			char client[ADDR_STR_MAX], server[ADDR_STR_MAX];
+			uint8_t error;
+		} marked[16];
+		uint32_t nmarked;
+	} http;
+	struct analysis_redis {
+		uint64_t packets, connections, mid_stream, tls, gaps, gap_bytes, malformed,
+			skipped_bytes, resyncs;
+		struct redis_stats st; /* sums over connections */
+		/* commands by name, upper-cased; past REDIS_NAMES_MAX names, "" */
+		struct redis_name_count {
+			char name[RESP_NAME_MAX + 1];
+			uint64_t n;
+		} by_command[REDIS_NAMES_MAX];
+		uint32_t nnames;
+	} redis;
+	uint64_t first_ts, last_ts;
+	struct rtt_stats st; /* sums over connections (names unused) */
+	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
+		truncated_segs, mid_stream, tls, tls_mid_stream, undecodable, enc_extra_bytes, nomem;
+	uint64_t buffer_gaps; /* holes given up on because max_buffer was reached */
+	struct pooler_signs pooler; /* closed connections' */
+	/* ports that are not --port but that connections were opened to, or whose
+	 * payload frames as PostgreSQL: a hint when --port is wrong */
+	struct analysis_other_port {
+		uint16_t port;
+		uint64_t syns, pg_like; /* SYNs to it; packets that parse as PostgreSQL */
+	} other_ports[ANALYSIS_OTHER_PORTS];
+};
+
+struct analysis {
+	struct analysis_opts opts;
+	struct conn **buckets;
+	struct conn *lru_head, *lru_tail; /* open connections by last activity */
+	uint32_t nbuckets, nopen;
+	uint64_t ooo_bytes;             /* held out of order, over all open connections */
+	uint8_t port_proto[65536];      /* enum proto_id of each server port */
+	uint64_t next_id;
+	struct conn_summary *listed;
+	uint32_t nlisted, cap_listed;
+	struct analysis_totals tot;
+	uint64_t clock_ns; /* a live capture's time when no packet says it (analysis_settle) */
+	struct hist lat;                /* all round trips with a measured latency */
+	struct hist lat_class[RT_NCLASS];
+	struct hist redis_lat;          /* Redis round trips */
+	struct hist redis_lat_class[RT_NCLASS];
+	struct attrib attrib;           /* pages and routes, with HTTP ports */
+	struct attrib_pipe pipe;        /* the protocols' way to it (maybe a thread) */
+	struct route_learn learn;       /* routes' parameters, learnt from the requests */
+	struct page_hold hold;          /* the first pages, while they are learnt */
+	struct page_twins *twins;       /* a proxy's copies of the app's pages (page_twins.h) */
+	struct pg_legs *legs;           /* a pooler's or relay's legs on the PostgreSQL ports (pg_legs.h) */
+	struct pg_legs *redis_legs;     /* the same on the Redis ports: a proxy's or relay's */
+	struct ping_evidence ping_ev;   /* the pool's ping policy, learnt (rtt.h) */
+	struct rtt_texts *text_kinds;   /* statement texts classified, for every connection (rtt.h) */
+	enum ping_policy ping_policy;   /* what it said at the end (analysis_finish) */
+	bool attributing;
+	uint64_t next_settle;           /* packet count of the next watermark pass */
+	bool finished;
+};
+
+/* Returns 0, or -1 when out of memory. */
+int analysis_init(struct analysis *a, const struct analysis_opts *o);
+
+/* One captured packet of the given DLT_* link type at ts_ns. */
+void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t caplen,
+		     uint64_t ts_ns);
+
+/* End of input: close every open connection.  Listed connections are then in
+ * a->listed[0..nlisted), ordered by first appearance. */
+void analysis_finish(struct analysis *a);
+
+/* Settle attribution up to the watermark now (analysis_packet does every
+ * 4,096 packets): a live capture calls it once a second with the wall
+ * clock less what packets may still wait in the kernel (clock_ns; 0: the
+ * capture's own time only), so an idle capture's time moves on too - the
+ * last pages of a light load reach their routes and pings waiting for a
+ * role get one while it runs. */
+void analysis_settle(struct analysis *a, uint64_t clock_ns);
+
+/* The input is near its end (a file's last few thousand packets): the
+ * attribution's thread gets what is left in smaller batches
+ * (attrib_pipe_ending).  Only a hint: the figures are the same without. */
+void analysis_ending(struct analysis *a);
+
+void analysis_free(struct analysis *a);
+
+/* Redis per page and route stand for something: --redis-port was given and
+ * Redis round trips were seen.  Otherwise they are not measured (null,
+ * NULL, "-", a failed rule), never 0: a wrong port is no Redis-free app. */
+bool analysis_redis_measured(const struct analysis *a);
+
+/* PostgreSQL was measured: round trips were counted, or the capture holds
+ * no PostgreSQL packet at all but Redis was measured (evidence.h's
+ * redis-only: pages served from a cache make 0, truly).  Otherwise - the
+ * fatal no-postgresql or no-round-trips: a wrong -p, nothing but
+ * encrypted connections - no route's round trips per page were measured:
+ * null, NULL, "-", "not measured", never 0. */
+bool analysis_pg_measured(const struct analysis *a);
+
+/* The Redis commands counted, most frequent first (names alike: by name);
+ * the rest ("", past REDIS_NAMES_MAX names) left out and returned in rest.
+ * out holds REDIS_NAMES_MAX.  Returns how many. */
+uint32_t analysis_redis_commands(const struct analysis_redis *t, const struct redis_name_count **out,
+				 uint64_t *rest);
+
+/* A new connection's leg among l's server endpoints (pg_legs.h, the
+ * protocol's legs); no room to follow the legs is counted in tot.nomem, so
+ * the out-of-memory finding says it. */
+uint8_t analysis_leg(struct analysis *a, struct pg_legs *l, const char *server);
+
+/* A closing connection's TCP figures (both directions' reassembly) and
+ * latency quantiles into its summary: what every protocol's close shares. */
+void analysis_summarize(struct conn_summary *m, const struct reasm_dir *tcp,
+			const struct hist *lat);
+
+/* A closed connection's summary into the listing (its protocol's close):
+ * the first ANALYSIS_MAX_LISTED, the rest counted in the totals only. */
+void analysis_list(struct analysis *a, const struct conn_summary *m);
+
+/* Running counts while packets still arrive (closed and open connections):
+ * for a live status line.  Walks the open connections. */
+/* What is counted so far, the open connections included (their figures
+ * reach the totals only when they close): the status line, SIGUSR1 and
+ * --metrics.  lat, when set, gets the open connections' latencies merged
+ * in (the caller merges the closed ones, analysis.lat). */
+struct analysis_live {
+	uint64_t rfq, round_trips, pings, open, pages, redis_round_trips, redis_commands;
+	uint64_t by_class[RT_NCLASS], ping_roles[PING_NROLE];
+	struct pooler_signs pooler; /* closed connections' and open ones' so far */
+	struct hist *lat;
+};
+void analysis_live(const struct analysis *a, struct analysis_live *out);
+
+/* "ip:port", IPv6 as "[addr]:port". */
+void addr_format(char *buf, size_t cap, uint8_t af, const uint8_t *addr, uint16_t port);
+
+#endif

@@ -1,0 +1,549 @@
+/* report_json.c - machine-readable results (schema in docs/json.md). */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/about.h"
+#include "findings/evidence.h"
+#include "report.h"
+#include "base/escape.h"
+
+#define JSON_SCHEMA_VERSION 1
+
+static double us(uint64_t ns)
+{
+	return (double)ns / 1e3;
+}
+
+static cJSON *by_class(const struct rtt_stats *st)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int c = 0; c < RT_NCLASS; c++)
+		cJSON_AddNumberToObject(o, rt_class_name(c), (double)st->by_class[c]);
+	return o;
+}
+
+static cJSON *pings(const struct rtt_stats *st)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "acquire", (double)st->pings[PING_ACQUIRE]);
+	cJSON_AddNumberToObject(o, "release", (double)st->pings[PING_RELEASE]);
+	cJSON_AddNumberToObject(o, "idle", (double)st->pings[PING_IDLE]);
+	cJSON *sig = cJSON_AddObjectToObject(o, "signatures");
+	for (int i = PSIG_LONE_SYNC; i <= PSIG_SELECT1; i++)
+		cJSON_AddNumberToObject(sig, rt_ping_sig_name(i), (double)st->ping_sigs[i]);
+	return o;
+}
+
+/* Message counts keyed by type letter; startup-phase packets by name. */
+static cJSON *msg_counts(const struct rtt_stats *st, enum pgsql_side side)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int i = 0; i < RTT_MSG_SLOTS; i++) {
+		uint8_t t = rtt_slot_type(side, i);
+		if (!t || !st->msgs[side][i])
+			continue;
+		char key[2] = {(char)t, 0};
+		const char *k = t < 0x20 ? pgsql_type_name(side, t) : key;
+		cJSON_AddNumberToObject(o, k, (double)st->msgs[side][i]);
+	}
+	return o;
+}
+
+static cJSON *latency(uint64_t count, uint64_t p50, uint64_t p99, uint64_t max)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "count", (double)count);
+	cJSON_AddNumberToObject(o, "p50", us(p50));
+	cJSON_AddNumberToObject(o, "p99", us(p99));
+	cJSON_AddNumberToObject(o, "max", us(max));
+	return o;
+}
+
+static cJSON *hist_json(const struct hist *h)
+{
+	return latency(h->count, hist_quantile(h, 0.5), hist_quantile(h, 0.99), h->max);
+}
+
+static void add_str_or_null(cJSON *o, const char *k, const char *v)
+{
+	if (v && v[0])
+		esc_json_add(o, k, v); /* from the network: any byte */
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+static void add_ts(cJSON *o, const char *k, uint64_t ts)
+{
+	char b[48];
+	ts_format(b, sizeof b, ts);
+	cJSON_AddStringToObject(o, k, b);
+}
+
+/* A connection's damage and size, whatever its protocol. */
+static void damage_json(cJSON *o, const struct conn_summary *c)
+{
+	cJSON_AddBoolToObject(o, "mid_stream", c->mid_stream);
+	add_str_or_null(o, "tls", tls_name(c->tls));
+	cJSON_AddNumberToObject(o, "gaps", (double)c->gaps);
+	cJSON_AddNumberToObject(o, "gap_bytes", (double)c->gap_bytes);
+	cJSON_AddNumberToObject(o, "malformed", (double)c->malformed);
+	cJSON_AddNumberToObject(o, "skipped_bytes", (double)c->skipped_bytes);
+	cJSON_AddNumberToObject(o, "resyncs", (double)c->resyncs);
+	cJSON_AddNumberToObject(o, "retransmitted_bytes", (double)c->retrans_bytes);
+	cJSON_AddNumberToObject(o, "packets", (double)c->packets);
+}
+
+static cJSON *redis_by_class(const struct redis_stats *st)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int c = 0; c < RT_NCLASS; c++)
+		if (redis_class_used(c))
+			cJSON_AddNumberToObject(o, rt_class_name(c), (double)st->by_class[c]);
+	return o;
+}
+
+/* What a Redis connection's figures and the totals' share. */
+static void redis_figures(cJSON *o, const struct redis_stats *st)
+{
+	cJSON_AddNumberToObject(o, "commands", (double)st->commands);
+	cJSON_AddNumberToObject(o, "replies", (double)st->replies);
+	cJSON_AddNumberToObject(o, "round_trips", (double)st->round_trips);
+	cJSON_AddItemToObject(o, "by_class", redis_by_class(st));
+	cJSON_AddNumberToObject(o, "pipelined_round_trips", (double)st->pipelined);
+	cJSON_AddNumberToObject(o, "largest_pipeline", (double)st->max_pipeline);
+	cJSON_AddNumberToObject(o, "pushes", (double)st->pushes);
+	cJSON_AddNumberToObject(o, "commands_without_reply", (double)st->no_reply);
+	cJSON_AddNumberToObject(o, "errors", (double)st->errors);
+	cJSON_AddNumberToObject(o, "unanswered", (double)st->unanswered);
+	cJSON_AddNumberToObject(o, "replies_written_off", (double)st->written_off);
+}
+
+static cJSON *redis_connection(const struct conn_summary *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)c->id);
+	cJSON_AddStringToObject(o, "protocol", "redis");
+	cJSON_AddStringToObject(o, "client", c->client);
+	cJSON_AddStringToObject(o, "server", c->server);
+	add_ts(o, "first_ts", c->first_ts);
+	add_ts(o, "last_ts", c->last_ts);
+	redis_figures(o, &c->redis);
+	cJSON_AddItemToObject(o, "latency_us", latency(c->lat_count, c->lat_p50, c->lat_p99, c->lat_max));
+	damage_json(o, c);
+	cJSON_AddNumberToObject(o, "bytes_client", (double)c->bytes[RESP_CLIENT]);
+	cJSON_AddNumberToObject(o, "bytes_server", (double)c->bytes[RESP_SERVER]);
+	cJSON_AddBoolToObject(o, "rst", c->rst_seen);
+	cJSON_AddBoolToObject(o, "syn_seen", c->syn_seen);
+	cJSON_AddStringToObject(o, "server_from", c->server_from ? c->server_from : "port");
+	return o;
+}
+
+static cJSON *redis_totals(const struct analysis *a)
+{
+	const struct analysis_redis *t = &a->tot.redis;
+	cJSON *o = cJSON_CreateObject();
+	cJSON *ports = cJSON_AddArrayToObject(o, "ports");
+	for (int i = 0; i < a->opts.nredis_ports; i++)
+		cJSON_AddItemToArray(ports, cJSON_CreateNumber(a->opts.redis_ports[i]));
+	cJSON_AddNumberToObject(o, "packets", (double)t->packets);
+	cJSON_AddNumberToObject(o, "connections", (double)t->connections);
+	redis_figures(o, &t->st);
+	const struct redis_name_count *names[REDIS_NAMES_MAX];
+	uint64_t rest;
+	uint32_t n = analysis_redis_commands(t, names, &rest);
+	cJSON *bc = cJSON_AddObjectToObject(o, "by_command");
+	for (uint32_t i = 0; i < n; i++)
+		cJSON_AddNumberToObject(bc, names[i]->name, (double)names[i]->n);
+	cJSON_AddNumberToObject(o, "other_commands", (double)rest);
+	cJSON_AddItemToObject(o, "latency_us", hist_json(&a->redis_lat));
+	cJSON *lc = cJSON_AddObjectToObject(o, "latency_us_by_class");
+	for (int c = 0; c < RT_NCLASS; c++)
+		if (a->redis_lat_class[c].count)
+			cJSON_AddItemToObject(lc, rt_class_name(c), hist_json(&a->redis_lat_class[c]));
+	cJSON_AddNumberToObject(o, "mid_stream", (double)t->mid_stream);
+	cJSON_AddNumberToObject(o, "tls", (double)t->tls);
+	cJSON_AddNumberToObject(o, "gaps", (double)t->gaps);
+	cJSON_AddNumberToObject(o, "gap_bytes", (double)t->gap_bytes);
+	cJSON_AddNumberToObject(o, "malformed", (double)t->malformed);
+	cJSON_AddNumberToObject(o, "skipped_bytes", (double)t->skipped_bytes);
+	cJSON_AddNumberToObject(o, "resyncs", (double)t->resyncs);
+	return o;
+}
+
+static cJSON *connection(const struct conn_summary *c)
+{
+	if (c->proto == PROTO_REDIS)
+		return redis_connection(c);
+	const struct rtt_stats *st = &c->st;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)c->id);
+	cJSON_AddStringToObject(o, "protocol", "postgresql");
+	cJSON_AddStringToObject(o, "client", c->client);
+	cJSON_AddStringToObject(o, "server", c->server);
+	add_ts(o, "first_ts", c->first_ts);
+	add_ts(o, "last_ts", c->last_ts);
+	cJSON_AddNumberToObject(o, "ready_for_query", (double)st->rfq);
+	cJSON_AddNumberToObject(o, "round_trips", (double)st->round_trips);
+	cJSON_AddItemToObject(o, "by_class", by_class(st));
+	cJSON_AddItemToObject(o, "pings", pings(st));
+	cJSON_AddItemToObject(o, "latency_us", latency(c->lat_count, c->lat_p50, c->lat_p99, c->lat_max));
+	cJSON_AddNumberToObject(o, "rows", (double)st->rows);
+	cJSON_AddNumberToObject(o, "errors", (double)st->errors);
+	cJSON_AddNumberToObject(o, "unanswered", (double)st->unanswered);
+	cJSON_AddItemToObject(o, "frontend", msg_counts(st, PGSQL_FE));
+	cJSON_AddItemToObject(o, "backend", msg_counts(st, PGSQL_BE));
+	damage_json(o, c);
+	cJSON_AddNumberToObject(o, "bytes_frontend", (double)c->bytes[PGSQL_FE]);
+	cJSON_AddNumberToObject(o, "bytes_backend", (double)c->bytes[PGSQL_BE]);
+	add_str_or_null(o, "driver", st->driver);
+	add_str_or_null(o, "application_name", st->application_name);
+	add_str_or_null(o, "user", st->user);
+	add_str_or_null(o, "database", st->database);
+	if (st->proto) {
+		char v[16];
+		snprintf(v, sizeof v, "%u.%u", st->proto >> 16, st->proto & 0xffff);
+		cJSON_AddStringToObject(o, "protocol_version", v);
+	} else {
+		cJSON_AddNullToObject(o, "protocol_version");
+	}
+	cJSON_AddNumberToObject(o, "cancel_requests", (double)st->cancel_requests);
+	cJSON_AddBoolToObject(o, "terminated", st->terminated);
+	cJSON_AddBoolToObject(o, "rst", c->rst_seen);
+	cJSON_AddBoolToObject(o, "syn_seen", c->syn_seen);
+	cJSON_AddStringToObject(o, "server_from", c->server_from ? c->server_from : "port");
+	return o;
+}
+
+/* Per-page means are sums of shares: keep 6 decimals, not float noise. */
+static double per_page(double total, double pages)
+{
+	return round(total / pages * 1e6) / 1e6;
+}
+
+/* name: [lo, hi], each to 6 decimals (never -0) */
+static void add_range(cJSON *o, const char *name, double lo, double hi)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, name);
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(round(lo * 1e6) / 1e6 + 0.0));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(round(hi * 1e6) / 1e6 + 0.0));
+}
+
+/* The Redis figures of a route with none to show: not measured. */
+static void redis_null(cJSON *o)
+{
+	cJSON_AddNullToObject(o, "redis_round_trips_per_page");
+	cJSON_AddNullToObject(o, "redis_flights_per_page");
+	cJSON_AddNullToObject(o, "redis_commands_per_page");
+}
+
+/* A route's Redis per page (with --redis-port; r has pages). */
+static void route_redis_json(cJSON *o, const struct attrib_route *r, bool redis_measured)
+{
+	double n = (double)r->pages;
+	if (!redis_measured) {
+		redis_null(o);
+		return;
+	}
+	/* attrib.h: as the pages waited on them; the server's; commands */
+	cJSON_AddNumberToObject(o, "redis_round_trips_per_page", per_page(r->redis_rt, n));
+	cJSON_AddNumberToObject(o, "redis_flights_per_page", per_page(r->redis_flights, n));
+	cJSON_AddNumberToObject(o, "redis_commands_per_page", per_page(r->redis_cmds, n));
+	double rrt[2], rcm[2]; /* estimated: their 95% intervals (docs/pages.md) */
+	if (route_redis_interval(r, rrt, rcm)) {
+		add_range(o, "redis_round_trips_interval95", rrt[0], rrt[1]);
+		add_range(o, "redis_commands_interval95", rcm[0], rcm[1]);
+	}
+}
+
+/* A route's HTTP latency (r has pages) */
+static void http_latency_json(cJSON *o, const struct attrib_route *r)
+{
+	cJSON *lat = cJSON_AddObjectToObject(o, "http_latency_ms");
+	cJSON_AddNumberToObject(lat, "p50", (double)hist_quantile(r->http_ns, 0.5) / 1e6);
+	cJSON_AddNumberToObject(lat, "p99", (double)hist_quantile(r->http_ns, 0.99) / 1e6);
+}
+
+/* redis: --redis-port was given; redis_measured: and Redis was seen
+ * (analysis_redis_measured) - else its figures are null, not 0; likewise
+ * pg_measured (analysis_pg_measured) for the round trips */
+static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, bool redis,
+			 bool redis_measured, bool pg_measured)
+{
+	double n = (double)r->pages;
+	cJSON *o = cJSON_CreateObject();
+	esc_json_add(o, "route", r->name);
+	cJSON_AddNumberToObject(o, "pages", (double)r->pages);
+	cJSON_AddNumberToObject(o, "pages_exact", (double)r->pages_exact);
+	cJSON_AddNumberToObject(o, "pages_aggregate", (double)r->pages_aggregate);
+	cJSON_AddNumberToObject(o, "pages_mixed", (double)r->pages_mixed); /* estimated */
+	cJSON_AddNumberToObject(o, "pages_long", (double)r->pages_long); /* past --page-timeout */
+	cJSON_AddStringToObject(o, "attribution", pg_measured ? route_attribution(r) : "not measured");
+	if (!r->pages || !pg_measured) {
+		/* every page open past --page-timeout, or PostgreSQL not
+		 * measured (a fatal finding, analysis_pg_measured): nothing measured,
+		 * not 0 - but a page's latency and Redis were, where there are pages */
+		const char *before[] = {"inferred_share", "round_trips_per_page",
+					"ready_for_query_per_page", "by_class_per_page"};
+		const char *after[] = {"pg_time_per_page_ms", "connections_per_page"};
+		for (size_t i = 0; i < sizeof before / sizeof before[0]; i++)
+			cJSON_AddNullToObject(o, before[i]);
+		if (r->pages)
+			http_latency_json(o, r);
+		else
+			cJSON_AddNullToObject(o, "http_latency_ms");
+		for (size_t i = 0; i < sizeof after / sizeof after[0]; i++)
+			cJSON_AddNullToObject(o, after[i]);
+		if (redis && r->pages)
+			route_redis_json(o, r, redis_measured);
+		else if (redis)
+			redis_null(o);
+		return o;
+	}
+	cJSON_AddNumberToObject(o, "inferred_share", round(route_inferred_share(r) * 1e6) / 1e6);
+	cJSON *rt = cJSON_AddObjectToObject(o, "round_trips_per_page");
+	cJSON_AddNumberToObject(rt, "mean", per_page(r->rt, n));
+	double lo, hi;
+	route_interval(r, &lo, &hi);
+	add_range(rt, "interval95", lo, hi); /* under the inference */
+	/* of that interval, what the model's other densities moved the figure by */
+	add_range(rt, "model_shift", r->shift_lo / n, r->shift_hi / n);
+	/* and what the statements the capture cannot place between routes could */
+	add_range(rt, "unplaced", r->unplaced_lo / n, r->unplaced_hi / n);
+	/* and what a route in lockstep with it could have run instead of it, or it instead of them */
+	add_range(rt, "lockstep", r->lockstep_lo / n, r->lockstep_hi / n);
+	/* and what its shares seen only beside a statement's largest route could */
+	add_range(rt, "alike", r->alike_lo / n, r->alike_hi / n);
+	if (r->lockstep) { /* the routes its pages start in lockstep with (docs/pages.md) */
+		cJSON *ls = cJSON_AddArrayToObject(o, "lockstep_with");
+		for (uint32_t k = 0; k < INFER_LOCK_ROUTES && k < at->nroutes; k++)
+			if (r->lockstep >> k & 1)
+				cJSON_AddItemToArray(ls, esc_json_string(at->routes[k].name));
+	}
+	if (r->pages_exact) {
+		cJSON_AddNumberToObject(rt, "min", r->rt_min);
+		cJSON_AddNumberToObject(rt, "max", r->rt_max);
+		cJSON *dist = cJSON_AddObjectToObject(rt, "distribution"); /* exact pages */
+		for (int k = 0; k <= ATTRIB_DIST_MAX; k++) {
+			if (!r->rt_dist[k])
+				continue;
+			char key[16];
+			snprintf(key, sizeof key, k < ATTRIB_DIST_MAX ? "%d" : "%d+", k);
+			cJSON_AddNumberToObject(dist, key, (double)r->rt_dist[k]);
+		}
+	}
+	cJSON_AddNumberToObject(o, "ready_for_query_per_page", per_page(r->rfq, n));
+	cJSON *bc = cJSON_AddObjectToObject(o, "by_class_per_page");
+	for (int c = 0; c < RT_NCLASS; c++)
+		cJSON_AddNumberToObject(bc, rt_class_name(c), per_page(r->by_class[c], n));
+	cJSON_AddNumberToObject(bc, "ping_acquire", per_page(r->pings[PING_ACQUIRE], n));
+	cJSON_AddNumberToObject(bc, "ping_release", per_page(r->pings[PING_RELEASE], n));
+	cJSON_AddNumberToObject(bc, "ping_idle", per_page(r->pings[PING_IDLE], n));
+	http_latency_json(o, r);
+	cJSON_AddNumberToObject(o, "pg_time_per_page_ms", r->pg_ns / n / 1e6);
+	double cpp = route_conns_per_page(r); /* null: every page estimated */
+	if (isnan(cpp))
+		cJSON_AddNullToObject(o, "connections_per_page");
+	else
+		cJSON_AddNumberToObject(o, "connections_per_page", round(cpp * 1e6) / 1e6);
+	if (redis)
+		route_redis_json(o, r, redis_measured);
+	return o;
+}
+
+int report_json(FILE *out, const struct analysis *a, const struct report_input *in)
+{
+	const struct analysis_totals *t = &a->tot;
+	cJSON *root = cJSON_CreateObject();
+	if (!root)
+		return -1;
+	cJSON_AddNumberToObject(root, "schema_version", JSON_SCHEMA_VERSION);
+	cJSON_AddStringToObject(root, "pgrtt", pgrtt_version_string());
+
+	cJSON *inp = cJSON_AddObjectToObject(root, "input");
+	cJSON *files = cJSON_AddArrayToObject(inp, "files");
+	for (int i = 0; i < in->nfiles; i++)
+		cJSON_AddItemToArray(files, esc_json_string(in->files[i]));
+	cJSON_AddBoolToObject(inp, "partial", in->partial);
+	cJSON *ports = cJSON_AddArrayToObject(inp, "ports");
+	for (int i = 0; i < a->opts.nports; i++)
+		cJSON_AddItemToArray(ports, cJSON_CreateNumber(a->opts.ports[i]));
+	if (t->packets) {
+		add_ts(inp, "first_ts", t->first_ts);
+		add_ts(inp, "last_ts", t->last_ts);
+	}
+	if (in->drops) { /* a live capture: what the kernel and interface lost */
+		cJSON *d = cJSON_AddObjectToObject(root, "drops");
+		cJSON_AddNumberToObject(d, "received", (double)in->drops->recv);
+		cJSON_AddNumberToObject(d, "dropped", (double)in->drops->drop);
+		cJSON_AddNumberToObject(d, "interface_dropped", (double)in->drops->ifdrop);
+	}
+	cJSON *pk = cJSON_AddObjectToObject(inp, "packets");
+	cJSON_AddNumberToObject(pk, "total", (double)t->packets);
+	cJSON_AddNumberToObject(pk, "postgresql", (double)t->pg_packets);
+	cJSON_AddNumberToObject(pk, "other_ports", (double)t->other_packets);
+	cJSON_AddNumberToObject(pk, "not_ip", (double)t->not_ip);
+	cJSON_AddNumberToObject(pk, "not_tcp", (double)t->not_tcp);
+	cJSON_AddNumberToObject(pk, "fragments", (double)t->fragments);
+	cJSON_AddNumberToObject(pk, "truncated_headers", (double)t->truncated_hdr);
+	cJSON_AddNumberToObject(pk, "bad_headers", (double)t->bad_hdr);
+
+	const struct rtt_stats *s = &t->st;
+	cJSON *tot = cJSON_AddObjectToObject(root, "totals");
+	cJSON_AddNumberToObject(tot, "connections", (double)t->connections);
+	cJSON_AddNumberToObject(tot, "ready_for_query", (double)s->rfq);
+	cJSON_AddNumberToObject(tot, "round_trips", (double)s->round_trips);
+	cJSON_AddItemToObject(tot, "by_class", by_class(s));
+	cJSON *tp = pings(s);
+	/* the pool's policy (rtt.h) and the lone Syncs only timing could
+	 * tell, after it was applied */
+	cJSON_AddStringToObject(tp, "policy", ping_policy_name(a->ping_policy));
+	cJSON *pe = cJSON_AddObjectToObject(tp, "policy_evidence");
+	cJSON_AddNumberToObject(pe, "release", (double)a->ping_ev.release);
+	cJSON_AddNumberToObject(pe, "acquire", (double)a->ping_ev.acquire);
+	cJSON_AddNumberToObject(pe, "both", (double)a->ping_ev.both);
+	cJSON_AddNumberToObject(pe, "release_by_idle_time", (double)a->ping_ev.release_idle);
+	cJSON_AddNumberToObject(pe, "acquire_by_idle_time", (double)a->ping_ev.acquire_idle);
+	cJSON_AddNumberToObject(tp, "told_by_policy", (double)s->pings_policy);
+	cJSON_AddNumberToObject(tp, "told_by_timing",
+				(double)ping_told_by_timing(s));
+	cJSON_AddItemToObject(tot, "pings", tp);
+	cJSON_AddItemToObject(tot, "latency_us", hist_json(&a->lat));
+	cJSON *lc = cJSON_AddObjectToObject(tot, "latency_us_by_class");
+	for (int c = 0; c < RT_NCLASS; c++)
+		if (a->lat_class[c].count)
+			cJSON_AddItemToObject(lc, rt_class_name(c), hist_json(&a->lat_class[c]));
+	cJSON_AddNumberToObject(tot, "rows", (double)s->rows);
+	cJSON_AddNumberToObject(tot, "errors", (double)s->errors);
+	cJSON_AddNumberToObject(tot, "unanswered", (double)s->unanswered);
+	cJSON_AddNumberToObject(tot, "cancel_requests", (double)s->cancel_requests);
+	cJSON_AddNumberToObject(tot, "notifications", (double)s->notifications);
+	cJSON_AddNumberToObject(tot, "returned_in_transaction", (double)s->returned_in_tx);
+	cJSON_AddItemToObject(tot, "frontend", msg_counts(s, PGSQL_FE));
+	cJSON_AddItemToObject(tot, "backend", msg_counts(s, PGSQL_BE));
+	cJSON_AddNumberToObject(tot, "gaps", (double)t->gaps);
+	cJSON_AddNumberToObject(tot, "gap_bytes", (double)t->gap_bytes);
+	cJSON_AddNumberToObject(tot, "malformed", (double)t->malformed);
+	cJSON_AddNumberToObject(tot, "skipped_bytes", (double)t->skipped_bytes);
+	cJSON_AddNumberToObject(tot, "resyncs", (double)t->resyncs);
+	cJSON_AddNumberToObject(tot, "retransmitted_bytes", (double)t->retrans_bytes);
+	cJSON_AddNumberToObject(tot, "out_of_order_segments", (double)t->ooo_segs);
+	cJSON_AddNumberToObject(tot, "truncated_segments", (double)t->truncated_segs);
+	cJSON_AddNumberToObject(tot, "mid_stream", (double)t->mid_stream);
+	cJSON_AddNumberToObject(tot, "tls", (double)t->tls);
+	/* plaintext right after an 'S' answer: a man-in-the-middle sign (CVE-2021-23222) */
+	cJSON_AddNumberToObject(tot, "bytes_after_ssl_answer", (double)t->enc_extra_bytes);
+	cJSON_AddNumberToObject(tot, "evicted", (double)t->evicted);
+	cJSON_AddNumberToObject(tot, "connections_not_listed", (double)t->conns_not_listed);
+	if (a->opts.nredis_ports)
+		cJSON_AddItemToObject(tot, "redis", redis_totals(a));
+
+	if (a->opts.nhttp_ports) {
+		cJSON *h = cJSON_AddObjectToObject(root, "http");
+		cJSON *hp = cJSON_AddArrayToObject(h, "ports");
+		for (int i = 0; i < a->opts.nhttp_ports; i++)
+			cJSON_AddItemToArray(hp, cJSON_CreateNumber(a->opts.http_ports[i]));
+		cJSON_AddNumberToObject(h, "packets", (double)t->http.packets);
+		cJSON_AddNumberToObject(h, "connections", (double)t->http.connections);
+		cJSON_AddNumberToObject(h, "requests", (double)t->http.requests);
+		cJSON_AddNumberToObject(h, "responses", (double)t->http.responses);
+		cJSON_AddNumberToObject(h, "interim_responses", (double)t->http.interim);
+		cJSON_AddNumberToObject(h, "unmatched_responses", (double)t->http.unmatched);
+		cJSON_AddNumberToObject(h, "malformed", (double)t->http.malformed);
+		cJSON_AddNumberToObject(h, "not_decodable", (double)t->http.not_decodable);
+		cJSON_AddNumberToObject(h, "gaps", (double)t->http.gaps);
+		cJSON *be = cJSON_AddObjectToObject(h, "stopped_by"); /* connections per reason */
+		for (int e = 1; e < HTTP1_E_COUNT; e++)
+			if (t->http.by_error[e])
+				cJSON_AddNumberToObject(be, http1_error_name(e), (double)t->http.by_error[e]);
+		cJSON *mk = cJSON_AddArrayToObject(h, "stopped_connections"); /* the first 16 */
+		for (uint32_t i = 0; i < t->http.nmarked; i++) {
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "client", t->http.marked[i].client);
+			cJSON_AddStringToObject(x, "server", t->http.marked[i].server);
+			cJSON_AddStringToObject(x, "reason", http1_error_name(t->http.marked[i].error));
+			cJSON_AddItemToArray(mk, x);
+		}
+		/* proxies in front of the application, both ports given: their
+		 * copies of its pages left out (page_twins.h) */
+		cJSON *px = cJSON_AddArrayToObject(h, "proxies");
+		for (uint16_t i = 0; a->twins && i < a->twins->nep; i++) {
+			const struct twin_endpoint *e = &a->twins->ep[i];
+			if (!page_twins_proxy(a->twins, i))
+				continue;
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "endpoint", e->name);
+			cJSON_AddStringToObject(x, "passes_to", e->inner < a->twins->nep
+									? a->twins->ep[e->inner].name
+									: "");
+			cJSON_AddNumberToObject(x, "pages", (double)e->pages);
+			cJSON_AddNumberToObject(x, "left_out", (double)e->left_out);
+			cJSON_AddNumberToObject(x, "counted_twice", (double)e->late);
+			cJSON_AddItemToArray(px, x);
+		}
+		const struct attrib *at = &a->attrib;
+		cJSON_AddNumberToObject(h, "grace_ms", (double)at->grace_ns / 1e6);
+		cJSON_AddNumberToObject(h, "round_trips_in_pages", (double)at->rts_in_pages);
+		cJSON_AddNumberToObject(h, "round_trips_outside_pages", (double)at->rts_outside);
+		if (a->opts.nredis_ports) {
+			cJSON_AddNumberToObject(h, "redis_round_trips_in_pages", (double)at->redis_in_pages);
+			cJSON_AddNumberToObject(h, "redis_round_trips_outside_pages",
+						(double)at->redis_outside);
+			cJSON_AddNumberToObject(h, "redis_round_trips_shared", (double)at->redis_shared);
+		}
+		/* pages overlapping pages of other routes: in the routes, estimated */
+		cJSON *mx = cJSON_AddObjectToObject(h, "mixed_routes");
+		cJSON_AddNumberToObject(mx, "pages", (double)at->mixed_pages);
+		cJSON_AddNumberToObject(mx, "round_trips", round(at->mixed_rts * 1e6) / 1e6);
+		cJSON_AddNumberToObject(mx, "round_trips_inferred", (double)at->rts_mixed);
+		cJSON_AddNumberToObject(h, "dropped", (double)at->dropped);
+		cJSON_AddNumberToObject(h, "long_pages", (double)at->long_pages);
+		cJSON_AddNumberToObject(h, "page_timeout_s", (double)at->hold_ns / 1e9);
+		cJSON *routes = cJSON_AddArrayToObject(root, "routes");
+		for (uint32_t i = 0; i < at->nroutes; i++)
+			if (at->routes[i].pages || at->routes[i].pages_long)
+				cJSON_AddItemToArray(routes,
+						     route_json(at, &at->routes[i], a->opts.nredis_ports > 0,
+								analysis_redis_measured(a),
+								analysis_pg_measured(a)));
+	}
+
+	struct evidence ev;
+	evidence_of(a, in, &ev);
+	cJSON_AddBoolToObject(tot, "lower_bound", ev.lower_bound);
+	cJSON *warn = cJSON_AddArrayToObject(root, "warnings");
+	for (int i = 0; i < ev.n; i++) {
+		const struct ev_finding *f = &ev.f[i];
+		cJSON *w = cJSON_CreateObject();
+		cJSON_AddStringToObject(w, "code", ev_code_name(f->code));
+		cJSON_AddStringToObject(w, "severity", ev_severity_name(f->severity));
+		cJSON_AddNumberToObject(w, "count", (double)f->count);
+		cJSON_AddBoolToObject(w, "lower_bound", f->lower_bound);
+		esc_json_add(w, "message", f->message);
+		if (f->code == EV_NO_POSTGRESQL) { /* where PostgreSQL-looking traffic was */
+			cJSON *ps = cJSON_AddArrayToObject(w, "ports_seen");
+			for (int k = 0; k < ev.nports; k++) {
+				cJSON *p = cJSON_CreateObject();
+				cJSON_AddNumberToObject(p, "port", ev.ports[k].port);
+				cJSON_AddNumberToObject(p, "postgresql_packets", (double)ev.ports[k].pg_like);
+				cJSON_AddNumberToObject(p, "syns", (double)ev.ports[k].syns);
+				cJSON_AddItemToArray(ps, p);
+			}
+		}
+		cJSON_AddItemToArray(warn, w);
+	}
+
+	cJSON *conns = cJSON_AddArrayToObject(root, "connections");
+	for (uint32_t i = 0; i < a->nlisted; i++)
+		cJSON_AddItemToArray(conns, connection(&a->listed[i]));
+
+	char *txt = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!txt)
+		return -1;
+	fputs(txt, out);
+	fputc('\n', out);
+	free(txt);
+	return 0;
+}

@@ -1,0 +1,361 @@
+/* report_text.c - the human summary: totals, then one row per connection. */
+#define _DEFAULT_SOURCE
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/escape.h"
+#include "findings/evidence.h"
+#include "report.h"
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static void class_line(FILE *out, const struct rtt_stats *st)
+{
+	const char *sep = "";
+	for (int c = 0; c < RT_NCLASS; c++) {
+		if (!st->by_class[c])
+			continue;
+		fprintf(out, "%s%s %" PRIu64, sep, rt_class_name(c), st->by_class[c]);
+		if (c == RT_PING)
+			fprintf(out, " (acquire %" PRIu64 ", release %" PRIu64 ", idle %" PRIu64 ")",
+				st->pings[PING_ACQUIRE], st->pings[PING_RELEASE], st->pings[PING_IDLE]);
+		sep = ", ";
+	}
+	if (!sep[0])
+		fprintf(out, "none");
+	fputc('\n', out);
+}
+
+/* Redis per page and route, beside PostgreSQL's (--redis-port) */
+static void redis_routes_table(FILE *out, const struct analysis *a)
+{
+	const struct attrib *at = &a->attrib;
+	if (!a->opts.nredis_ports)
+		return;
+	if (!analysis_redis_measured(a)) { /* a wrong port is no Redis-free app */
+		fprintf(out, "redis per page: not measured (no Redis round trip on the --redis-port"
+			     " ports; see warnings)\n");
+		return;
+	}
+	/* Redis beside it: waited on, the server's flights, commands (attrib.h) */
+	fprintf(out, "\n  %-28s %6s %13s %16s %15s  %s\n", "route", "pages", "redis rt/page",
+		"redis flights/pg", "redis cmds/page", "attribution");
+	for (uint32_t i = 0; i < at->nroutes; i++) {
+		const struct attrib_route *r = &at->routes[i];
+		if (!r->pages)
+			continue;
+		double n = (double)r->pages;
+		fprintf(out, "  %-28s %6" PRIu64 " %13.2f %16.2f %15.2f  %s\n", r->name, r->pages,
+			r->redis_rt / n, r->redis_flights / n, r->redis_cmds / n, route_attribution(r));
+	}
+	fprintf(out, "redis round trips: %" PRIu64 " in pages (%" PRIu64 " shared by several), %" PRIu64
+		     " outside any page\n",
+		at->redis_in_pages, at->redis_shared, at->redis_outside);
+}
+
+static void routes_table(FILE *out, const struct analysis *a, const struct evidence *ev)
+{
+	const struct attrib *at = &a->attrib;
+	for (int i = 0; i < ev->n; i++) {
+		if (ev->f[i].severity == EV_FATAL) {
+			uint64_t pages = 0;
+			for (uint32_t r = 0; r < at->nroutes; r++)
+				pages += at->routes[r].pages;
+			fprintf(out, "\nroutes: %u routes, %" PRIu64 " pages; round trips per page not "
+				     "measured (%s)\n",
+				at->nroutes, pages, ev_code_name(ev->f[i].code));
+			return;
+		}
+	}
+	fprintf(out, "\nroutes (a round trip belongs to the page it starts in, or up to %.1f ms after):\n",
+		(double)at->grace_ns / 1e6);
+	fprintf(out, "  %-28s %6s %8s %9s %7s %-19s %6s %6s %6s %8s %8s %6s  %s\n", "route", "pages",
+		"rt/page", "rfq/page", "query", "ping (acq/rel)", "reset", "tx", "prep", "p50 ms",
+		"p99 ms", "conns", "attribution");
+	for (uint32_t i = 0; i < at->nroutes; i++) {
+		const struct attrib_route *r = &at->routes[i];
+		if (!r->pages) {
+			if (r->pages_long)
+				fprintf(out, "  %-28s %6s  (all %" PRIu64 " pages open longer than the "
+					     "page timeout: not attributed)\n",
+					r->name, "-", r->pages_long);
+			continue;
+		}
+		double n = (double)r->pages;
+		char ping[48];
+		snprintf(ping, sizeof ping, "%.2f (%.2f/%.2f)", r->by_class[RT_PING] / n,
+			 r->pings[PING_ACQUIRE] / n, r->pings[PING_RELEASE] / n);
+		char how[96];
+		if (r->pages_mixed) {
+			double lo, hi;
+			route_interval(r, &lo, &hi);
+			snprintf(how, sizeof how, "%s (%.0f%% inferred; 95%% %.2f-%.2f)",
+				 route_attribution(r), 100 * route_inferred_share(r), lo, hi);
+		} else {
+			snprintf(how, sizeof how, "%s", route_attribution(r));
+		}
+		double cpp = route_conns_per_page(r);
+		char conns[16];
+		snprintf(conns, sizeof conns, isnan(cpp) ? "-" : "%.2f", cpp);
+		fprintf(out, "  %-28s %6" PRIu64 " %8.2f %9.2f %7.2f %-19s %6.2f %6.2f %6.2f %8.3f %8.3f %6s  %s\n",
+			r->name, r->pages, r->rt / n, r->rfq / n, r->by_class[RT_QUERY] / n, ping,
+			r->by_class[RT_RESET] / n, r->by_class[RT_TRANSACTION] / n,
+			r->by_class[RT_PREPARE] / n, ms(hist_quantile(r->http_ns, 0.5)),
+			ms(hist_quantile(r->http_ns, 0.99)), conns, how);
+	}
+	fprintf(out, "round trips: %" PRIu64 " in pages, %" PRIu64 " outside any page",
+		at->rts_in_pages, at->rts_outside);
+	if (at->dropped)
+		fprintf(out,
+			", %" PRIu64 " pages or round trips not attributed (too many at once, or no "
+			"memory)",
+			at->dropped);
+	fputc('\n', out);
+	if (at->mixed_pages)
+		fprintf(out, "pages overlapping other routes: %" PRIu64 " (estimated: %" PRIu64
+			     " round trips held by pages of several routes given by inference)\n",
+			at->mixed_pages, at->rts_mixed);
+	redis_routes_table(out, a);
+}
+
+/* The Redis totals: round trips against commands (a pipeline is one round
+ * trip of many), by class, the commands by name. */
+static void redis_text(FILE *out, const struct analysis *a)
+{
+	const struct analysis_redis *t = &a->tot.redis;
+	const struct redis_stats *s = &t->st;
+	fprintf(out, "redis: %" PRIu64 " connections  commands: %" PRIu64 "  round_trips: %" PRIu64,
+		t->connections, s->commands, s->round_trips);
+	if (s->round_trips)
+		fprintf(out, "  (%.2f commands per round trip; %" PRIu64 " pipelined, largest %" PRIu64
+			     ")",
+			(double)s->commands / (double)s->round_trips, s->pipelined, s->max_pipeline);
+	fputc('\n', out);
+	fprintf(out, "redis by class: ");
+	const char *sep = "";
+	for (int c = 0; c < RT_NCLASS; c++) {
+		if (!s->by_class[c])
+			continue;
+		fprintf(out, "%s%s %" PRIu64, sep, rt_class_name(c), s->by_class[c]);
+		sep = ", ";
+	}
+	fprintf(out, "%s\n", sep[0] ? "" : "none");
+	const struct redis_name_count *names[REDIS_NAMES_MAX];
+	uint64_t rest;
+	uint32_t n = analysis_redis_commands(t, names, &rest);
+	if (n || rest) {
+		fprintf(out, "redis commands:");
+		for (uint32_t i = 0; i < n && i < 12; i++) {
+			fputc(' ', out);
+			esc_term(out, names[i]->name);
+			fprintf(out, " %" PRIu64, names[i]->n);
+		}
+		uint64_t more = rest;
+		for (uint32_t i = 12; i < n; i++)
+			more += names[i]->n;
+		if (more)
+			fprintf(out, " (others %" PRIu64 ")", more);
+		fputc('\n', out);
+	}
+	if (a->redis_lat.count)
+		fprintf(out, "redis latency: p50 %.3f ms  p99 %.3f ms  max %.3f ms\n",
+			ms(hist_quantile(&a->redis_lat, 0.5)), ms(hist_quantile(&a->redis_lat, 0.99)),
+			ms(a->redis_lat.max));
+	fprintf(out, "redis replies: %" PRIu64 "  errors: %" PRIu64 "  pushes: %" PRIu64
+		     "  without reply: %" PRIu64 "  unanswered: %" PRIu64 "\n",
+		s->replies, s->errors, s->pushes, s->no_reply, s->unanswered);
+	fprintf(out, "redis damage: gaps %" PRIu64 " (%" PRIu64 " bytes)  malformed %" PRIu64
+		     "  mid-stream %" PRIu64 "  encrypted %" PRIu64 "\n",
+		t->gaps, t->gap_bytes, t->malformed, t->mid_stream, t->tls);
+}
+
+static void pg_rows(FILE *out, const struct analysis *a);
+
+static void redis_rows(FILE *out, const struct analysis *a)
+{
+	bool head = false;
+	for (uint32_t i = 0; i < a->nlisted; i++) {
+		const struct conn_summary *c = &a->listed[i];
+		if (c->proto != PROTO_REDIS)
+			continue;
+		if (!head) {
+			fprintf(out, "\n%4s  %-22s %-22s %7s %8s %7s %7s %5s %5s %9s %8s %8s  %s\n",
+				"id", "redis client", "server", "rt", "commands", "query", "ping", "tx",
+				"other", "pipelined", "p50 ms", "p99 ms", "flags");
+			head = true;
+		}
+		const struct redis_stats *st = &c->redis;
+		uint64_t other = st->round_trips - st->by_class[RT_QUERY] - st->by_class[RT_PING] -
+				 st->by_class[RT_TRANSACTION];
+		fprintf(out,
+			"%4" PRIu64 "  %-22s %-22s %7" PRIu64 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64
+			" %5" PRIu64 " %5" PRIu64 " %9" PRIu64,
+			c->id, c->client, c->server, st->round_trips, st->commands,
+			st->by_class[RT_QUERY], st->by_class[RT_PING], st->by_class[RT_TRANSACTION],
+			other, st->pipelined);
+		if (c->lat_count)
+			fprintf(out, " %8.3f %8.3f ", ms(c->lat_p50), ms(c->lat_p99));
+		else
+			fprintf(out, " %8s %8s ", "-", "-");
+		if (c->mid_stream)
+			fprintf(out, " mid-stream");
+		if (c->tls)
+			fprintf(out, " encrypted");
+		if (c->gaps)
+			fprintf(out, " gaps=%" PRIu64, c->gaps);
+		if (c->malformed)
+			fprintf(out, " malformed=%" PRIu64, c->malformed);
+		if (st->pushes)
+			fprintf(out, " pushes=%" PRIu64, st->pushes);
+		if (c->rst_seen)
+			fprintf(out, " rst");
+		if (c->evicted)
+			fprintf(out, " evicted");
+		fputc('\n', out);
+	}
+}
+
+void report_text(FILE *out, const struct analysis *a, const struct report_input *in)
+{
+	const struct analysis_totals *t = &a->tot;
+	double dur = t->last_ts > t->first_ts ? (double)(t->last_ts - t->first_ts) / 1e9 : 0;
+
+	fprintf(out, "input: ");
+	for (int i = 0; i < in->nfiles; i++) {
+		fputs(i ? ", " : "", out);
+		esc_term(out, in->files[i]);
+	}
+	fprintf(out, "%s\n", in->partial ? " (incomplete: see warnings)" : "");
+	fprintf(out, "packets: %" PRIu64 " (%" PRIu64 " PostgreSQL) over %.3f s; ports", t->packets,
+		t->pg_packets, dur);
+	for (int i = 0; i < a->opts.nports; i++)
+		fprintf(out, " %u", a->opts.ports[i]);
+	if (a->opts.nredis_ports) {
+		fprintf(out, "; %" PRIu64 " Redis, ports", t->redis.packets);
+		for (int i = 0; i < a->opts.nredis_ports; i++)
+			fprintf(out, " %u", a->opts.redis_ports[i]);
+	}
+	fputc('\n', out);
+
+	if (in->drops)
+		fprintf(out, "capture: %" PRIu64 " received by filter, %" PRIu64
+			     " dropped by kernel, %" PRIu64 " dropped by interface%s\n",
+			in->drops->recv, in->drops->drop, in->drops->ifdrop,
+			in->drops->drop + in->drops->ifdrop ? " (counts below are lower bounds)" : "");
+	struct evidence ev;
+	evidence_of(a, in, &ev);
+	const struct rtt_stats *s = &t->st;
+	fprintf(out, "connections: %" PRIu64 "  ready_for_query: %" PRIu64 "  round_trips: %" PRIu64
+		     "%s\n",
+		t->connections, s->rfq, s->round_trips,
+		ev.lower_bound ? "  (lower bounds: see warnings)" : "");
+	fprintf(out, "by class: ");
+	class_line(out, s);
+	uint64_t timed = ping_told_by_timing(s);
+	if (s->pings_policy)
+		fprintf(out, "ping roles: the pool pings on %s only (evidence: %" PRIu64 " release, %" PRIu64
+			     " acquire by position; %" PRIu64 " release, %" PRIu64 " acquire by idle time);"
+			     " %" PRIu64 " lone Syncs between two queries labelled by that\n",
+			ping_policy_name(a->ping_policy), a->ping_ev.release, a->ping_ev.acquire,
+			a->ping_ev.release_idle, a->ping_ev.acquire_idle, s->pings_policy);
+	if (timed)
+		fprintf(out, "ping roles: %" PRIu64 " lone Syncs between two queries told apart by timing"
+			     " alone (the pool's policy is %s): the acquire/release split is uncertain\n",
+			timed, ping_policy_name(a->ping_policy));
+	if (a->lat.count)
+		fprintf(out, "latency: p50 %.3f ms  p99 %.3f ms  max %.3f ms  (%" PRIu64 " round trips)\n",
+			ms(hist_quantile(&a->lat, 0.5)), ms(hist_quantile(&a->lat, 0.99)),
+			ms(a->lat.max), a->lat.count);
+	fprintf(out, "rows: %" PRIu64 "  errors: %" PRIu64 "  unanswered: %" PRIu64, s->rows,
+		s->errors, s->unanswered);
+	if (s->cancel_requests)
+		fprintf(out, "  cancel requests: %" PRIu64, s->cancel_requests);
+	if (s->notifications)
+		fprintf(out, "  notifications: %" PRIu64, s->notifications);
+	fputc('\n', out);
+	fprintf(out, "damage: gaps %" PRIu64 " (%" PRIu64 " bytes)  malformed %" PRIu64
+		     "  mid-stream %" PRIu64 "  encrypted %" PRIu64 "\n",
+		t->gaps, t->gap_bytes, t->malformed, t->mid_stream, t->tls);
+	if (a->opts.nhttp_ports)
+		fprintf(out, "http: %" PRIu64 " connections, %" PRIu64 " requests, %" PRIu64
+			     " responses (%" PRIu64 " interim, %" PRIu64 " without their request), "
+			     "malformed %" PRIu64 ", not decodable %" PRIu64 ", gaps %" PRIu64 "\n",
+			t->http.connections, t->http.requests, t->http.responses, t->http.interim,
+			t->http.unmatched, t->http.malformed, t->http.not_decodable, t->http.gaps);
+	if (a->opts.nredis_ports)
+		redis_text(out, a);
+	if (t->truncated_hdr || t->fragments || t->bad_hdr || t->nomem || t->evicted)
+		fprintf(out, "skipped packets: truncated headers %" PRIu64 ", fragments %" PRIu64
+			     ", bad headers %" PRIu64 "; evicted connections %" PRIu64
+			     "; out of memory %" PRIu64 "\n",
+			t->truncated_hdr, t->fragments, t->bad_hdr, t->evicted, t->nomem);
+
+	if (ev.n) {
+		fprintf(out, "warnings:");
+		for (int i = 0; i < ev.n; i++)
+			fprintf(out, "%s %s (%s)", i ? "," : "", ev_code_name(ev.f[i].code),
+				ev_severity_name(ev.f[i].severity));
+		fputc('\n', out);
+	}
+	if (a->attributing)
+		routes_table(out, a, &ev);
+	if (a->nlisted == 0)
+		return;
+	if (a->tot.connections)
+		pg_rows(out, a);
+	redis_rows(out, a);
+	if (t->conns_not_listed)
+		fprintf(out, "(%" PRIu64 " more connections counted in the totals, not listed)\n",
+			t->conns_not_listed);
+}
+
+static void pg_rows(FILE *out, const struct analysis *a)
+{
+	fprintf(out, "\n%4s  %-22s %-22s %7s %7s %7s %7s %7s %5s %5s %5s %5s %8s %8s  %s\n", "id",
+		"client", "server", "rt", "rfq", "query", "ping", "acq/rel", "reset", "tx", "prep",
+		"other", "p50 ms", "p99 ms", "flags");
+	for (uint32_t i = 0; i < a->nlisted; i++) {
+		const struct conn_summary *c = &a->listed[i];
+		if (c->proto == PROTO_REDIS)
+			continue;
+		const struct rtt_stats *st = &c->st;
+		uint64_t other = 0;
+		for (int k = 0; k < RT_NCLASS; k++)
+			other += rt_class_is_other(k) ? st->by_class[k] : 0;
+		char acqrel[32];
+		snprintf(acqrel, sizeof acqrel, "%" PRIu64 "/%" PRIu64, st->pings[PING_ACQUIRE],
+			 st->pings[PING_RELEASE]);
+		fprintf(out,
+			"%4" PRIu64 "  %-22s %-22s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
+			" %7s %5" PRIu64 " %5" PRIu64 " %5" PRIu64 " %5" PRIu64,
+			c->id, c->client, c->server, st->round_trips, st->rfq, st->by_class[RT_QUERY],
+			st->by_class[RT_PING], acqrel, st->by_class[RT_RESET],
+			st->by_class[RT_TRANSACTION], st->by_class[RT_PREPARE], other);
+		if (c->lat_count)
+			fprintf(out, " %8.3f %8.3f ", ms(c->lat_p50), ms(c->lat_p99));
+		else
+			fprintf(out, " %8s %8s ", "-", "-");
+		if (st->driver[0])
+			fprintf(out, " driver=%s", st->driver);
+		if (c->mid_stream)
+			fprintf(out, " mid-stream");
+		if (tls_name(c->tls))
+			fprintf(out, " encrypted=%s", tls_name(c->tls));
+		if (c->gaps)
+			fprintf(out, " gaps=%" PRIu64, c->gaps);
+		if (c->malformed)
+			fprintf(out, " malformed=%" PRIu64, c->malformed);
+		if (st->cancel_requests)
+			fprintf(out, " cancel");
+		if (c->rst_seen)
+			fprintf(out, " rst");
+		if (c->evicted)
+			fprintf(out, " evicted");
+		fputc('\n', out);
+	}
+}
