@@ -75,11 +75,8 @@ static int read_captures(const struct read_opts *ro, struct analysis *a, bool *p
 
 /* Inputs under this many bytes are attributed on the reading thread: a
  * second thread's start, its pool's pages and the hand-overs cost more
- * than placing takes there.  Measured again once the hand-overs cost the
- * reader less (docs/perf.md, eleventh session), the least wall time
- * of 20 interleaved runs, one thread against two: 1.1 MB of the blog app
- * 25.6 / 26.2 ms, 1.6 MB 28.4 / 29.7, 2.6 MB 34.5 / 31.7, 4.4 MB 38.4 /
- * 35.5 (it was 8 MB, from a 6 MB capture's 15.2 / 16.7 before). */
+ * than placing takes there; past it, two threads win (docs/perf.md has
+ * the runs). */
 #define SMALL_INPUT (2u << 20)
 
 /* The regular files named add up to under SMALL_INPUT (standard input and
@@ -100,7 +97,10 @@ static bool small_inputs(const struct read_opts *ro)
 int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct analysis *a,
 		 bool *partial)
 {
-	heap_prepare(); /* before analysis_init starts its threads */
+	/* huge pages serve the attribution's large, fresh structures; a plain
+	 * analysis touches little, and a huge page would be 2 MiB of it */
+	if (ro->nhttp_ports)
+		heap_prepare(); /* before analysis_init starts its threads */
 	memcpy(ao->ports, ro->ports, sizeof ao->ports);
 	ao->nports = ro->nports;
 	memcpy(ao->http_ports, ro->http_ports, sizeof ao->http_ports);
