@@ -2,12 +2,14 @@
  *
  * Same shape as the PostgreSQL framer: each direction's in-order bytes are
  * fed in pieces of any size; a callback reports each complete message with
- * the times of its first and last byte.  Header blocks are accumulated in a
- * fixed buffer (bounded); bodies - Content-Length, chunked (with trailers) or
+ * the times of its first and last byte.  A header block is read where it
+ * lies when a segment holds it whole, else gathered in a buffer of
+ * HTTP1_HEADER_MAX bytes, allocated for the direction when one first needs
+ * it (http1_conn_free frees it); bodies - Content-Length, chunked (with trailers) or
  * read until the connection closes - are skipped by counting.  Responses are
  * matched to requests in order, pipelining included; HEAD, 1xx, 204 and 304
  * have no body.  HTTP/2 (prior knowledge) and TLS are detected and left
- * undecoded.  Nothing here allocates.
+ * undecoded.  Nothing else allocates.
  */
 #ifndef PGRTT_HTTP1_H
 #define PGRTT_HTTP1_H

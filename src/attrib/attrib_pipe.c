@@ -212,10 +212,9 @@ static void hand_over(struct attrib_pipe *p)
 
 /* The event e into the batch.  Streamed past the caches where there is
  * SSE2: a batch's lines were last read by the worker, on the other core,
- * and a plain store first fetched each back from there (the worker's read
- * alone of an event's kind cost the reader 6-11 ms of a 30 s capture's
- * 190 ms).  The worker's reads then come from memory, in order, and the
- * worker is not what the analysis waits for. */
+ * and a plain store would first fetch each back from there, a cost the
+ * reader pays on every event.  The worker's reads then come from memory,
+ * in order, and the worker is not what the analysis waits for. */
 static void put(struct attrib_pipe *p, const struct pipe_ev *e)
 {
 	uint32_t n = p->cur->n;

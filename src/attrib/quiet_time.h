@@ -3,31 +3,24 @@
  *
  * The fit (infer.h) spreads a page's round trips evenly over its window: a
  * short page is dense, a long one sparse.  When the whole app stops - a
- * Node event loop held by one long step, a process the kernel left off the
- * CPU - every page in flight grows by the pause, though no page could run
- * anything in it, and the pages the pauses happened to catch looked
- * sparser than they were.  The CI run that found it read node-postgres'
- * index route at 3.70 statements per page for 4 (a lookup first, other
- * tests taking the CPUs); simulated (tests/sim/poolsim.py: one thread, 8
- * clients, 4 connections, 2% of the steps taking 20 ms more), 3.21 and 2.58
- * (1.69-4.36) round trips per index page for 4, its statements given to
- * the detail route (4.80, 5.03 for 4).  With the pauses left out, 4.00 and
- * 4.00; where nothing pauses (threads, a thread with short steps, or
- * pauses at random that catch every route alike), the same as before.
+ * Node event loop held by one long step, a process the kernel leaves off
+ * the CPU - every page in flight grows by the pause, though no page could
+ * run anything in it, and the pages the pauses happen to catch look
+ * sparser than they are: their statements go to other routes.  Where
+ * nothing pauses (threads, a thread with short steps, pauses at random
+ * that catch every route alike), leaving the stretches out changes
+ * nothing.  docs/pages.md ("Quiet time") has the captures and simulations
+ * behind each rule below.
  *
  * A quiet stretch is a run of time with no round trip in flight on any
  * connection (none started, none awaited), at least QUIET_MIN_NS long and
  * QUIET_GAPS times the mean gap between starts within the page's window:
  * an app at rest between two pages' statements is not paused, and a busy
- * app's gaps between round trips are far shorter.  Left out at any length,
- * sparse traffic broke: a page whose one Redis GET is all it sends is, but
- * for its own command, all quiet, and the unit tests of a GET per page
- * beside another route's pages read commands per page off by more than
- * 5%.  A round trip awaited is no pause: a pipelining driver (postgres.js)
- * waits on one flight for milliseconds with nothing else started, and
- * captures/web-pipelined.pcap read 2.63 / 3.28 / 4.30 ReadyForQuery per
- * page for 3 / 4 / 3 when only starts counted (2.80 / 3.77 / 3.63 with
- * whole windows, 2.79 / 3.74 / 3.66 now: 64 pages, intervals 0-7).
+ * app's gaps between round trips are far shorter.  Sparse traffic needs
+ * the bound: a page whose one Redis GET is all it sends is, but for its
+ * own command, all quiet.  A round trip awaited is no pause: a pipelining
+ * driver (postgres.js) waits on one flight for milliseconds with nothing
+ * else started.
  *
  * A Redis flight is in flight from its first command to its answer's
  * last byte (quiet_time_busy, once it is answered), each command a start
@@ -36,11 +29,9 @@
  * Starts and round trips in flight are counted in bins of QUIET_BIN_NS
  * over a ring of QUIET_BINS (16 s): fixed memory (256 KiB), allocated on
  * the first round trip; a window reaching back past the ring, or past the
- * latest round trip seen, is taken as never quiet there.  Cost: 1.9% more
- * instructions for analyze --http-port on a simulated capture of 12,000
- * pages (half of it a page's window read bin by bin as it starts; bins of
- * 0.5 ms cost 2.9%, for figures the same to 0.2%; reading the window once,
- * its idle runs buffered, saved 0.05% for twice the code). */
+ * latest round trip seen, is taken as never quiet there.  A page's window
+ * is read bin by bin as it starts: finer bins cost more for the same
+ * figures, and buffering the idle runs saves too little for its code. */
 #ifndef PGRTT_QUIET_TIME_H
 #define PGRTT_QUIET_TIME_H
 

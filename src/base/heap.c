@@ -1,14 +1,12 @@
 /* heap.c - the heap on huge pages (heap.h).
  *
  * Why: a page fault is the analysis's dearest single thing on a virtual
- * machine (13-16 us here, ten times bare metal), and the attribution's
+ * machine (about ten times bare metal's), and the attribution's
  * structures - the sample, the placing thread's arrays, the fit's - are
  * touched fresh, a fault per 4 KiB.  A fault on one vCPU also slows the
- * other (a process faulting in a loop on the second core cost a plain
- * analysis on the first a tenth of its time), so the placing thread's
- * faults were paid twice.  On 2 MiB pages, a 5 s blog-app capture's
- * analysis with --http-port took 1,430 faults -> 650 (~4 ms less), the
- * plain one 740 -> 635; docs/perf.md has the runs.
+ * other, so the placing thread's faults are paid twice.  On 2 MiB pages an
+ * analysis with --http-port takes less than half the faults (docs/perf.md
+ * has the runs).
  *
  * How: the arena's growth, trimming and mmap thresholds raised so that
  * the working set stays in one region that is grown once, that region

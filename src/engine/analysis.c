@@ -528,8 +528,8 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 		return;
 	flow_segment(a, c, &s, from_client ? 0 : 1, ts);
 	/* every 1,024 packets: what is left to place when the file ends is what
-	 * came since (every 4,096 it was 2 ms of placing after the reading, on a
-	 * 5 s capture of 50 clients); a pass reads every open connection once */
+	 * came since, placed after the reading; a pass reads every open
+	 * connection once */
 	if (a->attributing && a->tot.packets >= a->next_settle) {
 		settle(a);
 		a->next_settle = a->tot.packets + 1024;

@@ -83,8 +83,8 @@ int source_open_file(struct source *s, const char *path, const char *filter,
 #if defined(__GLIBC__) || defined(__linux__)
 	/* the stream is read by this thread alone; once the placing thread
 	 * runs, stdio would otherwise lock it for each of libpcap's two freads
-	 * a packet (an atomic exchange each): 14 ms of a 30 s capture's 180
-	 * ms with --http-port, as much as all its round trips' attribution */
+	 * a packet (an atomic exchange each), as much time as all the round
+	 * trips' attribution with --http-port */
 	__fsetlocking(fp, FSETLOCKING_BYCALLER);
 #endif
 	s->p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, pe);
