@@ -207,7 +207,7 @@ try:
     check("stored with a password in the URI: not printed", (p.returncode, pw in p.stdout + p.stderr),
           (0, False))
     # libpq's grammar: spaces around '=', quotes, escapes; every message of a
-    # run stored that way (tests/unit/test_output.c's redaction: the rest)
+    # run stored that way (tests/unit/report/test_output.c's redaction: the rest)
     for dsn in (f"host=127.0.0.1 port={port} user=pgrtt_scram password = {pw} dbname=scram sslmode=disable",
                 f"host=127.0.0.1 port={port} user=pgrtt_scram password='{pw}' dbname=scram sslmode=disable",
                 f"postgresql://pgrtt_scram@127.0.0.1:{port}/scram?password={pw}&sslmode=disable"):
