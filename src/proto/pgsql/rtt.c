@@ -5,6 +5,7 @@
  * wire); the rules, in order, are listed in classify().
  */
 #include "rtt.h"
+#include "rtt_impl.h"
 
 #include "sqlnorm.h"
 #include "base/textring.h"
@@ -15,7 +16,6 @@
 #include "rd.h"
 #include "sqlclass.h"
 
-#define RTT_KIND_SELECT_PARAM 5 /* beyond enum sql_kind: "SELECT $1" */
 
 /* ----------------------------------------------------------------------
  * Names and message slots
@@ -42,83 +42,6 @@ const char *rt_ping_sig_name(int sig)
 {
 	static const char *names[] = {"none", "lone_sync", "empty_query", "select1"};
 	return sig >= 0 && sig < 4 ? names[sig] : "?";
-}
-
-/* One side at least POLICY_MIN_EVIDENCE times and twice the other: that
- * side.  Twice, not all: a capture cut in the middle of a checkout leaves a
- * last ping that looks like a release, whatever the pool's policy. */
-static enum ping_policy one_side(uint64_t release, uint64_t acquire)
-{
-	if (release >= POLICY_MIN_EVIDENCE && acquire * 2 <= release)
-		return POLICY_RELEASE;
-	if (acquire >= POLICY_MIN_EVIDENCE && release * 2 <= acquire)
-		return POLICY_ACQUIRE;
-	return POLICY_UNKNOWN;
-}
-
-/* Runs of lone Syncs between queries: the pool pings on both sides, and a
- * lone single between two queries is the rare edge (timing tells it).
- * Otherwise position says it where it can (a connection's first query, its
- * end), unless idle time says the other side as plainly; idle time alone
- * where position cannot.  Idle time is the weaker word: on a loaded machine
- * a client descheduled between a query's answer and its release ping makes
- * that ping look sent after idle time, and a LIFO pool hands a released
- * connection straight to a waiting client - a CI run of a release-only pool
- * under 8 clients on 2 cores read 576 release and 298 acquire by idle time,
- * and by position every connection's last ping a release. */
-enum ping_policy ping_policy_of(const struct ping_evidence *e)
-{
-	if (!e)
-		return POLICY_UNKNOWN;
-	if (e->both >= POLICY_MIN_EVIDENCE)
-		return POLICY_BOTH;
-	enum ping_policy by_position = one_side(e->release, e->acquire);
-	enum ping_policy by_idle = one_side(e->release_idle, e->acquire_idle);
-	if (by_position != POLICY_UNKNOWN)
-		return by_idle == POLICY_UNKNOWN || by_idle == by_position ? by_position
-									 : POLICY_UNKNOWN;
-	return one_side(e->release + e->release_idle, e->acquire + e->acquire_idle);
-}
-
-const char *ping_policy_name(enum ping_policy p)
-{
-	static const char *names[] = {"unknown", "release", "acquire", "both"};
-	return p >= 0 && p <= POLICY_BOTH ? names[p] : "?";
-}
-
-uint64_t ping_policy_settle(enum ping_policy p, struct rtt_stats *st)
-{
-	uint64_t *amb = st->pings_amb, *guess = st->pings_amb_timing;
-	uint64_t n = 0;
-	int to = p == POLICY_RELEASE ? PING_RELEASE : p == POLICY_ACQUIRE ? PING_ACQUIRE : -1;
-	if (to >= 0) {
-		int from = PING_ACQUIRE + PING_RELEASE - to;
-		n = amb[from] <= st->pings[from] ? amb[from] : st->pings[from];
-		st->pings[from] -= n;
-		st->pings[to] += n;
-		amb[to] += n;
-		amb[from] = 0;
-		st->pings_policy = amb[to];
-		return n;
-	}
-	/* no policy in the end: every ambiguous one by its neighbours */
-	uint64_t total = amb[PING_ACQUIRE] + amb[PING_RELEASE];
-	if (guess[PING_ACQUIRE] + guess[PING_RELEASE] != total ||
-	    st->pings[PING_ACQUIRE] < amb[PING_ACQUIRE] || st->pings[PING_RELEASE] < amb[PING_RELEASE])
-		return 0; /* not one connection's or a sum's counts: leave them */
-	for (int i = PING_ACQUIRE; i <= PING_RELEASE; i++) {
-		n += amb[i] > guess[i] ? amb[i] - guess[i] : 0;
-		st->pings[i] = st->pings[i] - amb[i] + guess[i];
-		amb[i] = guess[i];
-	}
-	st->pings_policy = 0;
-	return n;
-}
-
-uint64_t ping_told_by_timing(const struct rtt_stats *st)
-{
-	uint64_t amb = st->pings_amb[PING_ACQUIRE] + st->pings_amb[PING_RELEASE];
-	return amb > st->pings_policy ? amb - st->pings_policy : 0;
 }
 
 /* Message-count slots: the startup-phase pseudo types, then each table of
@@ -175,255 +98,6 @@ uint8_t rtt_slot_type(enum pgsql_side side, int slot)
 	if (side == PGSQL_FE)
 		return slot >= 0 && slot < FE_NSLOTS ? fe_slot_type[slot] : 0;
 	return slot >= 0 && slot < BE_NSLOTS ? be_slot_type[slot] : 0;
-}
-
-/* ----------------------------------------------------------------------
- * Driver fingerprints
- * ---------------------------------------------------------------------- */
-
-static bool has_prefix(const char *s, size_t n, const char *pre)
-{
-	size_t k = strlen(pre);
-	return n >= k && memcmp(s, pre, k) == 0;
-}
-
-static bool digits_from(const char *s, size_t n, size_t from)
-{
-	if (n <= from)
-		return false;
-	for (size_t i = from; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
-
-/* Evidence ranks: 2 statement names, 1 ping texts and application_name. */
-static void set_driver(struct rtt *r, const char *name, int rank)
-{
-	if (rank <= r->driver_rank)
-		return;
-	r->driver_rank = rank;
-	size_t n = strlen(name);
-	if (n >= RTT_DRIVER_MAX)
-		n = RTT_DRIVER_MAX - 1;
-	memcpy(r->st.driver, name, n);
-	r->st.driver[n] = '\0';
-}
-
-/* Driver from a prepared statement name (driver-pings.md section 4.11). */
-static const char *driver_from_stmt(const char *s, size_t n)
-{
-	if (n == 0)
-		return NULL;
-	if (has_prefix(s, n, "sqlx_s_") || has_prefix(s, n, "sqlx_p_"))
-		return "sqlx";
-	if (has_prefix(s, n, "stmtcache_"))
-		return "pgx";
-	if (has_prefix(s, n, "lrupsc_"))
-		return "pgx-v4";
-	if (has_prefix(s, n, "__diesel_stmt_"))
-		return "diesel";
-	if (has_prefix(s, n, "__asyncpg_stmt_"))
-		return "asyncpg";
-	if (has_prefix(s, n, "_pg3_"))
-		return "psycopg3";
-	if (has_prefix(s, n, "pdo_stmt_"))
-		return "php-pdo";
-	if (has_prefix(s, n, "S_") && digits_from(s, n, 2))
-		return "pgjdbc";
-	if (has_prefix(s, n, "_auto") && digits_from(s, n, 5))
-		return "npgsql";
-	if (has_prefix(s, n, "_p") && digits_from(s, n, 2))
-		return "npgsql";
-	if (s[0] == 's' && digits_from(s, n, 1))
-		return "tokio-postgres";
-	return NULL;
-}
-
-/* PgBouncer's name for a statement it prepares on a server connection for
- * its clients (PREPARED_STMT_NAME_FORMAT, max_prepared_statements: on by
- * default since 1.22): only its server connections carry these, and only
- * in transaction or statement pooling. */
-static bool pooler_stmt_name(const char *s, size_t n)
-{
-	return has_prefix(s, n, "PGBOUNCER_") && digits_from(s, n, 10);
-}
-
-/* ----------------------------------------------------------------------
- * Prepared statements
- * ---------------------------------------------------------------------- */
-
-/* A statement's name from a counter (pgjdbc's S_1, tokio-postgres's s0,
- * asyncpg's __asyncpg_stmt_1__) names other statements on other
- * connections; a long run of hex digits (a hash of the text, as pgx's
- * stmtcache_ names) names the same one everywhere. */
-static bool name_is_global(const char *s, size_t n)
-{
-	size_t run = 0, best = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-		run = hex ? run + 1 : 0;
-		best = run > best ? run : best;
-	}
-	return best >= 16;
-}
-
-static uint64_t name_hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < n; i++) {
-		h ^= (uint8_t)s[i];
-		h *= 1099511628211ull;
-	}
-	return h ? h : 1;
-}
-
-/* Hashes a statement's text 8 bytes at a time (name_hash's byte loop
- * costs more than the classification it saves on a long text). */
-static uint64_t text_hash(const char *s, size_t n, uint64_t how)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n ^ how << 56;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t v;
-		memcpy(&v, s + i, 8);
-		h = (h ^ v) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	uint64_t v = 0;
-	memcpy(&v, s + i, n - i);
-	h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 29;
-	return h ? h : 1;
-}
-
-static uint8_t classify_parse(const char *q, size_t n, bool whole)
-{
-	if (!whole) /* query text longer than the prefix kept */
-		return SQL_OTHER;
-	return sql_is_select_param(q, n) ? RTT_KIND_SELECT_PARAM : (uint8_t)sql_classify(q, n, true);
-}
-
-/* Whether a text gets its fingerprint: with fingerprints on (attribution,
- * a pooler's legs), and a statement prepared always - a connection's
- * statements are known by it when its Binds come, and the legs may be
- * followed only from a later packet on (pg_legs.h): prepared before, its
- * Binds were known by the name alone and never matched the other leg's
- * (test_sigs_turned_on).  Prepared texts are few, each fingerprinted once;
- * a simple query's literals make every text new. */
-static inline bool wants_sig(const struct rtt *r, bool parse)
-{
-	return r->fingerprints || parse;
-}
-
-/* A text the connection's own slots do not hold: from the analysis's (the
- * same two ways a set), or classified and fingerprinted - and kept there. */
-static struct rtt_text shared_text(struct rtt *r, uint64_t h, const char *q, size_t n, bool parse,
-				   bool whole)
-{
-	struct rtt_text *t = r->shared ? &r->shared->slot[h % (RTT_SHARED_TEXTS / 2) * 2] : NULL;
-	if (t && t[1].hash == h) {
-		struct rtt_text hit = t[1];
-		t[1] = t[0];
-		t[0] = hit;
-	}
-	if (t && t[0].hash == h) {
-		if (!t[0].sig && wants_sig(r, parse)) /* kept before a second leg wanted it */
-			t[0].sig = sql_fingerprint(q, n);
-		return t[0];
-	}
-	struct rtt_text x = {h, parse ? classify_parse(q, n, whole) : (uint8_t)sql_classify(q, n, whole),
-			     wants_sig(r, parse) ? sql_fingerprint(q, n) : 0};
-	if (t) {
-		t[1] = t[0];
-		t[0] = x;
-	}
-	return x;
-}
-
-/* The kind and fingerprint of a text from cache, or by classifying and
- * fingerprinting it: a Parse's text or a Query's, whole or cut short, each
- * with a kind of its own. */
-static uint8_t text_kind(struct rtt *r, const char *q, size_t n, bool parse, bool whole,
-			 uint64_t *sig)
-{
-	uint64_t h = text_hash(q, n, (parse ? 4u : 2u) | whole);
-	/* two ways per set: the one used last first, the other evicted */
-	struct rtt_text *t = &r->texts[h % (RTT_TEXT_SLOTS / 2) * 2];
-	if (t[0].hash != h) {
-		struct rtt_text was = t[0];
-		if (t[1].hash == h)
-			t[0] = t[1];
-		else
-			t[0] = shared_text(r, h, q, n, parse, whole);
-		t[1] = was;
-	}
-	if (!t[0].sig && wants_sig(r, parse)) /* kept before a second leg wanted it (pg_legs.h) */
-		t[0].sig = sql_fingerprint(q, n);
-	*sig = t[0].sig;
-	return t[0].kind;
-}
-
-static void stmt_put(struct rtt *r, const char *name, size_t n, uint8_t kind, uint64_t sig,
-		     uint64_t text)
-{
-	if (n == 0) {
-		r->unnamed_kind = kind;
-		r->unnamed_sig = sig;
-		r->unnamed_text = text;
-		return;
-	}
-	uint64_t h = name_hash(name, n);
-	struct rtt_stmt *s = &r->stmts[h % RTT_STMT_SLOTS];
-	s->name_hash = h;
-	s->kind = kind;
-	s->sig = sig;
-	s->text = text;
-}
-
-/* A statement's kind, and its fingerprint in *sig (0: not known: prepared
- * before the capture, or its slot taken since). */
-static uint8_t stmt_get(const struct rtt *r, const char *name, size_t n, uint64_t *sig,
-			uint64_t *text)
-{
-	if (n == 0) {
-		*sig = r->unnamed_sig;
-		*text = r->unnamed_text;
-		return r->unnamed_kind;
-	}
-	uint64_t h = name_hash(name, n);
-	const struct rtt_stmt *s = &r->stmts[h % RTT_STMT_SLOTS];
-	bool known = s->name_hash == h;
-	*sig = known ? s->sig : 0;
-	*text = known ? s->text : 0;
-	return known ? s->kind : SQL_OTHER;
-}
-
-/* For dump and trace: a statement's text as they show it - normalised
- * (constants as $n: no value in a CI log), or as sent (--show-values) -
- * kept in the ring.  0 when texts are not kept. */
-static uint64_t keep_text(struct rtt *r, const char *q, size_t n, bool whole)
-{
-	if (!r->ring)
-		return 0;
-	char buf[TEXTRING_TEXT_MAX];
-	size_t len;
-	const char *nul = memchr(q, '\0', n);
-	n = nul ? (size_t)(nul - q) : n;
-	if (r->text_values) {
-		len = n < sizeof buf - 3 ? n : sizeof buf - 3;
-		while (len < n && len > 0 && ((uint8_t)q[len] & 0xc0) == 0x80)
-			len--; /* cut, but not inside a character */
-		memcpy(buf, q, len);
-		if (len < n || !whole) {
-			memcpy(buf + len, "\xe2\x80\xa6", 3);
-			len += 3;
-		}
-	} else {
-		len = sql_normalize(q, n, whole, buf, sizeof buf);
-	}
-	return textring_put(r->ring, buf, len);
 }
 
 /* ----------------------------------------------------------------------
@@ -708,7 +382,7 @@ static void emit(struct rtt *r, struct rt *c)
 		/* or Npgsql's keepalive; not inside a transaction: psycopg 3
 		 * leaving pipeline mode sends a lone Sync before its COMMIT */
 		if (c->ping_sig == PSIG_LONE_SYNC && c->status_before != 'T' && c->status_before != 'E')
-			set_driver(r, "sqlx", 1);
+			rtt_set_driver(r, "sqlx", 1);
 	}
 	if (c->has_start && c->has_end) {
 		uint64_t d = c->t_end >= c->t_start ? c->t_end - c->t_start : 0;
@@ -908,7 +582,7 @@ static void startup_params(struct rtt *r, const struct pgsql_msg *m)
 			copy_name(r->st.application_name, v, vn);
 	}
 	if (strcmp(r->st.application_name, "PostgreSQL JDBC Driver") == 0)
-		set_driver(r, "pgjdbc", 1);
+		rtt_set_driver(r, "pgjdbc", 1);
 	if (r->st.proto >> 16 == 3) { /* not a cancel's or SSL's code */
 		r->st.startups_pooler += database_first && user_last;
 		r->st.startups_other += !(database_first && user_last);
@@ -954,18 +628,12 @@ static char fe_letter(uint8_t t)
 	}
 }
 
-static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
+/* A client message ends the flight in progress when every sync point it
+ * sent was answered (or a Flush was, or a gap left the count wrong), and
+ * starts the next - or, sent after a sync point of a flight still
+ * answering, a part of it. */
+static void fe_flight_edge(struct rtt *r, const struct pgsql_msg *m)
 {
-	uint8_t t = m->type;
-	if (t == PGSQL_CANCEL) {
-		r->st.cancel_requests++;
-		return;
-	}
-	if (t == PGSQL_FE_TERMINATE) {
-		finish_rt(r);
-		r->st.terminated = true;
-		return;
-	}
 	if (r->open) {
 		int64_t pending = (int64_t)r->cur.sync_points - (int64_t)r->cur.rfq;
 		if (pending <= 0 && (r->cur.rfq > 0 || (r->last_fe_flush && r->be_since_fe > 0))) {
@@ -989,6 +657,148 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		part_open(r, m->ts_first); /* sent after a sync point of the flight: a part */
 	}
 	r->part_cut = false;
+}
+
+/* A simple Query: its text classified and kept, a pooler's SET and a
+ * driver's ping told by their words. */
+static void fe_query(struct rtt *r, const struct pgsql_msg *m, struct rt *c)
+{
+	r->f_query++;
+	c->sync_points++;
+	part_sync(r);
+	r->exec_mode = false;
+	const char *q = (const char *)m->body;
+	uint64_t sig; /* a prefix's when truncated: the same for the same text */
+	uint8_t kind = rtt_text_kind(r, q, m->body_len, false, !m->truncated, &sig);
+	count_kind(r, kind);
+	if (!c->sig)
+		c->sig = sig;
+	uint64_t kept = 0;
+	if (r->ring) {
+		kept = rtt_keep_text(r, q, m->body_len, !m->truncated);
+		c->text = c->text ? c->text : kept;
+		c->stmts++;
+	}
+	part_stmt(r, sig, kept, kind, true);
+	if (kind == SQL_OTHER && m->body_len > 4 && memcmp(q, "SET ", 4) == 0 && !m->truncated &&
+	    sql_is_pooler_set(q, m->body_len)) {
+		r->st.pooler_sets++;
+		r->st.pooler_relinks += r->since_link > 0;
+		r->since_link = 0;
+		r->cur_pooler_set = true;
+	}
+	if (kind == SQL_EMPTY) {
+		if (m->body_len >= 8 && memcmp(q, "-- ping", 7) == 0 && q[7] == '\0')
+			rtt_set_driver(r, "pgx", 1);
+		else if (m->body_len >= 16 && memcmp(q, "/* SQLx ping */", 15) == 0)
+			rtt_set_driver(r, "sqlx", 1);
+	}
+}
+
+/* Parse: the statement's text classified and kept under its name. */
+static void fe_parse(struct rtt *r, struct rd *rd, struct rt *c)
+{
+	r->f_parse++;
+	const char *name, *q;
+	ptrdiff_t nn = rd_cstr(rd, &name);
+	ptrdiff_t qn = rd_cstr(rd, &q);
+	if (nn < 0)
+		return;
+	bool whole = qn >= 0;
+	if (!whole) { /* query text longer than the prefix kept */
+		q = (const char *)rd->p;
+		qn = rd->end - rd->p;
+	}
+	uint64_t sig;
+	uint8_t kind = rtt_text_kind(r, q, (size_t)qn, true, whole, &sig);
+	uint64_t text = rtt_keep_text(r, q, (size_t)qn, whole);
+	rtt_stmt_put(r, name, (size_t)nn, kind, sig, text);
+	if (!c->text) /* a round trip that only prepares shows what it prepares */
+		c->text = text;
+	/* a round trip that only prepares is known by what it prepares (the
+	 * statement keeps its fingerprint whatever: wants_sig) */
+	if (!c->sig && r->fingerprints)
+		c->sig = sig;
+	part_stmt(r, sig, text, kind, false);
+	r->st.pooler_names += rtt_pooler_stmt_name(name, (size_t)nn);
+	const char *d = rtt_driver_from_stmt(name, (size_t)nn);
+	if (d)
+		rtt_set_driver(r, d, 2);
+}
+
+/* Bind: what the next Execute runs, by the statement's name. */
+static void fe_bind(struct rtt *r, struct rd *rd)
+{
+	r->f_bind++;
+	const char *portal, *stmt;
+	rd_cstr(rd, &portal);
+	ptrdiff_t sn = rd_cstr(rd, &stmt);
+	if (sn < 0) {
+		r->bound_kind = SQL_OTHER;
+		r->bound_sig = r->bound_text = 0;
+		return;
+	}
+	uint8_t kind = rtt_stmt_get(r, stmt, (size_t)sn, &r->bound_sig, &r->bound_text);
+	if (!r->bound_sig && r->fingerprints) /* prepared before the capture: its name is its identity */
+		r->bound_sig = (rtt_name_hash(stmt, (size_t)sn) ^
+				(rtt_name_is_global(stmt, (size_t)sn) ? 0 : (r->conn_id + 1) * 0x9e3779b97f4a7c15ull)) |
+			       1;
+	if (kind == RTT_KIND_SELECT_PARAM)
+		kind = bind_value_is_one(rd) ? SQL_SELECT1 : SQL_OTHER;
+	r->bound_kind = kind;
+	r->st.pooler_names += rtt_pooler_stmt_name(stmt, (size_t)sn);
+	const char *d = rtt_driver_from_stmt(stmt, (size_t)sn);
+	if (d)
+		rtt_set_driver(r, d, 2);
+}
+
+/* Execute: the bound statement runs. */
+static void fe_execute(struct rtt *r, struct rt *c)
+{
+	r->f_exec++;
+	r->exec_mode = true;
+	r->syncs_since_exec = 0;
+	count_kind(r, r->bound_kind);
+	if (!c->sig && r->fingerprints)
+		c->sig = r->bound_sig;
+	if (r->ring) {
+		c->text = c->text ? c->text : r->bound_text;
+		c->stmts++;
+	}
+	part_stmt(r, r->fingerprints ? r->bound_sig : 0, r->ring ? r->bound_text : 0, r->bound_kind,
+		  true);
+}
+
+/* Close: a statement's Close comes on the connection that prepared it,
+ * from the code that did (tokio-postgres closes each Statement it drops):
+ * known by what it closes, it goes where that went - by its class alone,
+ * r2d2's Closes under three routes at once read 1.11 / 0.46 / 2.48 per
+ * page for 1 each. */
+static void fe_close(struct rtt *r, struct rd *rd)
+{
+	r->f_close++;
+	if (r->cur.nparts > 1)
+		part_cur(r)->close = true;
+	const char *name;
+	ptrdiff_t nn;
+	uint64_t text;
+	if (r->fingerprints && !r->close_sig && rd_u8(rd) == 'S' && (nn = rd_cstr(rd, &name)) >= 0)
+		rtt_stmt_get(r, name, (size_t)nn, &r->close_sig, &text);
+}
+
+static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
+{
+	uint8_t t = m->type;
+	if (t == PGSQL_CANCEL) {
+		r->st.cancel_requests++;
+		return;
+	}
+	if (t == PGSQL_FE_TERMINATE) {
+		finish_rt(r);
+		r->st.terminated = true;
+		return;
+	}
+	fe_flight_edge(r, m);
 	struct rt *c = &r->cur;
 	c->fe_msgs++;
 	if (m->gap)
@@ -1012,126 +822,24 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 		else
 			r->f_other_fe++;
 		break;
-	case PGSQL_FE_QUERY: {
-		r->f_query++;
-		c->sync_points++;
-		part_sync(r);
-		r->exec_mode = false;
-		const char *q = (const char *)m->body;
-		uint64_t sig; /* a prefix's when truncated: the same for the same text */
-		uint8_t kind = text_kind(r, q, m->body_len, false, !m->truncated, &sig);
-		count_kind(r, kind);
-		if (!c->sig)
-			c->sig = sig;
-		uint64_t kept = 0;
-		if (r->ring) {
-			kept = keep_text(r, q, m->body_len, !m->truncated);
-			c->text = c->text ? c->text : kept;
-			c->stmts++;
-		}
-		part_stmt(r, sig, kept, kind, true);
-		if (kind == SQL_OTHER && m->body_len > 4 && memcmp(q, "SET ", 4) == 0 &&
-		    !m->truncated && sql_is_pooler_set(q, m->body_len)) {
-			r->st.pooler_sets++;
-			r->st.pooler_relinks += r->since_link > 0;
-			r->since_link = 0;
-			r->cur_pooler_set = true;
-		}
-		if (kind == SQL_EMPTY) {
-			if (m->body_len >= 8 && memcmp(q, "-- ping", 7) == 0 && q[7] == '\0')
-				set_driver(r, "pgx", 1);
-			else if (m->body_len >= 16 && memcmp(q, "/* SQLx ping */", 15) == 0)
-				set_driver(r, "sqlx", 1);
-		}
+	case PGSQL_FE_QUERY:
+		fe_query(r, m, c);
 		break;
-	}
-	case PGSQL_FE_PARSE: {
-		r->f_parse++;
-		const char *name, *q;
-		ptrdiff_t nn = rd_cstr(&rd, &name);
-		ptrdiff_t qn = rd_cstr(&rd, &q);
-		if (nn < 0)
-			break;
-		bool whole = qn >= 0;
-		if (!whole) { /* query text longer than the prefix kept */
-			q = (const char *)rd.p;
-			qn = rd.end - rd.p;
-		}
-		uint64_t sig;
-		uint8_t kind = text_kind(r, q, (size_t)qn, true, whole, &sig);
-		uint64_t text = keep_text(r, q, (size_t)qn, whole);
-		stmt_put(r, name, (size_t)nn, kind, sig, text);
-		if (!c->text) /* a round trip that only prepares shows what it prepares */
-			c->text = text;
-		/* a round trip that only prepares is known by what it prepares
-		 * (the statement keeps its fingerprint whatever: wants_sig) */
-		if (!c->sig && r->fingerprints)
-			c->sig = sig;
-		part_stmt(r, sig, text, kind, false);
-		r->st.pooler_names += pooler_stmt_name(name, (size_t)nn);
-		const char *d = driver_from_stmt(name, (size_t)nn);
-		if (d)
-			set_driver(r, d, 2);
+	case PGSQL_FE_PARSE:
+		fe_parse(r, &rd, c);
 		break;
-	}
-	case PGSQL_FE_BIND: {
-		r->f_bind++;
-		const char *portal, *stmt;
-		rd_cstr(&rd, &portal);
-		ptrdiff_t sn = rd_cstr(&rd, &stmt);
-		if (sn < 0) {
-			r->bound_kind = SQL_OTHER;
-			r->bound_sig = r->bound_text = 0;
-			break;
-		}
-		uint8_t kind = stmt_get(r, stmt, (size_t)sn, &r->bound_sig, &r->bound_text);
-		if (!r->bound_sig && r->fingerprints) /* prepared before the capture: its name is its identity */
-			r->bound_sig = (name_hash(stmt, (size_t)sn) ^
-					(name_is_global(stmt, (size_t)sn) ? 0 : (r->conn_id + 1) * 0x9e3779b97f4a7c15ull)) |
-				       1;
-		if (kind == RTT_KIND_SELECT_PARAM)
-			kind = bind_value_is_one(&rd) ? SQL_SELECT1 : SQL_OTHER;
-		r->bound_kind = kind;
-		r->st.pooler_names += pooler_stmt_name(stmt, (size_t)sn);
-		const char *d = driver_from_stmt(stmt, (size_t)sn);
-		if (d)
-			set_driver(r, d, 2);
+	case PGSQL_FE_BIND:
+		fe_bind(r, &rd);
 		break;
-	}
 	case PGSQL_FE_EXECUTE:
-		r->f_exec++;
-		r->exec_mode = true;
-		r->syncs_since_exec = 0;
-		count_kind(r, r->bound_kind);
-		if (!c->sig && r->fingerprints)
-			c->sig = r->bound_sig;
-		if (r->ring) {
-			c->text = c->text ? c->text : r->bound_text;
-			c->stmts++;
-		}
-		part_stmt(r, r->fingerprints ? r->bound_sig : 0, r->ring ? r->bound_text : 0,
-			  r->bound_kind, true);
+		fe_execute(r, c);
 		break;
 	case PGSQL_FE_DESCRIBE:
 		r->f_describe++;
 		break;
-	case PGSQL_FE_CLOSE: {
-		r->f_close++;
-		if (r->cur.nparts > 1)
-			part_cur(r)->close = true;
-		/* a statement's Close comes on the connection that prepared it,
-		 * from the code that did (tokio-postgres closes each Statement
-		 * it drops): known by what it closes, it goes where that went -
-		 * by its class alone, r2d2's Closes under three routes at once
-		 * read 1.11 / 0.46 / 2.48 per page for 1 each */
-		const char *name;
-		ptrdiff_t nn;
-		uint64_t text;
-		if (r->fingerprints && !r->close_sig && rd_u8(&rd) == 'S' &&
-		    (nn = rd_cstr(&rd, &name)) >= 0)
-			stmt_get(r, name, (size_t)nn, &r->close_sig, &text);
+	case PGSQL_FE_CLOSE:
+		fe_close(r, &rd);
 		break;
-	}
 	case PGSQL_FE_FLUSH:
 		break;
 	case PGSQL_FE_SYNC:
@@ -1161,6 +869,38 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 	}
 	r->last_fe_flush = t == PGSQL_FE_FLUSH;
 	r->be_since_fe = 0;
+}
+
+/* ReadyForQuery: a sync point answered, the oldest part's if the flight
+ * has parts; the round trip complete once every one is. */
+static void be_ready(struct rtt *r, const struct pgsql_msg *m, struct rd *body)
+{
+	struct rt *c = &r->cur;
+	uint8_t st = m->body_len >= 1 ? rd_peek(body, 0) : '?';
+	c->rfq++;
+	c->t_end = m->ts_last;
+	if (c->nparts > 1 && r->part_done < c->nparts) { /* the answer to the oldest part not answered */
+		struct rt_part *g = &r->parts[r->part_done % RT_PARTS];
+		if (++g->rfq >= g->syncs && r->part_done + 1 < c->nparts)
+			r->part_done++; /* answered, and later parts follow */
+		if (r->part_reals >= 2) /* a flight of parts: the answered given out */
+			while (r->part_out < r->part_done)
+				part_emit(r, r->part_out++);
+	}
+	c->has_end = true;
+	c->status_after = st;
+	r->st.last_status = st;
+	r->seen_ready = true;
+	r->copy_in = false;
+	/* every sync point answered: the round trip is complete now, not
+	 * when the client next speaks (an idle pooled connection may not
+	 * speak for minutes) - unless the flight ended with a Flush, whose
+	 * answers are still to come (postgres.js describes a statement
+	 * with Parse, Describe, Flush behind other requests' Syncs: ended
+	 * here, those answers opened a round trip with no start) */
+	if (c->rfq >= c->sync_points && c->sync_points > 0 && !r->after_gap &&
+	    !r->last_fe_flush)
+		finish_rt(r);
 }
 
 static void be_msg(struct rtt *r, const struct pgsql_msg *m)
@@ -1201,34 +941,9 @@ static void be_msg(struct rtt *r, const struct pgsql_msg *m)
 	if (m->gap)
 		c->damaged = true;
 	switch (t) {
-	case PGSQL_BE_READY: {
-		uint8_t st = m->body_len >= 1 ? rd_peek(&body, 0) : '?';
-		c->rfq++;
-		c->t_end = m->ts_last;
-		if (c->nparts > 1 && r->part_done < c->nparts) { /* the answer to the oldest part not answered */
-			struct rt_part *g = &r->parts[r->part_done % RT_PARTS];
-			if (++g->rfq >= g->syncs && r->part_done + 1 < c->nparts)
-				r->part_done++; /* answered, and later parts follow */
-			if (r->part_reals >= 2) /* a flight of parts: the answered given out */
-				while (r->part_out < r->part_done)
-					part_emit(r, r->part_out++);
-		}
-		c->has_end = true;
-		c->status_after = st;
-		r->st.last_status = st;
-		r->seen_ready = true;
-		r->copy_in = false;
-		/* every sync point answered: the round trip is complete now, not
-		 * when the client next speaks (an idle pooled connection may not
-		 * speak for minutes) - unless the flight ended with a Flush, whose
-		 * answers are still to come (postgres.js describes a statement
-		 * with Parse, Describe, Flush behind other requests' Syncs: ended
-		 * here, those answers opened a round trip with no start) */
-		if (c->rfq >= c->sync_points && c->sync_points > 0 && !r->after_gap &&
-		    !r->last_fe_flush)
-			finish_rt(r);
+	case PGSQL_BE_READY:
+		be_ready(r, m, &body);
 		break;
-	}
 	case PGSQL_BE_DATA_ROW:
 		c->rows++;
 		if (c->nparts > 1)
