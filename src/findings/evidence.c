@@ -506,6 +506,44 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 	pooler_server_leg(a, &now->pooler, a->attributing ? now->pages : 0, now->pings, ev);
 }
 
+/* What the capture itself lost or cut: an input read in part, drops,
+ * snaplen, gaps, malformed messages - every count after them a lower
+ * bound. */
+static void capture_findings(const struct analysis *a, const struct report_input *in,
+			     struct evidence *ev)
+{
+	const struct analysis_totals *t = &a->tot;
+	if (in && in->partial)
+		evidence_add(ev, EV_PARTIAL_INPUT, 1, true,
+			     "an input could not be read to its end: figures cover what was read");
+	if (in && in->drops && in->drops->drop + in->drops->ifdrop)
+		evidence_add(ev, EV_DROPS, in->drops->drop + in->drops->ifdrop, true,
+			     "%" PRIu64 " packets dropped by the kernel, %" PRIu64 " by the interface: "
+			     "counts are lower bounds (try a larger -B)",
+			     in->drops->drop, in->drops->ifdrop);
+	if (t->truncated_segs)
+		evidence_add(ev, EV_TRUNCATED, t->truncated_segs, true,
+			     "%" PRIu64 " TCP segments were cut by the capture's snaplen: counts are "
+			     "lower bounds (capture with -s 0)",
+			     t->truncated_segs);
+	if (t->gaps && t->buffer_gaps)
+		evidence_add(ev, EV_GAPS, t->gaps, true,
+			     "%" PRIu64 " gaps (%" PRIu64 " bytes never captured; %" PRIu64 " holes given "
+			     "up at the --max-buffer limit): round trips on those connections are lower "
+			     "bounds",
+			     t->gaps, t->gap_bytes, t->buffer_gaps);
+	else if (t->gaps)
+		evidence_add(ev, EV_GAPS, t->gaps, true,
+			     "%" PRIu64 " gaps (%" PRIu64 " bytes never captured): round trips on "
+			     "those connections are lower bounds",
+			     t->gaps, t->gap_bytes);
+	if (t->malformed)
+		evidence_add(ev, EV_MALFORMED, t->malformed, true,
+			     "%" PRIu64 " malformed PostgreSQL messages skipped (resynchronised): "
+			     "counts are lower bounds",
+			     t->malformed);
+}
+
 void evidence_of(const struct analysis *a, const struct report_input *in, struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;
@@ -537,35 +575,7 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 			     "%" PRIu64 " connections carried bytes that never framed as PostgreSQL "
 			     "(picked up mid-stream, not recognisably encrypted): not counted",
 			     t->undecodable);
-	if (in && in->partial)
-		evidence_add(ev, EV_PARTIAL_INPUT, 1, true,
-			     "an input could not be read to its end: figures cover what was read");
-	if (in && in->drops && in->drops->drop + in->drops->ifdrop)
-		evidence_add(ev, EV_DROPS, in->drops->drop + in->drops->ifdrop, true,
-			     "%" PRIu64 " packets dropped by the kernel, %" PRIu64 " by the interface: "
-			     "counts are lower bounds (try a larger -B)",
-			     in->drops->drop, in->drops->ifdrop);
-	if (t->truncated_segs)
-		evidence_add(ev, EV_TRUNCATED, t->truncated_segs, true,
-			     "%" PRIu64 " TCP segments were cut by the capture's snaplen: counts are "
-			     "lower bounds (capture with -s 0)",
-			     t->truncated_segs);
-	if (t->gaps && t->buffer_gaps)
-		evidence_add(ev, EV_GAPS, t->gaps, true,
-			     "%" PRIu64 " gaps (%" PRIu64 " bytes never captured; %" PRIu64 " holes given "
-			     "up at the --max-buffer limit): round trips on those connections are lower "
-			     "bounds",
-			     t->gaps, t->gap_bytes, t->buffer_gaps);
-	else if (t->gaps)
-		evidence_add(ev, EV_GAPS, t->gaps, true,
-			     "%" PRIu64 " gaps (%" PRIu64 " bytes never captured): round trips on "
-			     "those connections are lower bounds",
-			     t->gaps, t->gap_bytes);
-	if (t->malformed)
-		evidence_add(ev, EV_MALFORMED, t->malformed, true,
-			     "%" PRIu64 " malformed PostgreSQL messages skipped (resynchronised): "
-			     "counts are lower bounds",
-			     t->malformed);
+	capture_findings(a, in, ev);
 	if (t->evicted)
 		evidence_add(ev, EV_EVICTED, t->evicted, false,
 			     "%" PRIu64 " connections were closed early: more than %u were open at "

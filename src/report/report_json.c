@@ -352,15 +352,10 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 	return o;
 }
 
-int report_json(FILE *out, const struct analysis *a, const struct report_input *in)
+/* What was read: files, ports, time span, packets; a live capture's drops. */
+static void input_json(cJSON *root, const struct analysis *a, const struct report_input *in)
 {
 	const struct analysis_totals *t = &a->tot;
-	cJSON *root = cJSON_CreateObject();
-	if (!root)
-		return -1;
-	cJSON_AddNumberToObject(root, "schema_version", JSON_SCHEMA_VERSION);
-	cJSON_AddStringToObject(root, "pgrtt", pgrtt_version_string());
-
 	cJSON *inp = cJSON_AddObjectToObject(root, "input");
 	cJSON *files = cJSON_AddArrayToObject(inp, "files");
 	for (int i = 0; i < in->nfiles; i++)
@@ -388,7 +383,12 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 	cJSON_AddNumberToObject(pk, "fragments", (double)t->fragments);
 	cJSON_AddNumberToObject(pk, "truncated_headers", (double)t->truncated_hdr);
 	cJSON_AddNumberToObject(pk, "bad_headers", (double)t->bad_hdr);
+}
 
+/* PostgreSQL's totals (and Redis's, with --redis-port): the object. */
+static cJSON *totals_json(cJSON *root, const struct analysis *a)
+{
+	const struct analysis_totals *t = &a->tot;
 	const struct rtt_stats *s = &t->st;
 	cJSON *tot = cJSON_AddObjectToObject(root, "totals");
 	cJSON_AddNumberToObject(tot, "connections", (double)t->connections);
@@ -438,77 +438,87 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 	cJSON_AddNumberToObject(tot, "connections_not_listed", (double)t->conns_not_listed);
 	if (a->opts.nredis_ports)
 		cJSON_AddItemToObject(tot, "redis", redis_totals(a));
+	return tot;
+}
 
-	if (a->opts.nhttp_ports) {
-		cJSON *h = cJSON_AddObjectToObject(root, "http");
-		cJSON *hp = cJSON_AddArrayToObject(h, "ports");
-		for (int i = 0; i < a->opts.nhttp_ports; i++)
-			cJSON_AddItemToArray(hp, cJSON_CreateNumber(a->opts.http_ports[i]));
-		cJSON_AddNumberToObject(h, "packets", (double)t->http.packets);
-		cJSON_AddNumberToObject(h, "connections", (double)t->http.connections);
-		cJSON_AddNumberToObject(h, "requests", (double)t->http.requests);
-		cJSON_AddNumberToObject(h, "responses", (double)t->http.responses);
-		cJSON_AddNumberToObject(h, "interim_responses", (double)t->http.interim);
-		cJSON_AddNumberToObject(h, "unmatched_responses", (double)t->http.unmatched);
-		cJSON_AddNumberToObject(h, "malformed", (double)t->http.malformed);
-		cJSON_AddNumberToObject(h, "not_decodable", (double)t->http.not_decodable);
-		cJSON_AddNumberToObject(h, "gaps", (double)t->http.gaps);
-		cJSON *be = cJSON_AddObjectToObject(h, "stopped_by"); /* connections per reason */
-		for (int e = 1; e < HTTP1_E_COUNT; e++)
-			if (t->http.by_error[e])
-				cJSON_AddNumberToObject(be, http1_error_name(e), (double)t->http.by_error[e]);
-		cJSON *mk = cJSON_AddArrayToObject(h, "stopped_connections"); /* the first 16 */
-		for (uint32_t i = 0; i < t->http.nmarked; i++) {
-			cJSON *x = cJSON_CreateObject();
-			cJSON_AddStringToObject(x, "client", t->http.marked[i].client);
-			cJSON_AddStringToObject(x, "server", t->http.marked[i].server);
-			cJSON_AddStringToObject(x, "reason", http1_error_name(t->http.marked[i].error));
-			cJSON_AddItemToArray(mk, x);
-		}
-		/* proxies in front of the application, both ports given: their
-		 * copies of its pages left out (page_twins.h) */
-		cJSON *px = cJSON_AddArrayToObject(h, "proxies");
-		for (uint16_t i = 0; a->twins && i < a->twins->nep; i++) {
-			const struct twin_endpoint *e = &a->twins->ep[i];
-			if (!page_twins_proxy(a->twins, i))
-				continue;
-			cJSON *x = cJSON_CreateObject();
-			cJSON_AddStringToObject(x, "endpoint", e->name);
-			cJSON_AddStringToObject(x, "passes_to", e->inner < a->twins->nep
-									? a->twins->ep[e->inner].name
-									: "");
-			cJSON_AddNumberToObject(x, "pages", (double)e->pages);
-			cJSON_AddNumberToObject(x, "left_out", (double)e->left_out);
-			cJSON_AddNumberToObject(x, "counted_twice", (double)e->late);
-			cJSON_AddItemToArray(px, x);
-		}
-		const struct attrib *at = &a->attrib;
-		cJSON_AddNumberToObject(h, "grace_ms", (double)at->grace_ns / 1e6);
-		cJSON_AddNumberToObject(h, "round_trips_in_pages", (double)at->rts_in_pages);
-		cJSON_AddNumberToObject(h, "round_trips_outside_pages", (double)at->rts_outside);
-		if (a->opts.nredis_ports) {
-			cJSON_AddNumberToObject(h, "redis_round_trips_in_pages", (double)at->redis_in_pages);
-			cJSON_AddNumberToObject(h, "redis_round_trips_outside_pages",
-						(double)at->redis_outside);
-			cJSON_AddNumberToObject(h, "redis_round_trips_shared", (double)at->redis_shared);
-		}
-		/* pages overlapping pages of other routes: in the routes, estimated */
-		cJSON *mx = cJSON_AddObjectToObject(h, "mixed_routes");
-		cJSON_AddNumberToObject(mx, "pages", (double)at->mixed_pages);
-		cJSON_AddNumberToObject(mx, "round_trips", round(at->mixed_rts * 1e6) / 1e6);
-		cJSON_AddNumberToObject(mx, "round_trips_inferred", (double)at->rts_mixed);
-		cJSON_AddNumberToObject(h, "dropped", (double)at->dropped);
-		cJSON_AddNumberToObject(h, "long_pages", (double)at->long_pages);
-		cJSON_AddNumberToObject(h, "page_timeout_s", (double)at->hold_ns / 1e9);
-		cJSON *routes = cJSON_AddArrayToObject(root, "routes");
-		for (uint32_t i = 0; i < at->nroutes; i++)
-			if (at->routes[i].pages || at->routes[i].pages_long)
-				cJSON_AddItemToArray(routes,
-						     route_json(at, &at->routes[i], a->opts.nredis_ports > 0,
-								analysis_redis_measured(a),
-								analysis_pg_measured(a)));
+/* HTTP's counts, the proxies, the attribution's, and the routes. */
+static void http_json(cJSON *root, const struct analysis *a)
+{
+	const struct analysis_totals *t = &a->tot;
+	cJSON *h = cJSON_AddObjectToObject(root, "http");
+	cJSON *hp = cJSON_AddArrayToObject(h, "ports");
+	for (int i = 0; i < a->opts.nhttp_ports; i++)
+		cJSON_AddItemToArray(hp, cJSON_CreateNumber(a->opts.http_ports[i]));
+	cJSON_AddNumberToObject(h, "packets", (double)t->http.packets);
+	cJSON_AddNumberToObject(h, "connections", (double)t->http.connections);
+	cJSON_AddNumberToObject(h, "requests", (double)t->http.requests);
+	cJSON_AddNumberToObject(h, "responses", (double)t->http.responses);
+	cJSON_AddNumberToObject(h, "interim_responses", (double)t->http.interim);
+	cJSON_AddNumberToObject(h, "unmatched_responses", (double)t->http.unmatched);
+	cJSON_AddNumberToObject(h, "malformed", (double)t->http.malformed);
+	cJSON_AddNumberToObject(h, "not_decodable", (double)t->http.not_decodable);
+	cJSON_AddNumberToObject(h, "gaps", (double)t->http.gaps);
+	cJSON *be = cJSON_AddObjectToObject(h, "stopped_by"); /* connections per reason */
+	for (int e = 1; e < HTTP1_E_COUNT; e++)
+		if (t->http.by_error[e])
+			cJSON_AddNumberToObject(be, http1_error_name(e), (double)t->http.by_error[e]);
+	cJSON *mk = cJSON_AddArrayToObject(h, "stopped_connections"); /* the first 16 */
+	for (uint32_t i = 0; i < t->http.nmarked; i++) {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "client", t->http.marked[i].client);
+		cJSON_AddStringToObject(x, "server", t->http.marked[i].server);
+		cJSON_AddStringToObject(x, "reason", http1_error_name(t->http.marked[i].error));
+		cJSON_AddItemToArray(mk, x);
 	}
+	/* proxies in front of the application, both ports given: their
+	 * copies of its pages left out (page_twins.h) */
+	cJSON *px = cJSON_AddArrayToObject(h, "proxies");
+	for (uint16_t i = 0; a->twins && i < a->twins->nep; i++) {
+		const struct twin_endpoint *e = &a->twins->ep[i];
+		if (!page_twins_proxy(a->twins, i))
+			continue;
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "endpoint", e->name);
+		cJSON_AddStringToObject(x, "passes_to", e->inner < a->twins->nep
+								? a->twins->ep[e->inner].name
+								: "");
+		cJSON_AddNumberToObject(x, "pages", (double)e->pages);
+		cJSON_AddNumberToObject(x, "left_out", (double)e->left_out);
+		cJSON_AddNumberToObject(x, "counted_twice", (double)e->late);
+		cJSON_AddItemToArray(px, x);
+	}
+	const struct attrib *at = &a->attrib;
+	cJSON_AddNumberToObject(h, "grace_ms", (double)at->grace_ns / 1e6);
+	cJSON_AddNumberToObject(h, "round_trips_in_pages", (double)at->rts_in_pages);
+	cJSON_AddNumberToObject(h, "round_trips_outside_pages", (double)at->rts_outside);
+	if (a->opts.nredis_ports) {
+		cJSON_AddNumberToObject(h, "redis_round_trips_in_pages", (double)at->redis_in_pages);
+		cJSON_AddNumberToObject(h, "redis_round_trips_outside_pages",
+					(double)at->redis_outside);
+		cJSON_AddNumberToObject(h, "redis_round_trips_shared", (double)at->redis_shared);
+	}
+	/* pages overlapping pages of other routes: in the routes, estimated */
+	cJSON *mx = cJSON_AddObjectToObject(h, "mixed_routes");
+	cJSON_AddNumberToObject(mx, "pages", (double)at->mixed_pages);
+	cJSON_AddNumberToObject(mx, "round_trips", round(at->mixed_rts * 1e6) / 1e6);
+	cJSON_AddNumberToObject(mx, "round_trips_inferred", (double)at->rts_mixed);
+	cJSON_AddNumberToObject(h, "dropped", (double)at->dropped);
+	cJSON_AddNumberToObject(h, "long_pages", (double)at->long_pages);
+	cJSON_AddNumberToObject(h, "page_timeout_s", (double)at->hold_ns / 1e9);
+	cJSON *routes = cJSON_AddArrayToObject(root, "routes");
+	for (uint32_t i = 0; i < at->nroutes; i++)
+		if (at->routes[i].pages || at->routes[i].pages_long)
+			cJSON_AddItemToArray(routes,
+					     route_json(at, &at->routes[i], a->opts.nredis_ports > 0,
+							analysis_redis_measured(a),
+							analysis_pg_measured(a)));
+	
+}
 
+/* The findings (evidence.h), and whether the totals are a lower bound. */
+static void warnings_json(cJSON *root, cJSON *tot, const struct analysis *a,
+			  const struct report_input *in)
+{
 	struct evidence ev;
 	evidence_of(a, in, &ev);
 	cJSON_AddBoolToObject(tot, "lower_bound", ev.lower_bound);
@@ -533,7 +543,20 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 		}
 		cJSON_AddItemToArray(warn, w);
 	}
+}
 
+int report_json(FILE *out, const struct analysis *a, const struct report_input *in)
+{
+	cJSON *root = cJSON_CreateObject();
+	if (!root)
+		return -1;
+	cJSON_AddNumberToObject(root, "schema_version", JSON_SCHEMA_VERSION);
+	cJSON_AddStringToObject(root, "pgrtt", pgrtt_version_string());
+	input_json(root, a, in);
+	cJSON *tot = totals_json(root, a);
+	if (a->opts.nhttp_ports)
+		http_json(root, a);
+	warnings_json(root, tot, a, in);
 	cJSON *conns = cJSON_AddArrayToObject(root, "connections");
 	for (uint32_t i = 0; i < a->nlisted; i++)
 		cJSON_AddItemToArray(conns, connection(&a->listed[i]));
