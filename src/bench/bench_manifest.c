@@ -119,6 +119,84 @@ static int get_env(const cJSON *o, struct bench_app *a, const char *where, char 
 	return 0;
 }
 
+/* "run": the app's argv. */
+static int get_run(const cJSON *o, struct bench_app *base, const char *where, char *err,
+		   size_t cap)
+{
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(o, "run"), *x;
+	if (!cJSON_IsArray(run) || cJSON_GetArraySize(run) < 1)
+		return fail(err, cap, where, "\"run\" must be a non-empty array of strings (argv)");
+	cJSON_ArrayForEach(x, run)
+	{
+		if (!cJSON_IsString(x) || !x->valuestring[0])
+			return fail(err, cap, where, "\"run\" must be a non-empty array of strings (argv)");
+		if (base->nrun == BENCH_MAX_ARGS - 1)
+			return fail(err, cap, where, "\"run\" has more than 15 arguments");
+		if (strlen(x->valuestring) >= sizeof base->run[0])
+			return fail(err, cap, where, "a \"run\" argument is too long");
+		strcpy(base->run[base->nrun++], x->valuestring);
+	}
+	return 0;
+}
+
+/* "requires": what must be installed for the app to run. */
+static int get_requires(const cJSON *o, struct bench_app *base, const char *where, char *err,
+			size_t cap)
+{
+	const cJSON *x;
+	const cJSON *req = cJSON_GetObjectItemCaseSensitive(o, "requires");
+	if (req && !cJSON_IsArray(req))
+		return fail(err, cap, where, "\"requires\" must be an array");
+	cJSON_ArrayForEach(x, req)
+	{
+		static const char *const rkeys[] = {"command", "path", "apt", NULL};
+		if (base->nreq == BENCH_MAX_REQ)
+			return fail(err, cap, where, "more than 8 \"requires\" entries");
+		struct bench_req *r = &base->req[base->nreq++];
+		if (!cJSON_IsObject(x) || check_keys(x, rkeys, where, err, cap) != 0 ||
+		    get_str(x, "command", r->command, sizeof r->command, false, where, err, cap) != 0 ||
+		    get_str(x, "path", r->path, sizeof r->path, false, where, err, cap) != 0 ||
+		    get_str(x, "apt", r->apt, sizeof r->apt, false, where, err, cap) != 0)
+			return err[0] ? -1 : fail(err, cap, where, "a \"requires\" entry is an object");
+		if (!r->command[0] == !r->path[0])
+			return fail(err, cap, where, "a \"requires\" entry has a command or a path");
+	}
+	return 0;
+}
+
+/* "variants": each an app of its own - the same build, its own name,
+ * words and environment. */
+static int add_variants(const cJSON *vars, const struct bench_app *base, struct bench_apps *out,
+			const char *where, char *err, size_t cap)
+{
+	const cJSON *x;
+	cJSON_ArrayForEach(x, vars)
+	{
+		static const char *const vkeys[] = {"name", "stack", "pattern", "env", NULL};
+		if (out->n == BENCH_MAX_APPS)
+			return fail(err, cap, where, "more than 64 apps");
+		struct bench_app *v = &out->app[out->n];
+		*v = *base;
+		if (!cJSON_IsObject(x))
+			return fail(err, cap, where, "a variant must be an object");
+		if (get_str(x, "name", v->name, sizeof v->name, true, where, err, cap) != 0)
+			return -1;
+		char vwhere[120];
+		snprintf(vwhere, sizeof vwhere, "app \"%s\" variant \"%s\"", base->name, v->name);
+		if (!name_ok(v->name))
+			return fail(err, cap, vwhere, "a name is a-z, 0-9, '-', '.', '_'");
+		if (check_keys(x, vkeys, vwhere, err, cap) != 0 ||
+		    get_str(x, "stack", v->stack, sizeof v->stack, false, vwhere, err, cap) != 0 ||
+		    get_str(x, "pattern", v->pattern, sizeof v->pattern, false, vwhere, err, cap) != 0 ||
+		    get_env(x, v, vwhere, err, cap) != 0)
+			return -1;
+		if (!v->stack[0])
+			snprintf(v->stack, sizeof v->stack, "%s", base->stack);
+		out->n++;
+	}
+	return 0;
+}
+
 static int parse_one(const cJSON *o, const char *dir, struct bench_apps *out, char *err,
 		     size_t cap)
 {
@@ -148,38 +226,12 @@ static int parse_one(const cJSON *o, const char *dir, struct bench_apps *out, ch
 	if (n < 0 || (size_t)n >= sizeof base.dir)
 		return fail(err, cap, where, "the app's directory path is too long");
 	snprintf(base.build_id, sizeof base.build_id, "%s", base.name);
-	const cJSON *run = cJSON_GetObjectItemCaseSensitive(o, "run"), *x;
-	if (!cJSON_IsArray(run) || cJSON_GetArraySize(run) < 1)
-		return fail(err, cap, where, "\"run\" must be a non-empty array of strings (argv)");
-	cJSON_ArrayForEach(x, run)
-	{
-		if (!cJSON_IsString(x) || !x->valuestring[0])
-			return fail(err, cap, where, "\"run\" must be a non-empty array of strings (argv)");
-		if (base.nrun == BENCH_MAX_ARGS - 1)
-			return fail(err, cap, where, "\"run\" has more than 15 arguments");
-		if (strlen(x->valuestring) >= sizeof base.run[0])
-			return fail(err, cap, where, "a \"run\" argument is too long");
-		strcpy(base.run[base.nrun++], x->valuestring);
-	}
+	if (get_run(o, &base, where, err, cap) != 0)
+		return -1;
 	if (get_env(o, &base, where, err, cap) != 0)
 		return -1;
-	const cJSON *req = cJSON_GetObjectItemCaseSensitive(o, "requires");
-	if (req && !cJSON_IsArray(req))
-		return fail(err, cap, where, "\"requires\" must be an array");
-	cJSON_ArrayForEach(x, req)
-	{
-		static const char *const rkeys[] = {"command", "path", "apt", NULL};
-		if (base.nreq == BENCH_MAX_REQ)
-			return fail(err, cap, where, "more than 8 \"requires\" entries");
-		struct bench_req *r = &base.req[base.nreq++];
-		if (!cJSON_IsObject(x) || check_keys(x, rkeys, where, err, cap) != 0 ||
-		    get_str(x, "command", r->command, sizeof r->command, false, where, err, cap) != 0 ||
-		    get_str(x, "path", r->path, sizeof r->path, false, where, err, cap) != 0 ||
-		    get_str(x, "apt", r->apt, sizeof r->apt, false, where, err, cap) != 0)
-			return err[0] ? -1 : fail(err, cap, where, "a \"requires\" entry is an object");
-		if (!r->command[0] == !r->path[0])
-			return fail(err, cap, where, "a \"requires\" entry has a command or a path");
-	}
+	if (get_requires(o, &base, where, err, cap) != 0)
+		return -1;
 	base.start_timeout = 60;
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "start_timeout");
 	if (st) {
@@ -196,33 +248,7 @@ static int parse_one(const cJSON *o, const char *dir, struct bench_apps *out, ch
 		out->app[out->n++] = base;
 		return 0;
 	}
-	/* each variant is an app of its own: the same build, its own name,
-	 * words and environment */
-	cJSON_ArrayForEach(x, vars)
-	{
-		static const char *const vkeys[] = {"name", "stack", "pattern", "env", NULL};
-		if (out->n == BENCH_MAX_APPS)
-			return fail(err, cap, where, "more than 64 apps");
-		struct bench_app *v = &out->app[out->n];
-		*v = base;
-		if (!cJSON_IsObject(x))
-			return fail(err, cap, where, "a variant must be an object");
-		if (get_str(x, "name", v->name, sizeof v->name, true, where, err, cap) != 0)
-			return -1;
-		char vwhere[120];
-		snprintf(vwhere, sizeof vwhere, "app \"%s\" variant \"%s\"", base.name, v->name);
-		if (!name_ok(v->name))
-			return fail(err, cap, vwhere, "a name is a-z, 0-9, '-', '.', '_'");
-		if (check_keys(x, vkeys, vwhere, err, cap) != 0 ||
-		    get_str(x, "stack", v->stack, sizeof v->stack, false, vwhere, err, cap) != 0 ||
-		    get_str(x, "pattern", v->pattern, sizeof v->pattern, false, vwhere, err, cap) != 0 ||
-		    get_env(x, v, vwhere, err, cap) != 0)
-			return -1;
-		if (!v->stack[0])
-			snprintf(v->stack, sizeof v->stack, "%s", base.stack);
-		out->n++;
-	}
-	return 0;
+	return add_variants(vars, &base, out, where, err, cap);
 }
 
 int bench_manifest_parse(const char *json, size_t len, const char *dir, struct bench_apps *out,

@@ -296,3 +296,19 @@ int opts_parse(int argc, char **argv, unsigned groups, const char *const *format
 	}
 	return 0;
 }
+
+void read_opts_to_analysis(const struct read_opts *ro, struct analysis_opts *ao)
+{
+	_Static_assert(sizeof ao->ports == sizeof ro->ports, "the same port lists");
+	memcpy(ao->ports, ro->ports, sizeof ao->ports);
+	ao->nports = ro->nports;
+	memcpy(ao->http_ports, ro->http_ports, sizeof ao->http_ports);
+	ao->nhttp_ports = ro->nhttp_ports;
+	memcpy(ao->redis_ports, ro->redis_ports, sizeof ao->redis_ports);
+	ao->nredis_ports = ro->nredis_ports;
+	ao->routes = ro->routes;
+	ao->route_values = ro->route_values;
+	ao->grace_ns = ro->grace_ns;
+	ao->hold_ns = ro->hold_ns;
+	ao->max_buffer = ro->max_buffer;
+}

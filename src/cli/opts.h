@@ -34,6 +34,10 @@ struct read_opts {
 	bool progress;
 };
 
+/* The analysis options the parsed ones say (ports, routes, pages, limits);
+ * the rest of ao (callbacks, threads) is left as it is. */
+void read_opts_to_analysis(const struct read_opts *ro, struct analysis_opts *ao);
+
 /* --db, --app, --label, --store-round-trips */
 struct db_opts {
 	const char *db, *app;

@@ -1,10 +1,11 @@
-/* cmd_read.c - feed the capture files named on the command line. */
+/* analyze_input.c - capture files read into an analysis (analyze, dump, trace, audit). */
 #define _DEFAULT_SOURCE /* pcap.h needs the BSD types */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sources/feed.h"
 #include "sources/source.h"
 #include "cli/cli.h"
 #include "commands.h"
@@ -23,12 +24,6 @@ static void show_progress(void *ctx, const char *path, double done, uint64_t pac
 	fprintf(stderr, "\rpgrtt: ");
 	esc_term(stderr, path);
 	fprintf(stderr, ": %3.0f%%  %llu packets", 100 * done, (unsigned long long)packets);
-}
-
-void feed_analysis(void *ctx, const struct source_packet *p)
-{
-	struct feed *f = ctx;
-	analysis_packet(f->a, f->dlt, p->data, p->caplen, p->ts_ns);
 }
 
 static int read_captures(const struct read_opts *ro, struct analysis *a, bool *partial)
@@ -101,17 +96,7 @@ int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct an
 	 * analysis touches little, and a huge page would be 2 MiB of it */
 	if (ro->nhttp_ports)
 		heap_prepare(); /* before analysis_init starts its threads */
-	memcpy(ao->ports, ro->ports, sizeof ao->ports);
-	ao->nports = ro->nports;
-	memcpy(ao->http_ports, ro->http_ports, sizeof ao->http_ports);
-	ao->nhttp_ports = ro->nhttp_ports;
-	memcpy(ao->redis_ports, ro->redis_ports, sizeof ao->redis_ports);
-	ao->nredis_ports = ro->nredis_ports;
-	ao->routes = ro->routes;
-	ao->route_values = ro->route_values;
-	ao->grace_ns = ro->grace_ns;
-	ao->hold_ns = ro->hold_ns;
-	ao->max_buffer = ro->max_buffer;
+	read_opts_to_analysis(ro, ao);
 	/* files: nothing reads the attribution before the end, so it can run
 	 * on a thread of its own - but for small inputs; PGRTT_THREADS=1 or 2
 	 * says which (1: one thread, as a live capture) */

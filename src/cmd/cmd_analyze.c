@@ -56,23 +56,12 @@ static void help(FILE *out)
 	      out);
 }
 
-int cmd_analyze(int argc, char **argv)
+static int analyze_run(const struct cmd_opts *co, void *state)
 {
-	static const char *const formats[] = {"text", "json", NULL};
-	static struct cmd_opts co;
-	int p = opts_parse(argc, argv,
-			   OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS | OPTG_STORE |
-				   OPTG_OUTPUT | OPTG_FORMAT,
-			   formats, NULL, NULL, NULL, &co);
-	if (p > 0) {
-		help(stdout);
-		return EXIT_OK;
-	}
-	if (p < 0)
-		return EXIT_USAGE;
-	struct read_opts ro = co.ro;
-	struct db_opts dbo = co.db;
-	const char *format = co.format, *output = co.output;
+	(void)state;
+	struct read_opts ro = co->ro;
+	struct db_opts dbo = co->db;
+	const char *format = co->format, *output = co->output;
 
 	struct store *st = NULL;
 	struct analysis_opts ao = {0};
@@ -99,3 +88,15 @@ int cmd_analyze(int argc, char **argv)
 	timing_report(stderr, "analyze");
 	return rc;
 }
+
+static const char *const formats[] = {"text", "json", NULL};
+
+const struct command cmd_analyze = {
+	.name = "analyze",
+	.summary = "count round trips per connection in saved captures",
+	.help = help,
+	.groups = OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
+		  OPTG_STORE | OPTG_OUTPUT | OPTG_FORMAT,
+	.formats = formats,
+	.run = analyze_run,
+};

@@ -1,6 +1,6 @@
-#define _DEFAULT_SOURCE
 /* cmd_audit.c - pgrtt audit: a CI gate on round trips per page and pings.
- * Exit 0 when every rule passes, 1 when one fails, 2 for bad usage or input. */
+ * Exit 0 when every rule passes, 1 when one fails, 2 when an input cannot
+ * be used, 64 for bad usage. */
 #define _DEFAULT_SOURCE
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -22,44 +22,7 @@
 #include "attrib/route.h"
 #include "results.h"
 #include "store/store.h"
-
-#define AUDIT_INPUT EXIT_ERROR /* input unusable: capture, run, policy, baseline */
-#define MAX_BUDGETS 64
-
-struct adata {
-	struct route_figures *r; /* routes with pages: figures per page */
-	int n;
-	double pages;
-	uint64_t acq, rel, idle, returned_in_tx;
-	bool http;                 /* HTTP ports were given: pages could be seen */
-	uint64_t pages_mixed_only; /* pages of routes that had only mixed pages */
-	int64_t run_id;            /* audited from the store: its run (0: capture files) */
-	struct run_figures judged; /* ... its app, labels, time and host, to name it */
-	struct evidence ev;
-};
-
-struct policy {
-	double max_rt, max_rfq, max_pings, max_conns, min_pages, max_increase;
-	double max_redis_rt, max_redis_cmds; /* Redis per page (--redis-port) */
-	bool forbid_ping, forbid_acq, forbid_rel, forbid_returned;
-	bool allow[EV_NCODES]; /* findings that do not fail the gate */
-	int nbudgets;
-	char budget_route[MAX_BUDGETS][ROUTE_MAX];
-	double budget[MAX_BUDGETS];
-	const char *baseline;
-	const char *baseline_from; /* a stored run, by app and labels */
-	bool writes_baseline; /* --write-baseline names the baseline file itself */
-};
-
-struct check {
-	char cls[ROUTE_MAX], name[64], msg[EV_MSG_MAX + 32]; /* a finding's, and "(allowed)" */
-	bool ok;
-};
-
-struct checks {
-	struct check *c;
-	int n, cap;
-};
+#include "audit.h"
 
 static void help(FILE *out)
 {
@@ -101,502 +64,6 @@ static void help(FILE *out)
 	      "Exit status: 0 every rule and the evidence hold, 1 one failed, 2 the input\n"
 	      "could not be used (or nothing usable was measured), 64 usage error.\n",
 	      ev_code_list());
-}
-
-/* ---------------------------------------------------------------------- */
-
-static int add_check(struct checks *cs, const char *cls, const char *name, bool ok,
-		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-
-static int add_check(struct checks *cs, const char *cls, const char *name, bool ok,
-		     const char *fmt, ...)
-{
-	if (cs->n == cs->cap) {
-		int c = cs->cap ? cs->cap * 2 : 32;
-		struct check *x = realloc(cs->c, (size_t)c * sizeof(*x));
-		if (!x)
-			return -1;
-		cs->c = x;
-		cs->cap = c;
-	}
-	struct check *k = &cs->c[cs->n++];
-	snprintf(k->cls, sizeof k->cls, "%s", cls);
-	snprintf(k->name, sizeof k->name, "%s", name);
-	k->ok = ok;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(k->msg, sizeof k->msg, fmt, ap);
-	va_end(ap);
-	return 0;
-}
-
-static const char *PINGS_DOC = "see docs/pools.md for what each pool sends and the setting";
-
-/* Redis per page: not measured (no --redis-port) is no evidence, and fails;
- * estimated where pages of several routes held the commands, it is judged
- * by its 95% interval as the round trips are (failed only when the whole
- * interval is over the budget), and fails where there is none (a stored
- * run keeps none). */
-static void redis_rules(struct checks *cs, const struct route_figures *r, const struct policy *p)
-{
-	const struct {
-		double limit, v, lo, hi;
-		const char *name, *what;
-	} rules[] = {
-		{p->max_redis_rt, r->redis_rt, r->redis_rt_lo, r->redis_rt_hi,
-		 "redis-round-trips-per-page", "Redis round trips"},
-		{p->max_redis_cmds, r->redis_cmds, r->redis_cmds_lo, r->redis_cmds_hi,
-		 "redis-commands-per-page", "Redis commands"},
-	};
-	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-		double limit = rules[i].limit, v = rules[i].v;
-		if (limit < 0)
-			continue;
-		if (isnan(v))
-			add_check(cs, r->route, rules[i].name, false,
-				  "%s per page not measured: analyse with --redis-port", rules[i].what);
-		else if (strstr(r->attribution, "estimated") && !isnan(rules[i].lo)) {
-			double lo = rules[i].lo, hi = rules[i].hi;
-			bool over = lo > limit + 1e-9, under = hi <= limit + 1e-9;
-			add_check(cs, r->route, rules[i].name, !over,
-				  "%.2f %s per page, estimated (95%% interval %.2f-%.2f) %s budget %g%s",
-				  v, rules[i].what, lo, hi,
-				  over ? "wholly over" : under ? "within" : "straddles", limit,
-				  over || under ? "" : ": not failed, the estimate cannot tell "
-						       "(measure the route alone to know)");
-		} else if (strstr(r->attribution, "estimated"))
-			add_check(cs, r->route, rules[i].name, false,
-				  "%.2f %s per page, estimated: pages of other routes held them, "
-				  "and no interval is kept with a stored run; audit the capture",
-				  v, rules[i].what);
-		else
-			add_check(cs, r->route, rules[i].name, v <= limit + 1e-9, "%.2f %s per page %s %g",
-				  v, rules[i].what, v <= limit + 1e-9 ? "<=" : ">", limit);
-	}
-}
-
-/* The fatal finding allowed by name (--allow), or NULL: rules on what was
- * not measured then pass, saying so (docs/ci.md) */
-static const char *fatal_allowed(const struct adata *d, const struct policy *p)
-{
-	for (int k = 0; k < d->ev.n; k++)
-		if (d->ev.f[k].severity == EV_FATAL && p->allow[d->ev.f[k].code])
-			return ev_code_name(d->ev.f[k].code);
-	return NULL;
-}
-
-static void per_page(struct checks *cs, const struct adata *d, const struct policy *p)
-{
-	bool any = p->max_rt >= 0 || p->max_rfq >= 0 || p->max_pings >= 0 || p->max_conns >= 0 ||
-		   p->max_redis_rt >= 0 || p->max_redis_cmds >= 0 || p->nbudgets;
-	if (any && d->n == 0) {
-		if (!d->http)
-			add_check(cs, "pages", "pages-seen", false,
-				  "no pages: per-page rules need HTTP pages (give --http-port)");
-		else if (d->pages_mixed_only)
-			add_check(cs, "pages", "pages-seen", false,
-				  "no per-route figure: every page (%llu) overlapped pages of other "
-				  "routes; load one route at a time to measure each",
-				  (unsigned long long)d->pages_mixed_only);
-		else
-			add_check(cs, "pages", "pages-seen", false,
-				  "no pages: no complete HTTP request and response on the HTTP port");
-		return;
-	}
-	for (int i = 0; i < d->n; i++) {
-		const struct route_figures *r = &d->r[i];
-		double rt = r->rt, pings = r->ping, acq = r->acq, rel = r->rel;
-		if (isnan(rt)) {
-			/* PostgreSQL not measured (a fatal finding: analysis_pg_measured):
-			 * no figure to hold a rule to, and none shown as 0.  Passed
-			 * only where that finding was allowed by name (the rules then
-			 * run on nothing, as docs/ci.md says) */
-			const char *allowed = fatal_allowed(d, p);
-			if (p->max_rt >= 0 || p->nbudgets || p->max_rfq >= 0 || p->max_pings >= 0 ||
-			    p->max_conns >= 0)
-				add_check(cs, r->route, "round-trips-per-page", allowed != NULL,
-					  "round trips per page not measured (the run measured no "
-					  "PostgreSQL: %s%s)",
-					  allowed ? allowed : "see its warnings", allowed ? " allowed" : "");
-			redis_rules(cs, r, p);
-			continue;
-		}
-		double limit = p->max_rt;
-		for (int b = 0; b < p->nbudgets; b++) {
-			const char *bn = p->budget_route[b];
-			const char *sp = strchr(r->route, ' ');
-			if (strcmp(bn, r->route) == 0 || (bn[0] == '/' && sp && strcmp(bn, sp + 1) == 0))
-				limit = p->budget[b];
-		}
-		bool estimated = strstr(r->attribution, "estimated") != NULL;
-		if (limit >= 0 && estimated) {
-			/* an estimate fails a budget only when its whole interval is
-			 * over it; one that straddles it is not proof either way */
-			bool over = r->rt_lo > limit + 1e-9, under = r->rt_hi <= limit + 1e-9;
-			add_check(cs, r->route, "round-trips-per-page", !over,
-				  "%.2f round trips per page, estimated (%.0f%% inferred; 95%% "
-				  "interval %.2f-%.2f) %s budget %g%s",
-				  rt, 100 * r->inferred, r->rt_lo, r->rt_hi,
-				  over ? "wholly over" : under ? "within" : "straddles", limit,
-				  over ? "" : under ? "" : ": not failed, the estimate cannot tell "
-							  "(measure the route alone to know)");
-		} else if (limit >= 0) {
-			bool ok = rt <= limit + 1e-9;
-			if (ok)
-				add_check(cs, r->route, "round-trips-per-page", true, "%.2f <= %g", rt, limit);
-			else
-				add_check(cs, r->route, "round-trips-per-page", false,
-					  "%.2f round trips per page > budget %g (%.2f pings per page: "
-					  "acquire %.2f, release %.2f)%s%s",
-					  rt, limit, pings, acq, rel, pings > 0 ? "; " : "",
-					  pings > 0 ? PINGS_DOC : "");
-		}
-		if (p->max_rfq >= 0) {
-			double v = r->rfq;
-			add_check(cs, r->route, "ready-for-query-per-page", v <= p->max_rfq + 1e-9,
-				  "%.2f ReadyForQuery per page %s %g", v, v <= p->max_rfq + 1e-9 ? "<=" : ">",
-				  p->max_rfq);
-		}
-		if (p->max_pings >= 0)
-			add_check(cs, r->route, "pings-per-page", pings <= p->max_pings + 1e-9,
-				  "%.2f pings per page (acquire %.2f, release %.2f) %s %g%s%s", pings, acq,
-				  rel, pings <= p->max_pings + 1e-9 ? "<=" : ">", p->max_pings,
-				  pings > p->max_pings + 1e-9 ? "; " : "",
-				  pings > p->max_pings + 1e-9 ? PINGS_DOC : "");
-		redis_rules(cs, r, p);
-		if (p->max_conns >= 0 && isnan(r->conns)) {
-			add_check(cs, r->route, "connections-per-page", false,
-				  "connections per page not measured: every page overlapped pages of "
-				  "other routes (estimated figures); measure the route alone");
-		} else if (p->max_conns >= 0) {
-			double v = r->conns;
-			bool ok = v <= p->max_conns + 1e-9;
-			add_check(cs, r->route, "connections-per-page", ok,
-				  "%.2f PostgreSQL connections per page %s %g%s", v, ok ? "<=" : ">",
-				  p->max_conns,
-				  ok ? "" : ": a checkout per query, not per request (pass one connection "
-					    "through the request)");
-		}
-	}
-}
-
-static void forbids(struct checks *cs, const struct adata *d, const struct policy *p)
-{
-	if (p->forbid_ping || p->forbid_acq)
-		add_check(cs, "pings", "no-acquire-pings", d->acq == 0,
-			  d->acq ? "acquire pings present (%llu): the pool pings on every checkout "
-				   "(sqlx test_before_acquire, SQLAlchemy pool_pre_ping, bb8 "
-				   "test_on_check_out, HikariCP aliveBypassWindowMs); see docs/pools.md"
-				 : "no acquire pings (%llu)",
-			  (unsigned long long)d->acq);
-	if (p->forbid_ping || p->forbid_rel)
-		add_check(cs, "pings", "no-release-pings", d->rel == 0,
-			  d->rel ? "release pings present (%llu): the pool pings connections given "
-				   "back (sqlx always does, in PoolConnection's drop); see docs/pools.md"
-				 : "no release pings (%llu)",
-			  (unsigned long long)d->rel);
-	if (p->forbid_ping)
-		add_check(cs, "pings", "no-idle-pings", d->idle == 0,
-			  d->idle ? "idle pings present (%llu): keepalive or idle checks; see "
-				    "docs/pools.md"
-				  : "no idle pings (%llu)",
-			  (unsigned long long)d->idle);
-	if (p->forbid_returned)
-		add_check(cs, "connections", "not-returned-in-transaction", d->returned_in_tx == 0,
-			  d->returned_in_tx
-				  ? "%llu connections went back to the pool inside a transaction: a "
-				    "transaction neither committed nor rolled back (a dropped sqlx "
-				    "Transaction, a missing commit)"
-				  : "no connection returned inside a transaction (%llu)",
-			  (unsigned long long)d->returned_in_tx);
-	if (p->min_pages >= 0)
-		add_check(cs, "pages", "min-pages", d->pages >= p->min_pages,
-			  "%.0f pages %s %g%s", d->pages, d->pages >= p->min_pages ? ">=" : "<",
-			  p->min_pages,
-			  d->pages >= p->min_pages ? "" : " (a per-page gate on too few pages proves nothing)");
-}
-
-/* One check per finding; notes only inform.  Returns true when a fatal
- * finding was not allowed: nothing usable was measured. */
-static bool evidence_checks(struct checks *cs, const struct adata *d, const struct policy *p)
-{
-	bool fatal = false;
-	for (int i = 0; i < d->ev.n; i++) {
-		const struct ev_finding *f = &d->ev.f[i];
-		if (f->severity == EV_NOTE)
-			continue;
-		bool allowed = p->allow[f->code];
-		fatal |= f->severity == EV_FATAL && !allowed;
-		add_check(cs, "evidence", ev_code_name(f->code), allowed, "%s%s", f->message,
-			  allowed ? " (allowed)" : "");
-	}
-	return fatal;
-}
-
-static int parse_allow(const char *list, struct policy *p, const char *where)
-{
-	char buf[512];
-	snprintf(buf, sizeof buf, "%s", list);
-	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int c = ev_code_parse(t);
-		if (c < 0) {
-			warnx_("%s: unknown finding \"%s\" (%s)", where, t, ev_code_list());
-			return -1;
-		}
-		p->allow[c] = true;
-	}
-	return 0;
-}
-
-/* Each measured route against its figure in routes ({route: round trips
- * per page}); a route new since has nothing to compare with.  from: where
- * the baseline came from, for the message ("" a file). */
-static void compare_baseline(struct checks *cs, const struct adata *d, const struct policy *p,
-			     const cJSON *routes, const char *from)
-{
-	for (int i = 0; i < d->n; i++) {
-		const struct route_figures *r = &d->r[i];
-		cJSON *b = cJSON_GetObjectItemCaseSensitive(routes, r->route);
-		if (!cJSON_IsNumber(b) || isnan(b->valuedouble))
-			continue; /* a new route (or one its baseline did not measure): nothing to compare with */
-		double was = b->valuedouble, now = r->rt;
-		if (isnan(now)) {
-			const char *allowed = fatal_allowed(d, p);
-			add_check(cs, r->route, "baseline", allowed != NULL,
-				  "round trips per page not measured (the run measured no PostgreSQL: "
-				  "%s%s), baseline %.2f%s",
-				  allowed ? allowed : "see its warnings", allowed ? " allowed" : "", was, from);
-			continue;
-		}
-		bool ok = now <= was + p->max_increase + 1e-9;
-		add_check(cs, r->route, "baseline", ok,
-			  "%.2f round trips per page, baseline %.2f%s (%+.2f, allowed +%g)%s", now, was,
-			  from, now - was, p->max_increase,
-			  ok ? "" : ": a new query, a lost statement cache or a pool setting; compare "
-				    "with pgrtt trace");
-	}
-}
-
-/* --baseline-from 'app=shop,branch=main[,last]': the baseline is the last
- * stored run with that app and those labels (not the run being audited).
- * 0, or -1 after a one-line error. */
-static int baseline_from(struct checks *cs, const struct adata *d, const struct policy *p,
-			 const char *dbpath, int64_t audited)
-{
-	char spec[1024], *apps[1], *labels[32];
-	int napps = 0, nlabels = 0;
-	snprintf(spec, sizeof spec, "%s", p->baseline_from);
-	for (char *save = NULL, *t = strtok_r(spec, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (strcmp(t, "last") == 0)
-			continue; /* the only choice so far, and the default */
-		if (!strchr(t, '=') || t[0] == '=') {
-			usage_error("--baseline-from: \"%s\" is not KEY=VALUE (app=NAME, a label, last)", t);
-			return -2;
-		}
-		if (strncmp(t, "app=", 4) == 0 && napps == 0)
-			apps[napps++] = t + 4;
-		else if (nlabels < 32)
-			labels[nlabels++] = t;
-	}
-	if (!dbpath) {
-		usage_error("--baseline-from picks a stored run: give --db FILE");
-		return -2;
-	}
-	struct store *s = open_db(dbpath, STORE_READ);
-	if (!s)
-		return -1;
-	struct route_query q = {apps, napps, labels, nlabels, NULL, 0, false};
-	struct run_figures *runs = NULL;
-	int n = 0, rc = -1;
-	char err[STORE_ERRBUF];
-	if (store_runs(s, &q, &runs, &n, err) != 0) {
-		warnx_("%s: %s", store_shown(dbpath), err);
-		goto out;
-	}
-	int64_t id = 0;
-	for (int i = 0; i < n; i++)
-		if (runs[i].run != audited && runs[i].run > id && runs[i].routes > 0 &&
-		    runs[i].measured) /* a run that measured nothing is no baseline */
-			id = runs[i].run;
-	if (!id) {
-		warnx_("%s: no stored run with measured pages matches --baseline-from \"%s\"%s",
-		       store_shown(dbpath),
-		       p->baseline_from, audited ? " (besides the run audited)" : "");
-		goto out;
-	}
-	long long want = id;
-	struct route_query rq = {NULL, 0, NULL, 0, &want, 1, false};
-	struct route_figures *rows = NULL;
-	int nrows = 0;
-	if (store_routes(s, &rq, &rows, &nrows, err) != 0) {
-		warnx_("%s: %s", store_shown(dbpath), err);
-		goto out;
-	}
-	cJSON *routes = cJSON_CreateObject();
-	for (int i = 0; i < nrows && routes; i++)
-		cJSON_AddNumberToObject(routes, rows[i].route, rows[i].rt);
-	char from[64];
-	snprintf(from, sizeof from, " of run %" PRId64, id);
-	if (routes) {
-		compare_baseline(cs, d, p, routes, from);
-		rc = 0;
-	}
-	cJSON_Delete(routes);
-	free(rows);
-out:
-	free(runs);
-	store_close(s);
-	return rc;
-}
-
-static int baseline(struct checks *cs, const struct adata *d, const struct policy *p)
-{
-	if (!p->baseline)
-		return 0;
-	FILE *f = fopen(p->baseline, "rb");
-	if (!f && errno == ENOENT && p->writes_baseline) {
-		/* the first run: nothing to compare with yet, and this run writes it */
-		warnx_("%s: no baseline yet: this run writes it (--write-baseline)", p->baseline);
-		return 0;
-	}
-	if (!f) {
-		warnx_("%s: cannot read the baseline: %s%s", p->baseline, strerror(errno),
-		       errno == ENOENT ? " (write one with --write-baseline FILE)" : "");
-		return -1;
-	}
-	static char buf[1 << 20];
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	cJSON *root = cJSON_Parse(buf);
-	cJSON *routes = cJSON_GetObjectItemCaseSensitive(root, "routes");
-	if (!cJSON_IsObject(routes)) {
-		warnx_("%s: not a pgrtt baseline (no \"routes\" object)", p->baseline);
-		cJSON_Delete(root);
-		return -1;
-	}
-	compare_baseline(cs, d, p, routes, "");
-	cJSON_Delete(root);
-	return 0;
-}
-
-/* ---------------------------------------------------------------------- */
-
-static int load_policy(const char *path, struct policy *p)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		warnx_("%s: cannot read the policy", path);
-		return -1;
-	}
-	static char buf[1 << 16];
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	cJSON *root = cJSON_Parse(buf);
-	if (!cJSON_IsObject(root)) {
-		warnx_("%s: not a JSON object", path);
-		cJSON_Delete(root);
-		return -1;
-	}
-	static const struct {
-		const char *key;
-		size_t off;
-	} nums[] = {
-		{"max_rt_per_page", offsetof(struct policy, max_rt)},
-		{"max_rfq_per_page", offsetof(struct policy, max_rfq)},
-		{"max_pings_per_page", offsetof(struct policy, max_pings)},
-		{"max_connections_per_page", offsetof(struct policy, max_conns)},
-		{"max_redis_rt_per_page", offsetof(struct policy, max_redis_rt)},
-		{"max_redis_cmds_per_page", offsetof(struct policy, max_redis_cmds)},
-		{"min_pages", offsetof(struct policy, min_pages)},
-		{"max_increase", offsetof(struct policy, max_increase)},
-	};
-	int rc = 0;
-	for (cJSON *it = root->child; it && rc == 0; it = it->next) {
-		bool known = false;
-		for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
-			if (strcmp(it->string, nums[i].key) == 0) {
-				known = true;
-				if (!cJSON_IsNumber(it) || it->valuedouble < 0) {
-					warnx_("%s: rule \"%s\": expected a number >= 0", path, it->string);
-					rc = -1;
-				} else {
-					*(double *)((char *)p + nums[i].off) = it->valuedouble;
-				}
-			}
-		}
-		if (known)
-			continue;
-		if (strcmp(it->string, "forbid") == 0) {
-			if (!cJSON_IsArray(it)) {
-				warnx_("%s: rule \"forbid\": expected an array of strings", path);
-				rc = -1;
-			}
-			for (cJSON *x = it->child; x && rc == 0; x = x->next) {
-				const char *v = cJSON_IsString(x) ? x->valuestring : "";
-				if (strcmp(v, "ping") == 0)
-					p->forbid_ping = true;
-				else if (strcmp(v, "acquire-ping") == 0)
-					p->forbid_acq = true;
-				else if (strcmp(v, "release-ping") == 0)
-					p->forbid_rel = true;
-				else if (strcmp(v, "returned-in-transaction") == 0)
-					p->forbid_returned = true;
-				else {
-					warnx_("%s: forbid: unknown \"%s\" (ping, acquire-ping, release-ping, "
-					       "returned-in-transaction)",
-					       path, v);
-					rc = -1;
-				}
-			}
-		} else if (strcmp(it->string, "routes") == 0) {
-			if (!cJSON_IsObject(it)) {
-				warnx_("%s: rule \"routes\": expected an object of route: number", path);
-				rc = -1;
-			}
-			for (cJSON *x = it->child; x && rc == 0; x = x->next) {
-				if (!cJSON_IsNumber(x) || p->nbudgets == MAX_BUDGETS) {
-					warnx_("%s: routes: \"%s\": expected a number", path, x->string);
-					rc = -1;
-					break;
-				}
-				snprintf(p->budget_route[p->nbudgets], ROUTE_MAX, "%s", x->string);
-				p->budget[p->nbudgets++] = x->valuedouble;
-			}
-		} else if (strcmp(it->string, "allow") == 0) {
-			if (!cJSON_IsArray(it)) {
-				warnx_("%s: \"allow\": expected an array of finding names", path);
-				rc = -1;
-			}
-			for (cJSON *x = it->child; x && rc == 0; x = x->next)
-				rc = parse_allow(cJSON_IsString(x) ? x->valuestring : "?", p, path);
-		} else if (strcmp(it->string, "baseline") == 0) {
-			if (!cJSON_IsString(it)) {
-				warnx_("%s: rule \"baseline\": expected a file name", path);
-				rc = -1;
-			} else {
-				static char path_buf[4096]; /* one policy per run */
-				snprintf(path_buf, sizeof path_buf, "%s", it->valuestring);
-				p->baseline = path_buf;
-			}
-		} else if (strcmp(it->string, "baseline_from") == 0) {
-			if (!cJSON_IsString(it)) {
-				warnx_("%s: rule \"baseline_from\": expected \"app=NAME,KEY=VALUE\"", path);
-				rc = -1;
-			} else {
-				static char sel_buf[1024];
-				snprintf(sel_buf, sizeof sel_buf, "%s", it->valuestring);
-				p->baseline_from = sel_buf;
-			}
-		} else {
-			warnx_("%s: unknown rule \"%s\" (docs/ci.md lists them)", path, it->string);
-			rc = -1;
-		}
-	}
-	cJSON_Delete(root);
-	return rc;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -945,7 +412,7 @@ static int audit_opt(void *ctx, int id, const char *arg)
 		return 0;
 	}
 	case A_ALLOW:
-		if (parse_allow(arg, p, "--allow") != 0) {
+		if (audit_parse_allow(arg, p, "--allow") != 0) {
 			usage_error("bad --allow \"%s\"", arg);
 			return -1;
 		}
@@ -974,208 +441,234 @@ static int audit_opt(void *ctx, int id, const char *arg)
 	}
 }
 
-int cmd_audit(int argc, char **argv)
+static void audit_init(void *state, struct cmd_opts *co)
 {
-	static const char *const formats[] = {"text", "json", NULL};
-	static const struct opt_extra own[] = {
-		{"max-rt-per-page", 0, true, A_MAX_RT},
-		{"max-rfq-per-page", 0, true, A_MAX_RFQ},
-		{"max-pings-per-page", 0, true, A_MAX_PINGS},
-		{"max-connections-per-page", 0, true, A_MAX_CONNS},
-		{"max-redis-rt-per-page", 0, true, A_MAX_REDIS_RT},
-		{"max-redis-cmds-per-page", 0, true, A_MAX_REDIS_CMDS},
-		{"min-pages", 0, true, A_MIN_PAGES},
-		{"max-increase", 0, true, A_MAX_INCREASE},
-		{"forbid", 0, true, A_FORBID},
-		{"route", 0, true, A_ROUTE},
-		{"allow", 0, true, A_ALLOW},
-		{"policy", 0, true, A_POLICY},
-		{"baseline", 0, true, A_BASELINE},
-		{"baseline-from", 0, true, A_BASELINE_FROM},
-		{"run", 0, true, A_RUN},
-		{"junit", 0, true, A_JUNIT},
-		{"write-baseline", 0, true, A_WRITE_BASELINE},
-		{"github", 0, false, A_GITHUB},
-		{NULL, 0, false, 0},
-	};
-	static struct cmd_opts co;
-	static struct audit_args x;
-	memset(&x, 0, sizeof x);
-	x.p.max_rt = x.p.max_rfq = x.p.max_pings = x.p.max_conns = x.p.min_pages = -1;
-	x.p.max_redis_rt = x.p.max_redis_cmds = -1;
-	x.run = "latest";
-	x.co = &co;
-	/* the route patterns must exist before the options name them */
-	int pr = opts_parse(argc, argv,
-			    OPTG_READ | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
-				    OPTG_OUTPUT | OPTG_FORMAT | OPTG_DB_READ | OPTG_DB_PICK,
-			    formats, own, audit_opt, &x, &co);
-	if (pr > 0) {
-		help(stdout);
-		return EXIT_OK;
-	}
-	if (pr < 0)
-		return EXIT_USAGE;
-	struct policy p = x.p;
-	const char *policy = x.policy, *dbpath = co.db.db, *run = x.run, *junit_path = x.junit_path,
-		   *write_path = x.write_path, *format = co.format, *output = co.output;
-	bool github = x.github;
-	if (policy && load_policy(policy, &p) != 0)
-		return AUDIT_INPUT;
-	/* the same file to compare with and to write: its first run has none */
-	p.writes_baseline = p.baseline && write_path && strcmp(p.baseline, write_path) == 0;
+	struct audit_args *x = state;
+	x->p.max_rt = x->p.max_rfq = x->p.max_pings = x->p.max_conns = x->p.min_pages = -1;
+	x->p.max_redis_rt = x->p.max_redis_cmds = -1;
+	x->run = "latest";
+	x->co = co; /* the route patterns must exist before the options name them */
+}
 
-	struct adata d = {0};
-	static struct analysis a;
-	bool analysed = false;
+/* What is judged, into d: a stored run, or capture files analysed into a
+ * (*analysed then).  EXIT_OK, EXIT_USAGE or AUDIT_INPUT (said). */
+static int audit_gather(const struct cmd_opts *co, const struct audit_args *x,
+			const struct policy *p, const char **dbpath, struct analysis *a, bool *analysed,
+			struct adata *d)
+{
 	/* PGRTT_DB, the team's store, when --db is not given: the run to audit
 	 * without capture files, the history of --baseline-from with them */
-	if (!dbpath && getenv("PGRTT_DB") && (co.nrest == 0 || p.baseline_from))
-		dbpath = getenv("PGRTT_DB");
+	if (!*dbpath && getenv("PGRTT_DB") && (co->nrest == 0 || p->baseline_from))
+		*dbpath = getenv("PGRTT_DB");
 	/* capture files with --db: the store is only --baseline-from's history */
-	if (dbpath && !(co.nrest && p.baseline_from)) {
-		if (co.nrest) {
+	if (*dbpath && !(co->nrest && p->baseline_from)) {
+		if (co->nrest) {
 			usage_error("give capture files or --db, not both (with --baseline-from, --db "
 				    "is the history it reads)");
 			return EXIT_USAGE;
 		}
-		int r = from_db(dbpath, run, &co.db, &d);
-		if (r != 0) {
-			free(d.r);
-			return r == -2 ? EXIT_USAGE : AUDIT_INPUT;
-		}
-	} else {
-		struct read_opts ro = co.ro;
-		if (co.db.app || co.db.nlabels) {
-			usage_error("--app and --label pick a stored run: give --db (or PGRTT_DB)");
-			return EXIT_USAGE;
-		}
-		if (co.nrest == 0) {
-			usage_error("no capture file given");
-			return EXIT_USAGE;
-		}
-		for (int i = 0; i < co.nrest; i++)
-			ro.files[ro.nfiles++] = co.rest[i];
-		/* budgets' patterns also name the routes */
-		for (int b = 0; b < p.nbudgets; b++) {
-			char e[160];
-			route_add_pattern(ro.routes, p.budget_route[b], e, sizeof e);
-		}
-		struct analysis_opts ao = {0};
-		bool partial;
-		int rc = run_analysis(&ro, &ao, &a, &partial);
-		analysed = true;
-		if (rc == EXIT_ERROR && a.tot.packets == 0 && !partial) {
-			analysis_free(&a);
-			return AUDIT_INPUT; /* nothing could be read */
-		}
-		if (from_analysis(&a, partial || rc != EXIT_OK, &d) != 0) {
-			analysis_free(&a);
-			return AUDIT_INPUT;
-		}
+		int r = from_db(*dbpath, x->run, &co->db, d);
+		return r == 0 ? EXIT_OK : r == -2 ? EXIT_USAGE : AUDIT_INPUT;
 	}
+	struct read_opts ro = co->ro;
+	if (co->db.app || co->db.nlabels) {
+		usage_error("--app and --label pick a stored run: give --db (or PGRTT_DB)");
+		return EXIT_USAGE;
+	}
+	if (co->nrest == 0) {
+		usage_error("no capture file given");
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < co->nrest; i++)
+		ro.files[ro.nfiles++] = co->rest[i];
+	/* budgets' patterns also name the routes */
+	for (int b = 0; b < p->nbudgets; b++) {
+		char e[160];
+		route_add_pattern(ro.routes, p->budget_route[b], e, sizeof e);
+	}
+	struct analysis_opts ao = {0};
+	bool partial;
+	int rc = run_analysis(&ro, &ao, a, &partial);
+	*analysed = true;
+	if (rc == EXIT_ERROR && a->tot.packets == 0 && !partial)
+		return AUDIT_INPUT; /* nothing could be read */
+	return from_analysis(a, partial || rc != EXIT_OK, d) == 0 ? EXIT_OK : AUDIT_INPUT;
+}
 
-	int rc = EXIT_OK;
-	struct checks cs = {0};
-	bool fatal = evidence_checks(&cs, &d, &p);
-	int nevidence = cs.n;
-	if (!fatal) { /* with nothing measured, every rule would pass on zeros */
-		per_page(&cs, &d, &p);
-		forbids(&cs, &d, &p);
-		if (baseline(&cs, &d, &p) != 0) {
-			rc = AUDIT_INPUT;
-			goto done;
-		}
-		int bf = p.baseline_from ? baseline_from(&cs, &d, &p, dbpath, d.run_id) : 0;
-		if (bf != 0) {
-			rc = bf == -2 ? EXIT_USAGE : AUDIT_INPUT;
-			goto done;
-		}
-		if (cs.n == nevidence && !write_path) {
-			usage_error("no rules: give --max-rt-per-page, --forbid, --policy ... (pgrtt audit "
-				    "--help)");
-			rc = EXIT_USAGE;
-			goto done;
-		}
+/* The rules, into cs; *fatal when nothing usable was measured (with
+ * nothing measured, every rule would pass on zeros).  EXIT_OK, EXIT_USAGE
+ * or AUDIT_INPUT. */
+static int audit_check(struct checks *cs, struct adata *d, const struct policy *p,
+		       const char *dbpath, const char *write_path, bool *fatal)
+{
+	*fatal = audit_evidence_checks(cs, d, p);
+	int nevidence = cs->n;
+	if (*fatal)
+		return EXIT_OK;
+	audit_per_page(cs, d, p);
+	audit_forbids(cs, d, p);
+	if (audit_baseline(cs, d, p) != 0)
+		return AUDIT_INPUT;
+	int bf = p->baseline_from ? audit_baseline_from(cs, d, p, dbpath, d->run_id) : 0;
+	if (bf != 0)
+		return bf == -2 ? EXIT_USAGE : AUDIT_INPUT;
+	if (cs->n == nevidence && !write_path) {
+		usage_error("no rules: give --max-rt-per-page, --forbid, --policy ... (pgrtt audit "
+			    "--help)");
+		return EXIT_USAGE;
 	}
+	return EXIT_OK;
+}
+
+static void audit_json(FILE *out, const struct checks *cs, const struct adata *d, bool fatal,
+		       int failed)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddBoolToObject(root, "passed", failed == 0);
+	cJSON_AddBoolToObject(root, "measured", !fatal);
+	cJSON_AddNumberToObject(root, "failures", failed);
+	if (d->run_id) {
+		cJSON *r = cJSON_AddObjectToObject(root, "run");
+		cJSON_AddNumberToObject(r, "id", (double)d->run_id);
+		esc_json_add(r, "app", d->judged.app);
+		esc_json_add(r, "labels", d->judged.labels);
+		esc_json_add(r, "created", d->judged.created);
+		esc_json_add(r, "host", d->judged.host);
+	}
+	cJSON *arr = cJSON_AddArrayToObject(root, "checks");
+	for (int i = 0; i < cs->n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		esc_json_add(o, "subject", cs->c[i].cls);
+		cJSON_AddStringToObject(o, "rule", cs->c[i].name);
+		cJSON_AddBoolToObject(o, "ok", cs->c[i].ok);
+		esc_json_add(o, "message", cs->c[i].msg);
+		cJSON_AddItemToArray(arr, o);
+	}
+	cJSON *notes = cJSON_AddArrayToObject(root, "notes");
+	for (int i = 0; i < d->ev.n; i++)
+		if (d->ev.f[i].severity == EV_NOTE)
+			cJSON_AddItemToArray(notes, esc_json_string(d->ev.f[i].message));
+	char *t = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (t)
+		fprintf(out, "%s\n", t);
+	free(t);
+}
+
+static void audit_text(FILE *out, const struct checks *cs, const struct adata *d, bool fatal)
+{
+	if (d->run_id) {
+		char named[1024];
+		fputs("audited ", out);
+		esc_term(out, judged_run(d, named, sizeof named));
+		fputs("\n", out);
+	}
+	for (int i = 0; i < cs->n; i++)
+		fprintf(out, "%-4s %s: %s%s%s\n", cs->c[i].ok ? "ok" : "FAIL", cs->c[i].cls,
+			strcmp(cs->c[i].cls, "evidence") == 0 ? cs->c[i].name : "",
+			strcmp(cs->c[i].cls, "evidence") == 0 ? ": " : "", cs->c[i].msg);
+	for (int i = 0; i < d->ev.n; i++)
+		if (d->ev.f[i].severity == EV_NOTE)
+			fprintf(out, "note %s: %s\n", ev_code_name(d->ev.f[i].code), d->ev.f[i].message);
+	if (fatal)
+		fprintf(out, "rules not checked: nothing usable was measured\n");
+}
+
+/* The judgement written (text or JSON, GitHub's annotations), then JUnit
+ * and the baseline; the exit status. */
+static int audit_report(const struct cmd_opts *co, const struct audit_args *x,
+			const struct checks *cs, const struct adata *d, bool fatal)
+{
 	int failed = 0;
-	for (int i = 0; i < cs.n; i++)
-		failed += !cs.c[i].ok;
-	FILE *out = output_open(output);
-	if (!out) {
+	for (int i = 0; i < cs->n; i++)
+		failed += !cs->c[i].ok;
+	FILE *out = output_open(co->output);
+	if (!out)
+		return AUDIT_INPUT;
+	bool json = strcmp(co->format, "json") == 0;
+	if (json)
+		audit_json(out, cs, d, fatal, failed);
+	else
+		audit_text(out, cs, d, fatal);
+	if (x->github) /* workflow commands: on stdout unless JSON holds it */
+		github_annotations(json && !co->output ? stderr : out, cs);
+	int rc = output_close(out, co->output, EXIT_OK);
+	if (rc == EXIT_OK && x->junit_path && junit(x->junit_path, cs, d) != 0)
 		rc = AUDIT_INPUT;
-		goto done;
-	}
-	bool json = strcmp(format, "json") == 0;
-	if (json) {
-		cJSON *root = cJSON_CreateObject();
-		cJSON_AddBoolToObject(root, "passed", failed == 0);
-		cJSON_AddBoolToObject(root, "measured", !fatal);
-		cJSON_AddNumberToObject(root, "failures", failed);
-		if (d.run_id) {
-			cJSON *r = cJSON_AddObjectToObject(root, "run");
-			cJSON_AddNumberToObject(r, "id", (double)d.run_id);
-			esc_json_add(r, "app", d.judged.app);
-			esc_json_add(r, "labels", d.judged.labels);
-			esc_json_add(r, "created", d.judged.created);
-			esc_json_add(r, "host", d.judged.host);
-		}
-		cJSON *arr = cJSON_AddArrayToObject(root, "checks");
-		for (int i = 0; i < cs.n; i++) {
-			cJSON *o = cJSON_CreateObject();
-			esc_json_add(o, "subject", cs.c[i].cls);
-			cJSON_AddStringToObject(o, "rule", cs.c[i].name);
-			cJSON_AddBoolToObject(o, "ok", cs.c[i].ok);
-			esc_json_add(o, "message", cs.c[i].msg);
-			cJSON_AddItemToArray(arr, o);
-		}
-		cJSON *notes = cJSON_AddArrayToObject(root, "notes");
-		for (int i = 0; i < d.ev.n; i++)
-			if (d.ev.f[i].severity == EV_NOTE)
-				cJSON_AddItemToArray(notes, esc_json_string(d.ev.f[i].message));
-		char *t = cJSON_Print(root);
-		cJSON_Delete(root);
-		if (t)
-			fprintf(out, "%s\n", t);
-		free(t);
-	} else {
-		if (d.run_id) {
-			char named[1024];
-			fputs("audited ", out);
-			esc_term(out, judged_run(&d, named, sizeof named));
-			fputs("\n", out);
-		}
-		for (int i = 0; i < cs.n; i++)
-			fprintf(out, "%-4s %s: %s%s%s\n", cs.c[i].ok ? "ok" : "FAIL", cs.c[i].cls,
-				strcmp(cs.c[i].cls, "evidence") == 0 ? cs.c[i].name : "",
-				strcmp(cs.c[i].cls, "evidence") == 0 ? ": " : "", cs.c[i].msg);
-		for (int i = 0; i < d.ev.n; i++)
-			if (d.ev.f[i].severity == EV_NOTE)
-				fprintf(out, "note %s: %s\n", ev_code_name(d.ev.f[i].code), d.ev.f[i].message);
-		if (fatal)
-			fprintf(out, "rules not checked: nothing usable was measured\n");
-	}
-	if (github) /* workflow commands: on stdout unless JSON holds it */
-		github_annotations(json && !output ? stderr : out, &cs);
-	rc = output_close(out, output, EXIT_OK);
-	if (rc == EXIT_OK && junit_path && junit(junit_path, &cs, &d) != 0)
-		rc = AUDIT_INPUT;
+	const char *write_path = x->write_path;
 	if (rc == EXIT_OK && write_path) {
-		if (fatal || d.n == 0) { /* a baseline of nothing would pass anything later */
+		if (fatal || d->n == 0) { /* a baseline of nothing would pass anything later */
 			warnx_("%s: not writing the baseline: no route was measured", write_path);
 			rc = AUDIT_INPUT;
-		} else if (write_baseline(write_path, &d) != 0) {
+		} else if (write_baseline(write_path, d) != 0) {
 			rc = AUDIT_INPUT;
 		} else {
-			warnx_("wrote a baseline of %d routes to %s", d.n, write_path);
+			warnx_("wrote a baseline of %d routes to %s", d->n, write_path);
 		}
 	}
 	if (rc == EXIT_OK)
 		rc = fatal ? EXIT_ERROR : failed ? EXIT_FAILED : EXIT_OK;
-done:
+	return rc;
+}
+
+static int audit_run(const struct cmd_opts *co, void *state)
+{
+	struct audit_args *x = state;
+	struct policy p = x->p;
+	const char *dbpath = co->db.db;
+	if (x->policy && audit_load_policy(x->policy, &p) != 0)
+		return AUDIT_INPUT;
+	/* the same file to compare with and to write: its first run has none */
+	p.writes_baseline = p.baseline && x->write_path && strcmp(p.baseline, x->write_path) == 0;
+	struct adata d = {0};
+	static struct analysis a;
+	bool analysed = false, fatal = false;
+	struct checks cs = {0};
+	int rc = audit_gather(co, x, &p, &dbpath, &a, &analysed, &d);
+	if (rc == EXIT_OK)
+		rc = audit_check(&cs, &d, &p, dbpath, x->write_path, &fatal);
+	if (rc == EXIT_OK)
+		rc = audit_report(co, x, &cs, &d, fatal);
 	free(cs.c);
 	free(d.r);
 	if (analysed)
 		analysis_free(&a);
 	return rc;
 }
+
+static const char *const formats[] = {"text", "json", NULL};
+static const struct opt_extra own[] = {
+	{"max-rt-per-page", 0, true, A_MAX_RT},
+	{"max-rfq-per-page", 0, true, A_MAX_RFQ},
+	{"max-pings-per-page", 0, true, A_MAX_PINGS},
+	{"max-connections-per-page", 0, true, A_MAX_CONNS},
+	{"max-redis-rt-per-page", 0, true, A_MAX_REDIS_RT},
+	{"max-redis-cmds-per-page", 0, true, A_MAX_REDIS_CMDS},
+	{"min-pages", 0, true, A_MIN_PAGES},
+	{"max-increase", 0, true, A_MAX_INCREASE},
+	{"forbid", 0, true, A_FORBID},
+	{"route", 0, true, A_ROUTE},
+	{"allow", 0, true, A_ALLOW},
+	{"policy", 0, true, A_POLICY},
+	{"baseline", 0, true, A_BASELINE},
+	{"baseline-from", 0, true, A_BASELINE_FROM},
+	{"run", 0, true, A_RUN},
+	{"junit", 0, true, A_JUNIT},
+	{"write-baseline", 0, true, A_WRITE_BASELINE},
+	{"github", 0, false, A_GITHUB},
+	{NULL, 0, false, 0},
+};
+
+const struct command cmd_audit = {
+	.name = "audit",
+	.summary = "CI gate: exit 1 when pages cost too many round trips or pools ping",
+	.help = help,
+	.groups = OPTG_READ | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
+		  OPTG_OUTPUT | OPTG_FORMAT | OPTG_DB_READ | OPTG_DB_PICK,
+	.formats = formats,
+	.own = own,
+	.own_opt = audit_opt,
+	.state_size = sizeof(struct audit_args),
+	.init = audit_init,
+	.run = audit_run,
+};

@@ -31,6 +31,7 @@
 #include "bench/bench_proc.h"
 #include "bench/bench_reap.h"
 #include "bench/bench_report.h"
+#include "bench/bench_run.h"
 #include "bench/bench_server.h"
 #include "cli/cli.h"
 #include "commands.h"
@@ -47,26 +48,6 @@
 /* the database the dataset goes into, and the mark that says pgrtt made it */
 #define BENCH_DB "pgrtt_bench"
 #define BENCH_DB_MARK "made by pgrtt bench: its blog dataset, reloaded by every run"
-
-struct broute {
-	const char *name, *route, *sample, *lua_kind;
-};
-
-static const struct broute routes[] = {
-	{"index", "GET /", "/", "index"},
-	{"detail", "GET /articles/{id}", "/articles/3", "detail"},
-	{"tag", "GET /tags/{slug}", "/tags/tag-7", "tag"},
-	{"cached-index", "GET /cached/", "/cached/", "cached-index"},
-	{"cached-detail", "GET /cached/articles/{id}", "/cached/articles/3", "cached-detail"},
-	{"compute", "GET /compute", "/compute", "compute"},
-};
-#define NROUTES (int)(sizeof routes / sizeof routes[0])
-
-/* pages compared with the reference's besides each route's sample: the
- * last article and tag, and what is not there */
-static const char *const more_pages[] = {"/articles/1000", "/tags/tag-30", "/articles/1001",
-					 "/tags/no-such-tag", "/no-such-page"};
-#define NMORE (int)(sizeof more_pages / sizeof more_pages[0])
 
 /* varied ids, and a JSON summary wrk's done() prints */
 static const char lua_script[] =
@@ -92,10 +73,6 @@ static const char lua_script[] =
 	" latency:percentile(99), e.connect, e.read, e.write, e.timeout))\n"
 	"end\n";
 
-static volatile sig_atomic_t stopping;
-static struct source live;
-static struct reap reg; /* what this bench started, for one killed with -9 (bench_reap.h) */
-
 static void stale_said(void *ctx, int owner, int procs, int dirs)
 {
 	(void)ctx;
@@ -108,15 +85,8 @@ static void stale_said(void *ctx, int owner, int procs, int dirs)
 static void on_signal(int sig)
 {
 	(void)sig;
-	stopping = 1;
-	source_breakloop(&live);
+	bench_stop();
 }
-
-struct bench_opts {
-	bool quick, list, build_only, no_progress, keep_pcaps, clean;
-	const char *apps, *routes, *out, *dsn, *redis, *config, *build_dir;
-	double duration, warmup, runs, connections;
-};
 
 enum { B_QUICK = 1, B_LIST, B_APPS, B_ROUTES, B_DURATION, B_WARMUP, B_RUNS, B_CONNECTIONS,
        B_OUT, B_DSN, B_REDIS, B_CONFIG, B_BUILD_DIR, B_BUILD_ONLY, B_NO_PROGRESS, B_KEEP_PCAPS,
@@ -124,7 +94,7 @@ enum { B_QUICK = 1, B_LIST, B_APPS, B_ROUTES, B_DURATION, B_WARMUP, B_RUNS, B_CO
 
 static int bench_opt(void *ctx, int id, const char *arg)
 {
-	struct bench_opts *b = ctx;
+	struct bench_opts *b = &((struct bench *)ctx)->b;
 	switch (id) {
 	case B_QUICK:
 		b->quick = true;
@@ -223,24 +193,6 @@ static void help(FILE *out)
 	      out);
 }
 
-static bool listed(const char *list, const char *name)
-{
-	if (!list)
-		return true;
-	size_t n = strlen(name);
-	for (const char *p = list; (p = strstr(p, name)); p += n)
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-			return true;
-	return false;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The bench/ folder: PGRTT_BENCH_DIR, the source tree pgrtt was built
  * from, or an installed share/pgrtt/bench beside the executable. */
 static void find_bench_dir(char *out, size_t cap)
@@ -266,299 +218,6 @@ static void find_bench_dir(char *out, size_t cap)
 }
 
 /* ------------------------------------------------------------ the run */
-
-struct bench {
-	struct bench_opts b;
-	char outdir[600], lua[800], logdir[800], build_root[800], bench_dir[600], queries[900];
-	int pg_port;
-	char blog_dsn[700], db_url[900], redis_url[200], redis_host[128];
-	int redis_port;
-	long postmaster;
-	struct store *st;
-	bool tty;
-	double planned, done; /* seconds of load: in all, behind us */
-};
-
-/* the status line: what runs, how far, what it measures so far, and an
- * estimate of what is left */
-static void status(const struct bench *B, const char *what, double phase_left, double rt_page)
-{
-	if (!B->tty)
-		return;
-	double left = B->planned - B->done + phase_left;
-	char rt[32] = "";
-	if (rt_page >= 0)
-		snprintf(rt, sizeof rt, " · %.2f rt/page", rt_page);
-	fprintf(stderr, "\r\033[K%s · %.0f s%s · ~%.0f:%02.0f left", what, phase_left, rt,
-		floor(left / 60), fmod(left, 60));
-	fflush(stderr);
-}
-
-static void status_clear(const struct bench *B)
-{
-	if (B->tty)
-		fputs("\r\033[K", stderr);
-}
-
-struct phase {
-	double requests, seconds, errors, non_2xx, p50_us, p99_us;
-	double err_kind[4]; /* wrk's socket errors: connect, read, write, timeout */
-	double rt, rfq, by_class[RT_NCLASS], acq, rel, idle, pages, drops;
-	double redis_rt, redis_cmds; /* per page; < 0: Redis not captured (not on loopback) */
-	double app_cpu_us, pg_cpu_us, rss_mib, ctx_per_req, pg_conns;
-	bool ok;
-	bool measured;      /* pages captured, and nothing the figures cannot vouch for */
-	char warnings[256]; /* the capture's findings (evidence.h), codes */
-	bool capture_lost;  /* the capture lost packets: kernel drops, stream gaps */
-	int recaptured;     /* runs before it whose capture lost packets (bench_app) */
-};
-
-/* A run whose only fault is its capture's: the kernel or pgrtt lost
- * packets (drops, gaps) while the app answered every request well. */
-#define RECAPTURES 2
-static bool capture_damaged(const struct phase *ph)
-{
-	return ph->errors == 0 && ph->non_2xx == 0 && (ph->drops > 0 || ph->capture_lost);
-}
-
-/* Run wrk for secs seconds against the app; when measuring, capture it,
- * store it and read /proc around it.  0 ok, 1 a check failed, 2 setup.
- * may_retry: a capture that lost packets will be made again (bench_app),
- * so it is not stored - one run in the store per (app, route, run): a CI
- * run under ASan stored a recaptured run twice, 61 runs for 60. */
-static int run_wrk(struct bench *B, const struct bench_app *app, const struct child *ac,
-		   int app_port, const struct broute *r, double secs, bool measure, int run_no,
-		   bool may_retry, const char *what, struct phase *ph, char *err, size_t errcap)
-{
-	memset(ph, 0, sizeof(*ph));
-	char url[64], dur[32], cs[32];
-	snprintf(url, sizeof url, "http://127.0.0.1:%d", app_port);
-	snprintf(dur, sizeof dur, "%.0fs", secs < 1 ? 1 : ceil(secs)); /* wrk: whole seconds */
-	snprintf(cs, sizeof cs, "%d", (int)B->b.connections);
-	char *const argv[] = {"wrk", "-t", "2", "-c", cs, "-d", dur, "--latency", "-s", B->lua,
-			      url, "--", (char *)r->lua_kind, NULL};
-	static struct analysis a;
-	struct analysis_opts ao = {0};
-	ao.ports[0] = (uint16_t)B->pg_port;
-	ao.nports = 1;
-	ao.http_ports[0] = (uint16_t)app_port;
-	ao.nhttp_ports = 1;
-	/* the page cache's Redis, when it is on this machine's loopback */
-	bool redis = B->redis_port > 0 && strncmp(B->redis_host, "127.", 4) == 0;
-	if (redis) {
-		ao.redis_ports[0] = (uint16_t)B->redis_port;
-		ao.nredis_ports = 1;
-	}
-	static struct route_set no_routes;
-	ao.routes = &no_routes;
-	/* one route of known paths a run: nothing to learn (route_learn.h), and
-	 * holding the first pages back for it kept the status line's figure
-	 * away for 2 s of a 3 s run (CI, on a loaded machine) */
-	ao.route_values = ROUTE_VALUES_OFF;
-	ao.grace_ns = ATTRIB_GRACE_NS;
-	char filter[160], warn[SOURCE_ERRBUF];
-	if (redis)
-		snprintf(filter, sizeof filter, "tcp and (port %d or port %d or port %d)", B->pg_port,
-			 app_port, B->redis_port);
-	else
-		snprintf(filter, sizeof filter, "tcp and (port %d or port %d)", B->pg_port, app_port);
-	char pcap[1200];
-	snprintf(pcap, sizeof pcap, "%s/pcaps/%s-%s-%d.pcap", B->outdir, app->name, r->name, run_no);
-	/* 256 MiB: a cached route's pages come twice over the wire, from Redis
-	 * and to the client (5 KB each, 18k pages/s), and an ASan build of
-	 * pgrtt in CI fell behind 64 MiB (250 gaps on the Redis side) */
-	struct live_opts lo = {"lo", 262144, 256 << 20, filter, B->b.keep_pcaps ? pcap : NULL};
-	if (measure) {
-		if (source_open_live(&live, &lo, err, warn) != 0)
-			return 2;
-		if (analysis_init(&a, &ao) != 0) {
-			source_close(&live);
-			snprintf(err, errcap, "out of memory");
-			return 2;
-		}
-	}
-	struct tree_usage app0, app1, pg0, pg1;
-	static struct ctx_sampler ctx;
-	ctx.n = 0;
-	ctx_sample(&ctx, ac->pid);
-	long long ctx0 = ctx_total(&ctx);
-	tree_usage(ac->pid, &app0);
-	children_usage(B->postmaster, &pg0);
-	struct child w = {0, -1};
-	if (child_spawn(&w, argv, NULL, NULL, NULL) == 0)
-		reap_note(&reg, REAP_GROUP, w.pid, NULL);
-	else {
-		snprintf(err, errcap, "wrk: %s", strerror(errno));
-		if (measure) {
-			source_close(&live);
-			analysis_free(&a);
-		}
-		return 2;
-	}
-	char out[8192] = "";
-	size_t have = 0;
-	struct feed f = {&a, live.dlt};
-	int status_ = 0;
-	double t0 = now_s(), next_status = 0, next_ctx = t0 + 0.2;
-	char lost[SOURCE_ERRBUF] = ""; /* the capture stopped: why */
-	for (;;) {
-		if (measure && source_dispatch(&live, feed_analysis, &f) == SOURCE_ERROR) {
-			snprintf(lost, sizeof lost, "%s", live.err);
-			kill(-w.pid, SIGTERM);
-			break;
-		}
-		struct pollfd pf = {w.out, POLLIN, 0};
-		if (poll(&pf, 1, measure ? 0 : 100) > 0) {
-			ssize_t n = read(w.out, out + have, sizeof out - 1 - have);
-			if (n > 0)
-				have += (size_t)n;
-		}
-		if (child_exited(&w, &status_))
-			break;
-		if (stopping)
-			kill(-w.pid, SIGTERM);
-		double t = now_s();
-		if (measure && t >= next_ctx) {
-			ctx_sample(&ctx, ac->pid);
-			next_ctx = t + 0.2;
-		}
-		if (t >= next_status) {
-			double rt_page = -1;
-			for (uint32_t i = 0; measure && i < a.attrib.nroutes; i++)
-				if (a.attrib.routes[i].pages)
-					rt_page = (double)a.attrib.routes[i].rt / (double)a.attrib.routes[i].pages;
-			status(B, what, fmax(0, ceil(secs) - (t - t0)), rt_page);
-			next_status = t + 0.5;
-		}
-	}
-	for (ssize_t n; have < sizeof out - 1 && (n = read(w.out, out + have, sizeof out - 1 - have)) > 0;)
-		have += (size_t)n;
-	out[have] = '\0';
-	child_stop(&w, 1000);
-	struct capture_drops drops = {0};
-	if (measure) {
-		source_drain(&live, feed_analysis, &f);
-		source_stats(&live, &drops);
-		if (!lost[0])
-			source_finish_write(&live, lost);
-		source_close(&live);
-		analysis_finish(&a);
-		if (lost[0]) {
-			snprintf(err, errcap, "capture: %.200s", lost);
-			analysis_free(&a);
-			return 2;
-		}
-	}
-	if (!WIFEXITED(status_) || WEXITSTATUS(status_) != 0 || !strstr(out, "PGRTT {")) {
-		snprintf(err, errcap, "wrk failed: %.200s", out);
-		if (measure)
-			analysis_free(&a);
-		return stopping ? 2 : 1;
-	}
-	cJSON *j = cJSON_Parse(strstr(out, "PGRTT {") + 6);
-	double *v[] = {&ph->requests, &ph->seconds,     &ph->errors,      &ph->non_2xx,
-		       &ph->p50_us,   &ph->p99_us,      &ph->err_kind[0], &ph->err_kind[1],
-		       &ph->err_kind[2], &ph->err_kind[3]};
-	const char *k[] = {"requests", "duration_us", "errors",  "non_2xx", "p50_us",
-			   "p99_us",   "connect",     "read",    "write",   "timeout"};
-	for (int i = 0; i < 10; i++) {
-		cJSON *x = cJSON_GetObjectItem(j, k[i]);
-		*v[i] = cJSON_IsNumber(x) ? x->valuedouble : 0;
-	}
-	cJSON_Delete(j);
-	ph->seconds /= 1e6;
-	if (ph->errors || ph->non_2xx)
-		snprintf(err, errcap, "%.0f non-2xx responses, socket errors: %.0f connect, %.0f read,"
-				      " %.0f write, %.0f timeout",
-			 ph->non_2xx, ph->err_kind[0], ph->err_kind[1], ph->err_kind[2], ph->err_kind[3]);
-	if (!measure)
-		return ph->errors == 0 && ph->non_2xx == 0 ? 0 : 1;
-	long hz = sysconf(_SC_CLK_TCK);
-	ctx_sample(&ctx, ac->pid);
-	tree_usage(ac->pid, &app1);
-	children_usage(B->postmaster, &pg1);
-	if (ph->requests > 0) {
-		ph->app_cpu_us = (double)(app1.cpu_ticks - app0.cpu_ticks) * 1e6 / (double)hz /
-				 ph->requests;
-		ph->ctx_per_req = (double)(ctx_total(&ctx) - ctx0) / ph->requests;
-		ph->pg_cpu_us = B->postmaster > 0 ? (double)(pg1.cpu_ticks - pg0.cpu_ticks) * 1e6 /
-							    (double)hz / ph->requests
-						  : -1;
-	}
-	ph->rss_mib = (double)app1.rss_kib / 1024;
-	ph->drops = (double)(drops.drop + drops.ifdrop);
-	if (ph->drops && !err[0])
-		snprintf(err, errcap, "the capture lost %.0f packets (kernel drops)", ph->drops);
-	ph->pg_conns = (double)a.tot.connections;
-	const struct attrib *at = &a.attrib;
-	for (uint32_t i = 0; i < at->nroutes; i++) {
-		const struct attrib_route *x = &at->routes[i];
-		if (strcmp(x->name, r->route) != 0 || !x->pages)
-			continue;
-		double n = (double)x->pages;
-		ph->pages = n;
-		ph->rt = x->rt / n;
-		ph->rfq = x->rfq / n;
-		for (int c = 0; c < RT_NCLASS; c++)
-			ph->by_class[c] = x->by_class[c] / n;
-		ph->acq = x->pings[PING_ACQUIRE] / n;
-		ph->rel = x->pings[PING_RELEASE] / n;
-		ph->idle = x->pings[PING_IDLE] / n;
-		ph->redis_rt = redis ? x->redis_rt / n : -1;
-		ph->redis_cmds = redis ? x->redis_cmds / n : -1;
-	}
-	/* what the capture cannot vouch for: a route that touches no database
-	 * leaves no PostgreSQL traffic (that is its figure, 0); anything else -
-	 * encryption (--dsn with TLS), gaps, drops, no pages - and the phase
-	 * is not measured */
-	struct report_input in = {NULL, 0, false, &drops};
-	struct evidence ev;
-	evidence_of(&a, &in, &ev);
-	bool blocked = false;
-	size_t o = 0;
-	for (int i = 0; i < ev.n; i++) {
-		int code = ev.f[i].code;
-		if (ev.f[i].severity == EV_NOTE)
-			continue;
-		/* no Redis traffic is a route's figure unless it is a cached one */
-		if (code == EV_NO_REDIS && strncmp(r->name, "cached", 6) != 0)
-			continue;
-		o += (size_t)snprintf(ph->warnings + o, sizeof ph->warnings - o, "%s%s", o ? " " : "",
-				      ev_code_name(code));
-		if (o >= sizeof ph->warnings)
-			o = sizeof ph->warnings - 1;
-		ph->capture_lost |= code == EV_DROPS || code == EV_GAPS;
-		if (code != EV_NO_POSTGRESQL && code != EV_NO_ROUND_TRIPS &&
-		    code != EV_PAGES_WITHOUT_ROUND_TRIPS) {
-			blocked = true;
-			snprintf(err, errcap, "%s", ev.f[i].message);
-		}
-	}
-	if (B->st && !(may_retry && capture_damaged(ph))) {
-		char la[96], lr[64], ln[32];
-		snprintf(la, sizeof la, "app=%s", app->name);
-		snprintf(lr, sizeof lr, "route=%s", r->name);
-		snprintf(ln, sizeof ln, "run=%d", run_no);
-		char *labels[] = {la, lr, ln};
-		struct store_run_info info = {app->name, "pgrtt bench (lo)", labels, 3, false, &drops};
-		int64_t id;
-		char serr[STORE_ERRBUF];
-		if (store_finish_run(B->st, &a, &info, &id, serr) != 0)
-			warnx_("storing %s %s: %s", app->name, r->name, serr);
-	}
-	analysis_free(&a);
-	ph->measured = ph->pages > 0 && !blocked;
-	ph->ok = ph->errors == 0 && ph->non_2xx == 0 && ph->drops == 0 && ph->measured;
-	return ph->ok ? 0 : 1;
-}
-
-static int cmp_rps(const void *x, const void *y)
-{
-	const struct phase *a = x, *b = y;
-	double ra = a->seconds > 0 ? a->requests / a->seconds : 0;
-	double rb = b->seconds > 0 ? b->requests / b->seconds : 0;
-	return (ra > rb) - (ra < rb);
-}
 
 /* The shared SQL (bench/queries.h) for apps that are not C. */
 static int write_queries(const char *path)
@@ -799,242 +458,6 @@ static int start_app(const struct bench *B, const struct bench_app *a, int port,
 	return 0;
 }
 
-/* A page as compared: the status code and the body (headers and reason
- * phrases differ between servers). */
-static void fetch_page(int port, const char *path, char *buf, size_t cap)
-{
-	long code = http_fetch(port, path, &stopping, buf + 4, cap - 4);
-	if (code < 100 || code > 999) {
-		snprintf(buf, cap, "(no HTTP response)");
-		return;
-	}
-	char head[5];
-	snprintf(head, sizeof head, "%03ld\n", code);
-	memcpy(buf, head, 4);
-}
-
-#define NPAGES (NROUTES + NMORE)
-static const char *page_path(int i)
-{
-	return i < NROUTES ? routes[i].sample : more_pages[i - NROUTES];
-}
-
-/* every page of the app against the reference's; false (said: the first
- * differing line, and how many pages differ) if one differs */
-static bool same_pages(const char *name, int port, char (*ref)[1 << 17])
-{
-	static char page[1 << 17];
-	int differ = 0;
-	for (int i = 0; i < NPAGES && !stopping; i++) {
-		fetch_page(port, page_path(i), page, sizeof page);
-		if (strcmp(page, "(no HTTP response)") == 0 && strcmp(ref[i], page) != 0) {
-			/* refused, hung or trickling: 10 s a page would follow for each */
-			warnx_("%s: %s: no whole HTTP response in 10 s: the other pages are not compared",
-			       name, page_path(i));
-			return false;
-		}
-		if (strcmp(ref[i], page) == 0 || differ++)
-			continue;
-		size_t k = 0;
-		while (ref[i][k] && ref[i][k] == page[k])
-			k++;
-		char *ls = page + k, *rs = ref[i] + k;
-		while (ls > page && ls[-1] != '\n')
-			ls--, rs--;
-		/* what an app sent goes to a terminal: escaped */
-		char got[100], want[100], eg[400], ew[400];
-		snprintf(got, sizeof got, "%.*s", (int)strcspn(ls, "\n"), ls);
-		snprintf(want, sizeof want, "%.*s", (int)strcspn(rs, "\n"), rs);
-		esc_term_buf(eg, sizeof eg, got);
-		esc_term_buf(ew, sizeof ew, want);
-		warnx_("%s: %s differs from the reference: \"%s\", the reference has \"%s\"", name,
-		       page_path(i), eg, ew);
-	}
-	if (differ > 1)
-		warnx_("%s: %d of the %d pages compared differ", name, differ, NPAGES);
-	return !differ;
-}
-
-static void reference_pages(int port, char (*ref)[1 << 17])
-{
-	for (int i = 0; i < NPAGES && !stopping; i++)
-		fetch_page(port, page_path(i), ref[i], sizeof ref[0]);
-}
-
-/* A cached route is measured warm, as the seed's were: every page it can
- * serve fetched once first (a warm-up at a slow app's rate would leave
- * most of the 1,000 articles cold). */
-static int prime_cache(const struct bench *B, const struct bench_app *a, int port,
-		       const struct broute *r)
-{
-	static char page[1 << 17];
-	int n = strcmp(r->lua_kind, "cached-detail") == 0 ? 1000 : 1, bad = 0;
-	for (int i = 1; i <= n && !stopping; i++) {
-		char path[64];
-		if (n > 1)
-			snprintf(path, sizeof path, "/cached/articles/%d", i);
-		else
-			snprintf(path, sizeof path, "%s", r->sample);
-		if (i % 50 == 1) {
-			char what[160];
-			snprintf(what, sizeof what, "%s %s: priming the cache %d/%d", a->name, r->name, i, n);
-			status(B, what, 0, -1);
-		}
-		bad += http_fetch(port, path, &stopping, page, sizeof page) != 200;
-	}
-	status_clear(B);
-	if (bad)
-		warnx_("%s %s: %d of %d pages did not answer 200 while priming the cache", a->name,
-		       r->name, bad, n);
-	return bad ? -1 : 0;
-}
-
-static cJSON *route_json(const struct broute *r, const struct phase *m)
-{
-	double rps = m->seconds > 0 ? m->requests / m->seconds : 0;
-	cJSON *o = cJSON_CreateObject();
-	esc_json_add(o, "route", r->route);
-	cJSON_AddBoolToObject(o, "measured", m->measured);
-	json_add_codes(o, "warnings", m->warnings);
-#define R4(x) (round((x) * 1e4) / 1e4)
-	if (m->measured)
-		cJSON_AddNumberToObject(o, "round_trips_per_page", R4(m->rt));
-	else
-		cJSON_AddNullToObject(o, "round_trips_per_page");
-	/* every class analyze names (docs/json.md), and the pings' roles;
-	 * startup: connections the pool opened during the run.  What the
-	 * capture could not vouch for is null, never 0 */
-	if (m->measured) {
-		cJSON_AddNumberToObject(o, "ready_for_query_per_page", R4(m->rfq));
-		cJSON *bc = cJSON_AddObjectToObject(o, "by_class_per_page");
-		for (int c = 0; c < RT_NCLASS; c++)
-			cJSON_AddNumberToObject(bc, rt_class_name(c), R4(m->by_class[c]));
-		cJSON_AddNumberToObject(bc, "ping_acquire", R4(m->acq));
-		cJSON_AddNumberToObject(bc, "ping_release", R4(m->rel));
-		cJSON_AddNumberToObject(bc, "ping_idle", R4(m->idle));
-		cJSON_AddNumberToObject(o, "pg_connections", m->pg_conns);
-	}
-	if (m->measured && m->redis_rt >= 0) { /* the page cache's, docs/pages.md */
-		cJSON_AddNumberToObject(o, "redis_round_trips_per_page", R4(m->redis_rt));
-		cJSON_AddNumberToObject(o, "redis_commands_per_page", R4(m->redis_cmds));
-	} else {
-		cJSON_AddNullToObject(o, "redis_round_trips_per_page");
-		cJSON_AddNullToObject(o, "redis_commands_per_page");
-	}
-	if (!m->measured) {
-		cJSON_AddNullToObject(o, "ready_for_query_per_page");
-		cJSON_AddNullToObject(o, "by_class_per_page");
-		cJSON_AddNullToObject(o, "pg_connections");
-	}
-#undef R4
-	cJSON_AddNumberToObject(o, "pages", m->pages);
-	/* runs captured again because their capture lost packets */
-	cJSON_AddNumberToObject(o, "recaptured", m->recaptured);
-	cJSON_AddNumberToObject(o, "requests_per_s", round(rps));
-	cJSON *lat = cJSON_AddObjectToObject(o, "latency_ms");
-	cJSON_AddNumberToObject(lat, "p50", m->p50_us / 1000);
-	cJSON_AddNumberToObject(lat, "p99", m->p99_us / 1000);
-	cJSON_AddNumberToObject(o, "non_2xx", m->non_2xx);
-	cJSON_AddNumberToObject(o, "errors", m->errors);
-	cJSON *ek = cJSON_AddObjectToObject(o, "errors_by_kind");
-	static const char *const kinds[4] = {"connect", "read", "write", "timeout"};
-	for (int i = 0; i < 4; i++)
-		cJSON_AddNumberToObject(ek, kinds[i], m->err_kind[i]);
-	cJSON_AddNumberToObject(o, "rss_mib", round(m->rss_mib * 10) / 10);
-	cJSON_AddNumberToObject(o, "app_cpu_us_per_request", round(m->app_cpu_us * 10) / 10);
-	if (m->pg_cpu_us >= 0)
-		cJSON_AddNumberToObject(o, "pg_cpu_us_per_page", round(m->pg_cpu_us * 10) / 10);
-	else /* --dsn: the server's processes are not ours to read */
-		cJSON_AddNullToObject(o, "pg_cpu_us_per_page");
-	cJSON_AddNumberToObject(o, "context_switches_per_request", round(m->ctx_per_req * 100) / 100);
-	cJSON_AddNumberToObject(o, "drops", m->drops);
-	return o;
-}
-
-/* One app: its pages checked, then each route's warm-up and runs.  Returns
- * EXIT_OK, EXIT_FAILED (a check) or EXIT_ERROR (setup: stop). */
-
-static int bench_app(struct bench *B, const struct bench_app *a, struct child *ac, int port,
-		     char (*ref)[1 << 17], cJSON *ja, int nth, int napps)
-{
-	bool same = same_pages(a->name, port, ref);
-	cJSON_AddBoolToObject(ja, "html_matches_reference", same);
-	cJSON *jr = cJSON_AddArrayToObject(ja, "routes");
-	if (!same)
-		return EXIT_FAILED;
-	int rc = EXIT_OK;
-	char err[1024] = "";
-	for (int ri = 0; ri < NROUTES && !stopping; ri++) {
-		if (!listed(B->b.routes, routes[ri].name))
-			continue;
-		struct phase warm, ph[99];
-		int runs = (int)B->b.runs;
-		char what[200];
-		if (strncmp(routes[ri].name, "cached", 6) == 0 && prime_cache(B, a, port, &routes[ri]) != 0)
-			rc = EXIT_FAILED;
-		if (B->b.warmup > 0) {
-			snprintf(what, sizeof what, "[%d/%d] %s %s warm-up", nth, napps, a->name,
-				 routes[ri].name);
-			run_wrk(B, a, ac, port, &routes[ri], B->b.warmup, false, 0, false, what, &warm, err,
-				sizeof err);
-			B->done += ceil(B->b.warmup);
-		}
-		bool ok = true;
-		for (int k = 0; k < runs && !stopping; k++) {
-			int r, again = 0;
-			for (;;) {
-				snprintf(what, sizeof what, "[%d/%d] %s %s run %d/%d", nth, napps, a->name,
-					 routes[ri].name, k + 1, runs);
-				r = run_wrk(B, a, ac, port, &routes[ri], B->b.duration, true, k + 1,
-					    again < RECAPTURES, what,
-					    &ph[k], err, sizeof err);
-				B->done += ceil(B->b.duration);
-				status_clear(B);
-				/* a capture that lost packets is no evidence, but the app
-				 * did nothing wrong: captured again, twice at most, and
-				 * said (a CI run lost the pgx tag route's to gaps) */
-				if (r != 1 || again == RECAPTURES || stopping || !capture_damaged(&ph[k]))
-					break;
-				again++;
-				warnx_("%s %s run %d: %s: captured again (%d of %d)", a->name,
-				       routes[ri].name, k + 1, err[0] ? err : ph[k].warnings, again, RECAPTURES);
-				err[0] = '\0';
-			}
-			ph[k].recaptured = again;
-			if (r == 2) {
-				warnx_("%s %s: %s", a->name, routes[ri].name, err);
-				return EXIT_ERROR;
-			}
-			if (r == 1)
-				warnx_("%s %s run %d: %s", a->name, routes[ri].name, k + 1,
-				       err[0] ? err : "errors, non-2xx responses, drops or no page captured");
-			err[0] = '\0';
-			ok &= r == 0;
-		}
-		if (stopping)
-			break;
-		int recaptured = 0;
-		for (int k = 0; k < runs; k++)
-			recaptured += ph[k].recaptured;
-		qsort(ph, (size_t)runs, sizeof ph[0], cmp_rps);
-		ph[runs / 2].recaptured = recaptured; /* the route's, in its JSON */
-		const struct phase *m = &ph[runs / 2]; /* the median run */
-		double rps = m->seconds > 0 ? m->requests / m->seconds : 0;
-		if (m->measured)
-			printf("%-18s %-13s %8.2f %4.2f/%-4.2f %8.2f %10.0f %8.2f %8.2f\n", a->name,
-			       routes[ri].name, m->rt, m->acq, m->rel, m->by_class[RT_QUERY], rps, m->p50_us / 1000,
-			       m->p99_us / 1000);
-		else
-			printf("%-18s %-13s %8s  not measured (%s)\n", a->name, routes[ri].name, "-",
-			       m->warnings[0] ? m->warnings : "no page");
-		fflush(stdout);
-		cJSON_AddItemToArray(jr, route_json(&routes[ri], m));
-		if (!ok)
-			rc = EXIT_FAILED;
-	}
-	return rc;
-}
-
 static void list_apps(const struct bench_apps *apps, const char *build_root, const char *bench_dir)
 {
 	bool have_wrk = system("command -v wrk >/dev/null 2>&1") == 0;
@@ -1075,88 +498,31 @@ static cJSON *app_json(cJSON *japps, const struct bench_app *a)
 
 enum app_state { APP_UNUSED, APP_SKIPPED, APP_FAILED, APP_READY };
 
-int cmd_bench(int argc, char **argv)
+/* Every name in the comma-separated list must be one of names[] (what
+ * says which: "route", "app").  False after a usage error. */
+static bool names_known(const char *list, const char *what, const char *const *names, int n)
 {
-	static const struct opt_extra own[] = {
-		{"quick", 0, false, B_QUICK},         {"list", 0, false, B_LIST},
-		{"apps", 0, true, B_APPS},            {"routes", 0, true, B_ROUTES},
-		{"duration", 0, true, B_DURATION},    {"warmup", 0, true, B_WARMUP},
-		{"runs", 0, true, B_RUNS},            {"connections", 0, true, B_CONNECTIONS},
-		{"out", 0, true, B_OUT},              {"dsn", 0, true, B_DSN},
-		{"redis", 0, true, B_REDIS},          {"config", 0, true, B_CONFIG},
-		{"build-dir", 0, true, B_BUILD_DIR},  {"build-only", 0, false, B_BUILD_ONLY},
-		{"no-progress", 0, false, B_NO_PROGRESS}, {"no-status", 0, false, B_NO_PROGRESS},
-		{"keep-pcaps", 0, false, B_KEEP_PCAPS}, {"clean", 0, false, B_CLEAN},
-		{NULL, 0, false, 0},
-	};
-	static struct bench B;
-	memset(&B, 0, sizeof B);
-	struct bench_opts *b = &B.b;
-	b->duration = b->warmup = b->runs = b->connections = -1; /* not given */
-	static struct cmd_opts co;
-	int pr = opts_parse(argc, argv, OPTG_DB_READ, NULL, own, bench_opt, b, &co);
-	if (pr > 0) {
-		help(stdout);
-		return EXIT_OK;
-	}
-	if (pr < 0)
-		return EXIT_USAGE;
-	if (co.nrest) {
-		usage_error("unexpected \"%s\"", co.rest[0]);
-		return EXIT_USAGE;
-	}
-	if (b->clean) { /* what benches killed with -9 left: nothing else */
-		int n = reap_stale(stale_said, NULL);
-		fprintf(stderr, "pgrtt: bench: %d stale bench%s cleaned\n", n, n == 1 ? "" : "es");
-		return EXIT_OK;
-	}
-	if (b->routes) {
-		char list[512];
-		snprintf(list, sizeof list, "%s", b->routes);
-		for (char *s = NULL, *t = strtok_r(list, ",", &s); t; t = strtok_r(NULL, ",", &s)) {
-			bool known = false;
-			for (int k = 0; k < NROUTES; k++)
-				known |= strcmp(routes[k].name, t) == 0;
-			if (!known) {
-				usage_error("unknown route \"%s\" (pgrtt bench --list)", t);
-				return EXIT_USAGE;
-			}
+	if (!list)
+		return true;
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *s = NULL, *t = strtok_r(buf, ",", &s); t; t = strtok_r(NULL, ",", &s)) {
+		bool known = false;
+		for (int k = 0; k < n; k++)
+			known |= strcmp(names[k], t) == 0;
+		if (!known) {
+			usage_error("unknown %s \"%s\" (pgrtt bench --list)", what, t);
+			return false;
 		}
 	}
-	find_bench_dir(B.bench_dir, sizeof B.bench_dir);
-	static struct bench_apps apps;
-	apps.n = 0;
-	char err[1024] = "";
-	if ((b->config ? bench_manifest_load_file(b->config, &apps, err, sizeof err)
-		       : bench_manifest_load_dir(B.bench_dir, &apps, err, sizeof err)) != 0) {
-		warnx_("%s", err);
-		return EXIT_ERROR;
-	}
-	if (apps.n == 0) {
-		warnx_("no apps in %s", b->config ? b->config : B.bench_dir);
-		return EXIT_ERROR;
-	}
-	if (b->apps) { /* every name given must be known */
-		char list[512];
-		snprintf(list, sizeof list, "%s", b->apps);
-		for (char *s = NULL, *t = strtok_r(list, ",", &s); t; t = strtok_r(NULL, ",", &s)) {
-			bool known = false;
-			for (int k = 0; k < apps.n; k++)
-				known |= strcmp(apps.app[k].name, t) == 0;
-			if (!known) {
-				usage_error("unknown app \"%s\" (pgrtt bench --list)", t);
-				return EXIT_USAGE;
-			}
-		}
-	}
-	bench_build_root(b->build_dir, B.build_root, sizeof B.build_root);
-	if (b->list) {
-		list_apps(&apps, B.build_root, B.bench_dir);
-		return EXIT_OK;
-	}
-	/* the seed's procedure, or --quick's: every app and route in 3 minutes
-	 * on 2 cores (a 1 s run is still thousands of pages for most apps);
-	 * what is given on the command line either way */
+	return true;
+}
+
+/* The seed's procedure, or --quick's: every app and route in 3 minutes on
+ * 2 cores (a 1 s run is still thousands of pages for most apps); what is
+ * given on the command line either way. */
+static void procedure(struct bench_opts *b)
+{
 	if (b->warmup < 0)
 		b->warmup = b->quick ? 1 : 5;
 	if (b->duration < 0)
@@ -1165,307 +531,445 @@ int cmd_bench(int argc, char **argv)
 		b->runs = b->quick ? 1 : 3;
 	if (b->connections < 0)
 		b->connections = b->quick ? 8 : 50;
-	snprintf(B.outdir, sizeof B.outdir, "%s", b->out ? b->out : "bench-out");
-	snprintf(B.logdir, sizeof B.logdir, "%s/logs", B.outdir);
-	if ((mkdir(B.outdir, 0755) != 0 && errno != EEXIST) ||
-	    (mkdir(B.logdir, 0755) != 0 && errno != EEXIST)) {
-		warnx_("%s: %s", B.logdir, strerror(errno));
-		return EXIT_ERROR;
+}
+
+/* bench-out/ and its logs/ (and pcaps/ with --keep-pcaps): false, said,
+ * when one cannot be made. */
+static bool make_out_dirs(struct bench *B)
+{
+	const struct bench_opts *b = &B->b;
+	snprintf(B->outdir, sizeof B->outdir, "%s", b->out ? b->out : "bench-out");
+	snprintf(B->logdir, sizeof B->logdir, "%s/logs", B->outdir);
+	if ((mkdir(B->outdir, 0755) != 0 && errno != EEXIST) ||
+	    (mkdir(B->logdir, 0755) != 0 && errno != EEXIST)) {
+		warnx_("%s: %s", B->logdir, strerror(errno));
+		return false;
 	}
-	B.tty = isatty(2) && !b->no_progress;
 	if (b->keep_pcaps) {
 		char pcaps[900];
-		snprintf(pcaps, sizeof pcaps, "%s/pcaps", B.outdir);
+		snprintf(pcaps, sizeof pcaps, "%s/pcaps", B->outdir);
 		if (mkdir(pcaps, 0755) != 0 && errno != EEXIST) {
 			warnx_("%s: %s", pcaps, strerror(errno));
-			return EXIT_ERROR;
+			return false;
 		}
 	}
+	return true;
+}
 
+/* What a bench run holds from its apps' builds to its results. */
+struct bench_session {
+	struct bench_apps apps;
+	enum app_state state[BENCH_MAX_APPS];
+	char reason[BENCH_MAX_APPS][400];
+	int nrun; /* apps to measure */
+	cJSON *root, *japps, *jskipped;
+	struct pgserver srv;
+	struct redisserver rsrv;
+	bool have_redis;
+	struct child app;
+	char dbpath[700];
+	char reference[NPAGES][1 << 17];
+};
+
+/* App i built, or found built (variants share a build: done once). */
+static void build_app(struct bench *B, struct bench_session *S, int i)
+{
+	const struct bench_app *a = &S->apps.app[i];
+	for (int k = 0; k < i; k++)
+		if (strcmp(S->apps.app[k].build_id, a->build_id) == 0 &&
+		    strcmp(S->apps.app[k].dir, a->dir) == 0 && S->state[k] != APP_UNUSED &&
+		    S->state[k] != APP_SKIPPED) {
+			S->state[i] = S->state[k];
+			memcpy(S->reason[i], S->reason[k], sizeof S->reason[i]);
+			return;
+		}
+	char log[1000];
+	snprintf(log, sizeof log, "%s/build-%s.log", B->logdir, a->build_id);
+	unlink(log);
+	if (a->build[0] && B->tty)
+		fprintf(stderr, "\r\033[Kbuilding %s ...", a->name);
+	bool cached;
+	if (bench_build(a, B->build_root, B->bench_dir, log, &cached, &stopping, S->reason[i],
+			sizeof S->reason[i]) != 0) {
+		status_clear(B);
+		char tail[300];
+		log_tail(log, tail, sizeof tail);
+		warnx_("%s: %s%s%s", a->name, S->reason[i], tail[0] ? ": " : "", tail);
+		S->state[i] = APP_FAILED;
+	} else {
+		status_clear(B);
+		if (a->build[0])
+			fprintf(stderr, "pgrtt: bench: %s %s\n", a->build_id,
+				cached ? "is built (cached)" : "built");
+		S->state[i] = APP_READY;
+	}
+}
+
+/* An app that never ran, in results.json with why. */
+static void app_failed(struct bench_session *S, const struct bench_app *a, const char *why)
+{
+	cJSON *ja = app_json(S->japps, a);
+	cJSON_AddStringToObject(ja, "error", why);
+	cJSON_AddBoolToObject(ja, "html_matches_reference", false);
+	cJSON_AddArrayToObject(ja, "routes");
+}
+
+/* What runs: the apps asked for, and the reference (the first app) for
+ * the pages everything is compared with, each built.  EXIT_OK, EXIT_FAILED
+ * (an app failed to build), or EXIT_ERROR (the reference cannot run). */
+static int build_apps(struct bench *B, struct bench_session *S)
+{
+	const struct bench_opts *b = &B->b;
+	int rc = EXIT_OK;
+	for (int i = 0; i < S->apps.n && !stopping; i++) {
+		const struct bench_app *a = &S->apps.app[i];
+		S->state[i] = APP_UNUSED;
+		if (i > 0 && !listed(b->apps, a->name))
+			continue;
+		if (!bench_app_runnable(a, S->reason[i], sizeof S->reason[i])) {
+			S->state[i] = APP_SKIPPED;
+			warnx_("%s skipped: %s", a->name, S->reason[i]);
+			if (i == 0) {
+				warnx_("%s is the reference every app's pages are compared with",
+				       a->name);
+				return EXIT_ERROR;
+			}
+			if (listed(b->apps, a->name))
+				add_reason(S->jskipped, a->name, S->reason[i]);
+			continue;
+		}
+		build_app(B, S, i);
+		if (S->state[i] == APP_FAILED) {
+			if (i == 0)
+				return EXIT_ERROR;
+			app_failed(S, a, S->reason[i]);
+			rc = EXIT_FAILED;
+		}
+		if (S->state[i] == APP_READY && listed(b->apps, a->name))
+			S->nrun++;
+	}
+	return stopping ? EXIT_ERROR : rc;
+}
+
+/* The load to come, said: apps x routes x (warm-up + runs x duration). */
+static void say_plan(struct bench *B, int nrun)
+{
+	const struct bench_opts *b = &B->b;
+	int nroutes = 0;
+	for (int ri = 0; ri < NROUTES; ri++)
+		nroutes += listed(b->routes, routes[ri].name);
+	double per_route = ceil(b->warmup) + b->runs * ceil(b->duration);
+	B->planned = nrun * nroutes * per_route;
+	char est[32];
+	if (B->planned < 120)
+		snprintf(est, sizeof est, "%.0f s", B->planned);
+	else
+		snprintf(est, sizeof est, "%.0f min", ceil(B->planned / 60));
+	fprintf(stderr, "pgrtt: bench: %d apps × %d routes × (%.0f s warm-up + %.0f × %.0f s) ≈ %s"
+			" of load\n",
+		nrun, nroutes, ceil(b->warmup), b->runs, ceil(b->duration), est);
+}
+
+/* PostgreSQL (--dsn's, or a throwaway one) and Redis (--redis's, or a
+ * throwaway one), each noted in the registry a bench killed with -9
+ * leaves; their addresses into B.  EXIT_OK, EXIT_USAGE or EXIT_ERROR
+ * (said). */
+static int start_servers(struct bench *B, struct bench_session *S, char *dsn, size_t dsn_cap)
+{
+	const struct bench_opts *b = &B->b;
+	char err[1024] = "";
+	/* servers and apps left by a bench killed with -9 first; then this
+	 * bench's own registry, before it starts anything */
+	reap_stale(stale_said, NULL);
+	if (reap_begin(&reg, err, sizeof err) != 0)
+		warnx_("warning: %s: a bench killed with -9 would leave its servers", err);
+	if (b->dsn) {
+		snprintf(dsn, dsn_cap, "%s", b->dsn);
+	} else {
+		fprintf(stderr, "pgrtt: bench: starting a throwaway PostgreSQL\n");
+		int started = pgserver_start(&S->srv, err, sizeof err);
+		if (S->srv.made_dir)
+			reap_note(&reg, REAP_DIR, 0, S->srv.dir);
+		if (started != 0) {
+			warnx_("%s", err);
+			return EXIT_ERROR;
+		}
+		reap_note(&reg, REAP_SERVER, (pid_t)pgserver_postmaster(&S->srv), NULL);
+		snprintf(dsn, dsn_cap, "%s", S->srv.dsn);
+	}
+	/* the page cache */
+	snprintf(B->redis_host, sizeof B->redis_host, "127.0.0.1");
+	if (b->redis) {
+		if (sscanf(b->redis, "%127[^:]:%d", B->redis_host, &B->redis_port) != 2) {
+			usage_error("bad --redis \"%s\": HOST:PORT", b->redis);
+			return EXIT_USAGE;
+		}
+	} else {
+		if (redisserver_start(&S->rsrv, S->srv.made_dir ? S->srv.dir : "/tmp", err,
+				      sizeof err) != 0) {
+			warnx_("%s", err);
+			return EXIT_ERROR;
+		}
+		S->have_redis = true;
+		reap_note(&reg, REAP_GROUP, S->rsrv.pid, NULL);
+		B->redis_port = S->rsrv.port;
+	}
+	snprintf(B->redis_url, sizeof B->redis_url, "redis://%s:%d", B->redis_host, B->redis_port);
+	return EXIT_OK;
+}
+
+/* The blog database made on dsn's server and the dataset loaded into it.
+ * EXIT_OK or EXIT_ERROR (said). */
+static int load_blog(struct bench *B, const char *dsn)
+{
+	char err[1024] = "";
+	PGconn *c = PQconnectdb(dsn);
+	if (PQstatus(c) != CONNECTION_OK) {
+		warnx_("%s", pq_error(c));
+		PQfinish(c);
+		return EXIT_ERROR;
+	}
+	if (own_database(c, err, sizeof err) != 0) {
+		warnx_("%s", err);
+		PQfinish(c);
+		return EXIT_ERROR;
+	}
+	B->pg_port = atoi(PQport(c));
+	database_url(c, B->db_url, sizeof B->db_url);
+	snprintf(B->blog_dsn, sizeof B->blog_dsn, "%s", dsn); /* + dbname BENCH_DB */
+	PQfinish(c);
+	c = connect_bench_db(B->blog_dsn);
+	size_t counts[DS_NTABLES];
+	if (PQstatus(c) != CONNECTION_OK || dataset_load((struct pg_conn *)c, counts, err, sizeof err) != 0) {
+		warnx_("loading the dataset: %s", PQstatus(c) == CONNECTION_OK ? err : pq_error(c));
+		PQfinish(c);
+		return EXIT_ERROR;
+	}
+	PQfinish(c);
+	fprintf(stderr, "pgrtt: bench: dataset loaded (%zu articles, %zu comments) on port %d\n",
+		counts[DS_ARTICLES], counts[DS_COMMENTS], B->pg_port);
+	return EXIT_OK;
+}
+
+/* Each app that is ready, in turn: started on a free port, the reference's
+ * pages kept, the routes measured (bench_app), stopped, and what it left
+ * reaped.  The exit status so far, made worse only. */
+static int run_apps(struct bench *B, struct bench_session *S, int rc)
+{
+	const struct bench_opts *b = &B->b;
+	char err[1024] = "";
+	int baseline = blog_connections(B->blog_dsn);
+	printf("%-18s %-13s %8s %9s %8s %10s %8s %8s\n", "app", "route", "rt/page", "acq/rel",
+	       "queries", "req/s", "p50 ms", "p99 ms");
+	int nth = 0;
+	for (int ai = 0; ai < S->apps.n && !stopping; ai++) {
+		const struct bench_app *a = &S->apps.app[ai];
+		bool run = listed(b->apps, a->name);
+		if (S->state[ai] != APP_READY || (!run && ai != 0))
+			continue;
+		if (redis_flushall(B->redis_host, B->redis_port) != 0)
+			warnx_("redis %s:%d: FLUSHALL failed", B->redis_host, B->redis_port);
+		int port = free_port();
+		if (start_app(B, a, port, &S->app, err, sizeof err) != 0) {
+			warnx_("%s: %s", a->name, err);
+			if (ai == 0)
+				return EXIT_ERROR;
+			app_failed(S, a, err);
+			rc = EXIT_FAILED;
+			continue;
+		}
+		if (ai == 0)
+			reference_pages(port, S->reference);
+		if (run) {
+			cJSON *ja = app_json(S->japps, a);
+			int r = bench_app(B, a, &S->app, port, S->reference, ja, ++nth, S->nrun);
+			if (r == EXIT_ERROR) {
+				rc = EXIT_ERROR;
+				stopping = 1;
+			} else if (r != EXIT_OK && rc == EXIT_OK) {
+				rc = r;
+			}
+		}
+		child_stop(&S->app, 5000);
+		/* what the app left in sessions of their own came back here */
+		pid_t servers[2] = {(pid_t)B->postmaster, S->have_redis ? S->rsrv.pid : 0};
+		int left = reap_orphans(servers, 2);
+		if (left)
+			warnx_("%s: %d process%s it started outlived it: killed", a->name, left,
+			       left == 1 ? "" : "es");
+		wait_baseline(B, baseline < 0 ? 0 : baseline, a->name);
+	}
+	status_clear(B);
+	return rc;
+}
+
+/* Servers, the dataset and the store, then every app measured; rc is the
+ * exit status the builds left. */
+static int measure(struct bench *B, struct bench_session *S, const char *db, int rc)
+{
+	char dsn[600];
+	snprintf(S->dbpath, sizeof S->dbpath, "%s/bench.db", B->outdir);
+	if (db)
+		snprintf(S->dbpath, sizeof S->dbpath, "%s", db);
+	int r = start_servers(B, S, dsn, sizeof dsn);
+	if (r == EXIT_OK)
+		r = load_blog(B, dsn);
+	if (r == EXIT_OK && !(B->st = open_db(S->dbpath, STORE_CREATE)))
+		r = EXIT_ERROR;
+	if (r != EXIT_OK)
+		return r;
+	B->postmaster = B->b.dsn ? -1 : pgserver_postmaster(&S->srv);
+	return run_apps(B, S, rc);
+}
+
+/* results.json, report.md and report.html in the output folder. */
+static int write_results(struct bench *B, struct bench_session *S, int rc)
+{
+	cJSON_AddStringToObject(S->root, "machine", "loopback, everything on one host");
+	cJSON_AddStringToObject(S->root, "pgrtt_version", pgrtt_version_string());
+	char path[900];
+	snprintf(path, sizeof path, "%s/results.json", B->outdir);
+	FILE *jf = fopen(path, "w");
+	char *txt = cJSON_Print(S->root);
+	if (!jf || !txt || fprintf(jf, "%s\n", txt) < 0 || fclose(jf) != 0) {
+		warnx_("%s: cannot write", path);
+		rc = EXIT_ERROR;
+	}
+	free(txt);
+	snprintf(path, sizeof path, "%s/report.md", B->outdir);
+	if (bench_write_md(path, S->root) != 0)
+		warnx_("%s: cannot write", path);
+	snprintf(path, sizeof path, "%s/report.html", B->outdir);
+	if (bench_write_html(path, S->root) != 0)
+		warnx_("%s: cannot write", path);
+	if (stopping && rc == EXIT_OK)
+		rc = EXIT_ERROR;
+	if (rc != EXIT_ERROR)
+		fprintf(stderr, "pgrtt: bench: %s/results.json, report.md, report.html, %s\n",
+			B->outdir, store_shown(S->dbpath));
+	return rc;
+}
+
+/* The apps built, the load planned, then measured between servers that
+ * are stopped whatever happens. */
+static int bench_all(struct bench *B, struct bench_session *S, const char *db)
+{
+	const struct bench_opts *b = &B->b;
+	int rc = build_apps(B, S);
+	if (rc == EXIT_ERROR)
+		return rc;
+	if (b->build_only) {
+		/* and what they read, for running them by hand */
+		if (write_run_files(B) != 0)
+			return EXIT_ERROR;
+		fprintf(stderr, "pgrtt: bench: apps built in %s; their SQL in %s\n", B->build_root,
+			B->queries);
+		return rc;
+	}
+	if (system("command -v wrk >/dev/null 2>&1") != 0) {
+		warnx_("wrk not found: apt-get install -y wrk");
+		return EXIT_ERROR;
+	}
+	say_plan(B, S->nrun);
+	if (write_run_files(B) != 0)
+		return EXIT_ERROR;
+	rc = measure(B, S, db, rc);
+	child_stop(&S->app, 2000);
+	if (S->have_redis)
+		redisserver_stop(&S->rsrv);
+	pgserver_stop(&S->srv);
+	reap_orphans(NULL, 0);
+	reap_end(&reg);
+	store_close(B->st);
+	if (rc == EXIT_USAGE || (rc == EXIT_ERROR && !cJSON_GetArraySize(S->japps)))
+		return rc;
+	return write_results(B, S, rc);
+}
+
+static void bench_init(void *state, struct cmd_opts *co)
+{
+	(void)co;
+	struct bench *B = state;
+	B->b.duration = B->b.warmup = B->b.runs = B->b.connections = -1; /* not given */
+}
+
+static int bench_run(const struct cmd_opts *co, void *state)
+{
+	struct bench *B = state;
+	struct bench_opts *b = &B->b;
+	if (b->clean) { /* what benches killed with -9 left: nothing else */
+		int n = reap_stale(stale_said, NULL);
+		fprintf(stderr, "pgrtt: bench: %d stale bench%s cleaned\n", n, n == 1 ? "" : "es");
+		return EXIT_OK;
+	}
+	const char *route_names[NROUTES];
+	for (int k = 0; k < NROUTES; k++)
+		route_names[k] = routes[k].name;
+	if (!names_known(b->routes, "route", route_names, NROUTES))
+		return EXIT_USAGE;
+	find_bench_dir(B->bench_dir, sizeof B->bench_dir);
+	static struct bench_session S;
+	char err[1024] = "";
+	if ((b->config ? bench_manifest_load_file(b->config, &S.apps, err, sizeof err)
+		       : bench_manifest_load_dir(B->bench_dir, &S.apps, err, sizeof err)) != 0) {
+		warnx_("%s", err);
+		return EXIT_ERROR;
+	}
+	if (S.apps.n == 0) {
+		warnx_("no apps in %s", b->config ? b->config : B->bench_dir);
+		return EXIT_ERROR;
+	}
+	const char *app_names[BENCH_MAX_APPS];
+	for (int k = 0; k < S.apps.n; k++)
+		app_names[k] = S.apps.app[k].name;
+	if (!names_known(b->apps, "app", app_names, S.apps.n))
+		return EXIT_USAGE;
+	bench_build_root(b->build_dir, B->build_root, sizeof B->build_root);
+	if (b->list) {
+		list_apps(&S.apps, B->build_root, B->bench_dir);
+		return EXIT_OK;
+	}
+	procedure(b);
+	if (!make_out_dirs(B))
+		return EXIT_ERROR;
+	B->tty = isatty(2) && !b->no_progress;
 	struct sigaction sa = {0};
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-
-	int rc = EXIT_OK;
-	cJSON *root = cJSON_CreateObject(), *japps = cJSON_AddArrayToObject(root, "apps");
-	cJSON *jskipped = cJSON_AddArrayToObject(root, "skipped");
-	static enum app_state state[BENCH_MAX_APPS];
-	static char reason[BENCH_MAX_APPS][400];
-	/* what runs: the apps asked for, and the reference (the first app)
-	 * for the pages everything is compared with */
-	int nrun = 0;
-	for (int i = 0; i < apps.n && !stopping; i++) {
-		const struct bench_app *a = &apps.app[i];
-		state[i] = APP_UNUSED;
-		if (i > 0 && !listed(b->apps, a->name))
-			continue;
-		if (!bench_app_runnable(a, reason[i], sizeof reason[i])) {
-			state[i] = APP_SKIPPED;
-			warnx_("%s skipped: %s", a->name, reason[i]);
-			if (i == 0) {
-				warnx_("%s is the reference every app's pages are compared with",
-				       a->name);
-				rc = EXIT_ERROR;
-				goto finish;
-			}
-			if (listed(b->apps, a->name))
-				add_reason(jskipped, a->name, reason[i]);
-			continue;
-		}
-		/* variants share a build: done once */
-		int same = -1;
-		for (int k = 0; k < i && same < 0; k++)
-			if (strcmp(apps.app[k].build_id, a->build_id) == 0 &&
-			    strcmp(apps.app[k].dir, a->dir) == 0 && state[k] != APP_UNUSED &&
-			    state[k] != APP_SKIPPED)
-				same = k;
-		if (same >= 0) {
-			state[i] = state[same];
-			memcpy(reason[i], reason[same], sizeof reason[i]);
-		} else {
-			char log[1000];
-			snprintf(log, sizeof log, "%s/build-%s.log", B.logdir, a->build_id);
-			unlink(log);
-			if (a->build[0]) {
-				if (B.tty)
-					fprintf(stderr, "\r\033[Kbuilding %s ...", a->name);
-			}
-			bool cached;
-			if (bench_build(a, B.build_root, B.bench_dir, log, &cached, &stopping, reason[i],
-					sizeof reason[i]) != 0) {
-				status_clear(&B);
-				char tail[300];
-				log_tail(log, tail, sizeof tail);
-				warnx_("%s: %s%s%s", a->name, reason[i], tail[0] ? ": " : "", tail);
-				state[i] = APP_FAILED;
-			} else {
-				status_clear(&B);
-				if (a->build[0])
-					fprintf(stderr, "pgrtt: bench: %s %s\n", a->build_id,
-						cached ? "is built (cached)" : "built");
-				state[i] = APP_READY;
-			}
-		}
-		if (state[i] == APP_FAILED) {
-			if (i == 0) {
-				rc = EXIT_ERROR;
-				goto finish;
-			}
-			cJSON *ja = app_json(japps, a);
-			cJSON_AddStringToObject(ja, "error", reason[i]);
-			cJSON_AddBoolToObject(ja, "html_matches_reference", false);
-			cJSON_AddArrayToObject(ja, "routes");
-			rc = EXIT_FAILED;
-		}
-		if (state[i] == APP_READY && listed(b->apps, a->name))
-			nrun++;
-	}
-	if (stopping) {
-		rc = EXIT_ERROR;
-		goto finish;
-	}
-	if (b->build_only) {
-		/* and what they read, for running them by hand */
-		if (write_run_files(&B) != 0) {
-			rc = EXIT_ERROR;
-			goto finish;
-		}
-		fprintf(stderr, "pgrtt: bench: apps built in %s; their SQL in %s\n", B.build_root,
-			B.queries);
-		goto finish;
-	}
-	if (system("command -v wrk >/dev/null 2>&1") != 0) {
-		warnx_("wrk not found: apt-get install -y wrk");
-		rc = EXIT_ERROR;
-		goto finish;
-	}
-	int nroutes = 0;
-	for (int ri = 0; ri < NROUTES; ri++)
-		nroutes += listed(b->routes, routes[ri].name);
-	double per_route = ceil(b->warmup) + b->runs * ceil(b->duration);
-	B.planned = nrun * nroutes * per_route;
-	char est[32];
-	if (B.planned < 120)
-		snprintf(est, sizeof est, "%.0f s", B.planned);
-	else
-		snprintf(est, sizeof est, "%.0f min", ceil(B.planned / 60));
-	fprintf(stderr, "pgrtt: bench: %d apps × %d routes × (%.0f s warm-up + %.0f × %.0f s) ≈ %s"
-			" of load\n",
-		nrun, nroutes, ceil(b->warmup), b->runs, ceil(b->duration), est);
-	if (write_run_files(&B) != 0) {
-		rc = EXIT_ERROR;
-		goto finish;
-	}
-	{
-		struct pgserver srv = {0};
-		struct redisserver rsrv = {0};
-		bool have_redis = false;
-		struct child app = {0, -1};
-		char dsn[600], dbpath[700];
-		snprintf(dbpath, sizeof dbpath, "%s/bench.db", B.outdir);
-		if (co.db.db)
-			snprintf(dbpath, sizeof dbpath, "%s", co.db.db);
-		/* servers and apps left by a bench killed with -9 first; then this
-		 * bench's own registry, before it starts anything */
-		reap_stale(stale_said, NULL);
-		if (reap_begin(&reg, err, sizeof err) != 0)
-			warnx_("warning: %s: a bench killed with -9 would leave its servers", err);
-		if (b->dsn) {
-			snprintf(dsn, sizeof dsn, "%s", b->dsn);
-		} else {
-			fprintf(stderr, "pgrtt: bench: starting a throwaway PostgreSQL\n");
-			int started = pgserver_start(&srv, err, sizeof err);
-			if (srv.made_dir)
-				reap_note(&reg, REAP_DIR, 0, srv.dir);
-			if (started != 0) {
-				warnx_("%s", err);
-				rc = EXIT_ERROR;
-				goto stop;
-			}
-			reap_note(&reg, REAP_SERVER, (pid_t)pgserver_postmaster(&srv), NULL);
-			snprintf(dsn, sizeof dsn, "%s", srv.dsn);
-		}
-		/* the page cache */
-		snprintf(B.redis_host, sizeof B.redis_host, "127.0.0.1");
-		if (b->redis) {
-			if (sscanf(b->redis, "%127[^:]:%d", B.redis_host, &B.redis_port) != 2) {
-				usage_error("bad --redis \"%s\": HOST:PORT", b->redis);
-				rc = EXIT_USAGE;
-				goto stop;
-			}
-		} else {
-			if (redisserver_start(&rsrv, srv.made_dir ? srv.dir : "/tmp", err, sizeof err) != 0) {
-				warnx_("%s", err);
-				rc = EXIT_ERROR;
-				goto stop;
-			}
-			have_redis = true;
-			reap_note(&reg, REAP_GROUP, rsrv.pid, NULL);
-			B.redis_port = rsrv.port;
-		}
-		snprintf(B.redis_url, sizeof B.redis_url, "redis://%s:%d", B.redis_host, B.redis_port);
-		/* the blog database, loaded */
-		PGconn *c = PQconnectdb(dsn);
-		if (PQstatus(c) != CONNECTION_OK) {
-			warnx_("%s", pq_error(c));
-			PQfinish(c);
-			rc = EXIT_ERROR;
-			goto stop;
-		}
-		if (own_database(c, err, sizeof err) != 0) {
-			warnx_("%s", err);
-			PQfinish(c);
-			rc = EXIT_ERROR;
-			goto stop;
-		}
-		B.pg_port = atoi(PQport(c));
-		database_url(c, B.db_url, sizeof B.db_url);
-		snprintf(B.blog_dsn, sizeof B.blog_dsn, "%s", dsn); /* + dbname BENCH_DB */
-		PQfinish(c);
-		c = connect_bench_db(B.blog_dsn);
-		size_t counts[DS_NTABLES];
-		if (PQstatus(c) != CONNECTION_OK ||
-		    dataset_load((struct pg_conn *)c, counts, err, sizeof err) != 0) {
-			warnx_("loading the dataset: %s",
-			       PQstatus(c) == CONNECTION_OK ? err : pq_error(c));
-			PQfinish(c);
-			rc = EXIT_ERROR;
-			goto stop;
-		}
-		PQfinish(c);
-		fprintf(stderr, "pgrtt: bench: dataset loaded (%zu articles, %zu comments) on port %d\n",
-			counts[DS_ARTICLES], counts[DS_COMMENTS], B.pg_port);
-		if (!(B.st = open_db(dbpath, STORE_CREATE))) {
-			rc = EXIT_ERROR;
-			goto stop;
-		}
-		B.postmaster = b->dsn ? -1 : pgserver_postmaster(&srv);
-		int baseline = blog_connections(B.blog_dsn);
-		static char reference[NPAGES][1 << 17];
-		printf("%-18s %-13s %8s %9s %8s %10s %8s %8s\n", "app", "route", "rt/page", "acq/rel",
-		       "queries", "req/s", "p50 ms", "p99 ms");
-		int nth = 0;
-		for (int ai = 0; ai < apps.n && !stopping; ai++) {
-			const struct bench_app *a = &apps.app[ai];
-			bool run = listed(b->apps, a->name);
-			if (state[ai] != APP_READY || (!run && ai != 0))
-				continue;
-			if (redis_flushall(B.redis_host, B.redis_port) != 0)
-				warnx_("redis %s:%d: FLUSHALL failed", B.redis_host, B.redis_port);
-			int port = free_port();
-			if (start_app(&B, a, port, &app, err, sizeof err) != 0) {
-				warnx_("%s: %s", a->name, err);
-				if (ai == 0) {
-					rc = EXIT_ERROR;
-					break;
-				}
-				cJSON *ja = app_json(japps, a);
-				cJSON_AddStringToObject(ja, "error", err);
-				cJSON_AddBoolToObject(ja, "html_matches_reference", false);
-				cJSON_AddArrayToObject(ja, "routes");
-				rc = EXIT_FAILED;
-				continue;
-			}
-			if (ai == 0)
-				reference_pages(port, reference);
-			if (run) {
-				cJSON *ja = app_json(japps, a);
-				int r = bench_app(&B, a, &app, port, reference, ja, ++nth, nrun);
-				if (r == EXIT_ERROR) {
-					rc = EXIT_ERROR;
-					stopping = 1;
-				} else if (r != EXIT_OK && rc == EXIT_OK) {
-					rc = r;
-				}
-			}
-			child_stop(&app, 5000);
-			/* what the app left in sessions of their own came back here */
-			pid_t servers[2] = {(pid_t)B.postmaster, have_redis ? rsrv.pid : 0};
-			int left = reap_orphans(servers, 2);
-			if (left)
-				warnx_("%s: %d process%s it started outlived it: killed", a->name, left,
-				       left == 1 ? "" : "es");
-			wait_baseline(&B, baseline < 0 ? 0 : baseline, a->name);
-		}
-		status_clear(&B);
-	stop:
-		child_stop(&app, 2000);
-		if (have_redis)
-			redisserver_stop(&rsrv);
-		pgserver_stop(&srv);
-		reap_orphans(NULL, 0);
-		reap_end(&reg);
-		store_close(B.st);
-		if (rc == EXIT_USAGE || (rc == EXIT_ERROR && !cJSON_GetArraySize(japps)))
-			goto finish;
-		cJSON_AddStringToObject(root, "machine", "loopback, everything on one host");
-		cJSON_AddStringToObject(root, "pgrtt_version", pgrtt_version_string());
-		char path[900];
-		snprintf(path, sizeof path, "%s/results.json", B.outdir);
-		FILE *jf = fopen(path, "w");
-		char *txt = cJSON_Print(root);
-		if (!jf || !txt || fprintf(jf, "%s\n", txt) < 0 || fclose(jf) != 0) {
-			warnx_("%s: cannot write", path);
-			rc = EXIT_ERROR;
-			jf = NULL;
-		}
-		free(txt);
-		snprintf(path, sizeof path, "%s/report.md", B.outdir);
-		if (bench_write_md(path, root) != 0)
-			warnx_("%s: cannot write", path);
-		snprintf(path, sizeof path, "%s/report.html", B.outdir);
-		if (bench_write_html(path, root) != 0)
-			warnx_("%s: cannot write", path);
-		if (stopping && rc == EXIT_OK)
-			rc = EXIT_ERROR;
-		if (rc != EXIT_ERROR)
-			fprintf(stderr, "pgrtt: bench: %s/results.json, report.md, report.html, %s\n",
-				B.outdir, store_shown(dbpath));
-	}
-finish:
-	cJSON_Delete(root);
+	S.app = (struct child){0, -1};
+	S.root = cJSON_CreateObject();
+	S.japps = cJSON_AddArrayToObject(S.root, "apps");
+	S.jskipped = cJSON_AddArrayToObject(S.root, "skipped");
+	int rc = bench_all(B, &S, co->db.db);
+	cJSON_Delete(S.root);
 	return rc;
 }
+
+static const struct opt_extra own[] = {
+	{"quick", 0, false, B_QUICK},         {"list", 0, false, B_LIST},
+	{"apps", 0, true, B_APPS},            {"routes", 0, true, B_ROUTES},
+	{"duration", 0, true, B_DURATION},    {"warmup", 0, true, B_WARMUP},
+	{"runs", 0, true, B_RUNS},            {"connections", 0, true, B_CONNECTIONS},
+	{"out", 0, true, B_OUT},              {"dsn", 0, true, B_DSN},
+	{"redis", 0, true, B_REDIS},          {"config", 0, true, B_CONFIG},
+	{"build-dir", 0, true, B_BUILD_DIR},  {"build-only", 0, false, B_BUILD_ONLY},
+	{"no-progress", 0, false, B_NO_PROGRESS}, {"no-status", 0, false, B_NO_PROGRESS},
+	{"keep-pcaps", 0, false, B_KEEP_PCAPS}, {"clean", 0, false, B_CLEAN},
+	{NULL, 0, false, 0},
+};
+
+const struct command cmd_bench = {
+	.name = "bench",
+	.summary = "the benchmark's apps under capture: the seed's table reproduced",
+	.help = help,
+	.groups = OPTG_DB_READ,
+	.own = own,
+	.own_opt = bench_opt,
+	.rest_hint = "",
+	.state_size = sizeof(struct bench),
+	.init = bench_init,
+	.run = bench_run,
+};

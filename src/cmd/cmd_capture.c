@@ -399,148 +399,127 @@ static int rotate_run(struct analysis *a, const struct analysis_opts *ao, struct
 	return 0;
 }
 
-int cmd_capture(int argc, char **argv)
+static void capture_init(void *state, struct cmd_opts *co)
 {
-	static const char *const formats[] = {"text", "json", NULL};
-	static const struct opt_extra own[] = {
-		{"iface", 'i', true, C_IFACE},       {"list", 0, false, C_LIST},
-		{"duration", 'd', true, C_DURATION}, {"count", 'c', true, C_COUNT},
-		{"write", 'w', true, C_WRITE},       {"snaplen", 's', true, C_SNAPLEN},
-		{"buffer-size", 'B', true, C_BUFFER}, {"user", 'Z', true, C_USER},
-		{"metrics", 0, true, C_METRICS},     {"rotate", 0, true, C_ROTATE},
-		{"spool", 0, true, C_SPOOL},
-		{NULL, 0, false, 0},
-	};
-	struct cap_opts c = {.snaplen = 262144, .buffer_kib = 65536};
-	static struct cmd_opts co;
-	int p = opts_parse(argc, argv, OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
-					      OPTG_STORE | OPTG_OUTPUT | OPTG_FORMAT,
-			   formats, own, capture_opt, &c, &co);
-	if (p > 0) {
-		help(stdout);
-		return EXIT_OK;
-	}
-	if (p < 0)
-		return EXIT_USAGE;
-	if (co.nrest) {
-		usage_error("unexpected \"%s\" (a filter goes in --filter)", co.rest[0]);
-		return EXIT_USAGE;
-	}
-	struct db_opts dbo = co.db;
-	const char *iface = c.iface, *extra = co.ro.filter, *wpath = c.wpath, *user = c.user,
-		   *format = co.format, *output = co.output;
-	double duration = c.duration, count = c.count, snaplen = c.snaplen,
-	       buffer_kib = c.buffer_kib;
-	bool list = c.list;
-	/* the status line needs a terminal on both streams (progress: stderr is
-	 * one, and no --no-status/--no-progress) */
-	bool status = isatty(1) && co.ro.progress;
-	struct analysis_opts ao = {0};
-	memcpy(ao.ports, co.ro.ports, sizeof ao.ports);
-	ao.nports = co.ro.nports;
-	memcpy(ao.http_ports, co.ro.http_ports, sizeof ao.http_ports);
-	ao.nhttp_ports = co.ro.nhttp_ports;
-	memcpy(ao.redis_ports, co.ro.redis_ports, sizeof ao.redis_ports);
-	ao.nredis_ports = co.ro.nredis_ports;
-	ao.routes = co.ro.routes;
-	ao.route_values = co.ro.route_values;
-	ao.grace_ns = co.ro.grace_ns;
-	ao.hold_ns = co.ro.hold_ns;
-	ao.max_buffer = co.ro.max_buffer;
-	char err[SOURCE_ERRBUF], warn[SOURCE_ERRBUF];
-	if (list) {
-		if (source_list_interfaces(stdout, err) != 0) {
-			warnx_("%s", err);
-			return EXIT_ERROR;
-		}
-		return EXIT_OK;
-	}
-	if (!iface) {
+	(void)co;
+	struct cap_opts *c = state;
+	c->snaplen = 262144;
+	c->buffer_kib = 65536;
+}
+
+/* One capture's working state, from its opening to its report. */
+struct capture {
+	const struct cmd_opts *co;
+	const struct cap_opts *c;
+	struct db_opts dbo;
+	struct analysis_opts ao;
+	char filter[2048];
+	bool status; /* the status line */
+	struct store *st;
+	FILE *out;
+	struct metrics_server *ms;
+	struct capture_drops drops, period_drops; /* pcap_stats now, at the last --rotate */
+};
+
+/* The analysis's options and the BPF filter: the ports, and-ed with the
+ * user's expression.  EXIT_OK, or EXIT_USAGE (said). */
+static int capture_plan(struct capture *k)
+{
+	const struct cap_opts *c = k->c;
+	if (!c->iface) {
 		usage_error("-i IFACE is required (pgrtt capture --list shows them)");
 		return EXIT_USAGE;
 	}
-	if (c.rotate && !dbo.db) {
+	if (c->rotate && !k->dbo.db) {
 		usage_error("--rotate stores a run every interval: give --db FILE");
 		return EXIT_USAGE;
 	}
-	if (ao.nports == 0) {
-		ao.ports[0] = 5432;
-		ao.nports = 1;
+	struct analysis_opts *ao = &k->ao;
+	read_opts_to_analysis(&k->co->ro, ao);
+	if (ao->nports == 0) {
+		ao->ports[0] = 5432;
+		ao->nports = 1;
 	}
-	/* the filter: the ports, and-ed with the user's expression */
-	char filter[2048];
-	size_t o = (size_t)snprintf(filter, sizeof filter, "tcp and (");
+	char *filter = k->filter;
+	size_t cap = sizeof k->filter;
+	size_t o = (size_t)snprintf(filter, cap, "tcp and (");
 	const struct {
 		const uint16_t *p;
 		int n;
-	} kinds[] = {{ao.ports, ao.nports}, {ao.http_ports, ao.nhttp_ports},
-		     {ao.redis_ports, ao.nredis_ports}};
-	for (size_t k = 0, first = 1; k < sizeof kinds / sizeof kinds[0]; k++)
-		for (int i = 0; i < kinds[k].n; i++, first = 0)
-			o += (size_t)snprintf(filter + o, sizeof filter - o, "%sport %u",
-					      first ? "" : " or ", kinds[k].p[i]);
-	o += (size_t)snprintf(filter + o, sizeof filter - o, ")");
-	if (extra && o < sizeof filter)
-		snprintf(filter + o, sizeof filter - o, " and (%s)", extra);
+	} kinds[] = {{ao->ports, ao->nports}, {ao->http_ports, ao->nhttp_ports},
+		     {ao->redis_ports, ao->nredis_ports}};
+	for (size_t j = 0, first = 1; j < sizeof kinds / sizeof kinds[0]; j++)
+		for (int i = 0; i < kinds[j].n; i++, first = 0)
+			o += (size_t)snprintf(filter + o, cap - o, "%sport %u", first ? "" : " or ",
+					      kinds[j].p[i]);
+	o += (size_t)snprintf(filter + o, cap - o, ")");
+	if (k->co->ro.filter && o < cap)
+		snprintf(filter + o, cap - o, " and (%s)", k->co->ro.filter);
+	return EXIT_OK;
+}
 
-	struct store *st = NULL;
+/* Everything a capture holds, in the order it must be taken: the store
+ * (or the spool), the report's output, the interface, the metrics port -
+ * these before -Z gives root up - then the analysis.  EXIT_OK, or
+ * EXIT_ERROR with what was taken given back. */
+static int capture_open(struct capture *k, struct spool *sp, struct analysis *a)
+{
+	const struct cap_opts *c = k->c;
 	/* a central store without round-trip rows (those stream into the run's
 	 * transaction) spools the runs it cannot take, and is given a deadline:
 	 * a store that hangs never holds up the capture, its runs wait instead */
-	static struct spool sp;
-	spool_init(&sp, dbo.round_trips ? NULL : dbo.db, c.spool);
+	spool_init(sp, k->dbo.round_trips ? NULL : k->dbo.db, c->spool);
 	store_set_deadline(STORE_LIVE_DEADLINE_S);
 	double opening = now_s();
-	if (results_begin(&dbo, &st, &ao) != 0) {
-		if (!sp.path[0] || !store_open_transient())
+	if (results_begin(&k->dbo, &k->st, &k->ao) != 0) {
+		if (!sp->path[0] || !store_open_transient())
 			return EXIT_ERROR;
 		store_slow_failure(opening);
 		warnx_("warning: %s: not reachable: the runs wait in the spool %s until it is",
-		       store_shown(dbo.db), sp.path);
+		       store_shown(k->dbo.db), sp->path);
 	}
-	status_spool = &sp;
-	FILE *out = output_open(output); /* before -Z: the report must get out */
-	if (!out) {
-		store_close(st);
+	status_spool = sp;
+	if (!(k->out = output_open(k->co->output))) { /* before -Z: the report must get out */
+		store_close(k->st);
 		return EXIT_ERROR;
 	}
-	struct live_opts lo = {iface, (int)snaplen, (int)(buffer_kib * 1024), filter, wpath};
-	if (source_open_live(&live, &lo, err, warn) != 0) {
+	char err[SOURCE_ERRBUF], warn[SOURCE_ERRBUF];
+	struct live_opts lo = {c->iface, (int)c->snaplen, (int)(c->buffer_kib * 1024), k->filter,
+			       c->wpath};
+	bool opened = source_open_live(&live, &lo, err, warn) == 0, ready = opened;
+	if (!opened)
 		warnx_("%s", err);
-		store_close(st);
-		output_close(out, output, EXIT_ERROR);
-		return EXIT_ERROR;
-	}
-	if (warn[0])
+	else if (warn[0])
 		warnx_("warning: %s", warn);
-	static struct analysis a;
-	static struct metrics_server ms;
-	if (c.metrics) { /* before -Z: a port below 1024 needs root */
+	if (ready && c->metrics) { /* before -Z: a port below 1024 needs root */
 		char merr[512];
-		if (metrics_listen(&ms, c.metrics, merr, sizeof merr) != 0) {
+		if (metrics_listen(k->ms, c->metrics, merr, sizeof merr) == 0) {
+			live.wake_fd = metrics_fd(k->ms);
+		} else {
 			warnx_("%s", merr);
-			source_close(&live);
-			store_close(st);
-			output_close(out, output, EXIT_ERROR);
-			return EXIT_ERROR;
+			ready = false;
 		}
-		live.wake_fd = metrics_fd(&ms);
 	}
-	bool ready = !user || drop_privileges(user, wpath) == 0;
-	if (ready && analysis_init(&a, &ao) != 0) {
+	ready = ready && (!c->user || drop_privileges(c->user, c->wpath) == 0);
+	if (ready && analysis_init(a, &k->ao) != 0) {
 		warnx_("out of memory");
 		ready = false;
 	}
-	if (!ready) {
-		metrics_close(&ms);
+	if (ready)
+		return EXIT_OK;
+	metrics_close(k->ms);
+	if (opened)
 		source_close(&live);
-		store_close(st);
-		output_close(out, output, EXIT_ERROR);
-		return EXIT_ERROR;
-	}
-	/* every way a capture is stopped drains, summarises and stores: Ctrl-C,
-	 * kill, a closed terminal (SIGHUP); SIGUSR1 shows the counts and goes
-	 * on; a closed pipe (SIGPIPE) is a write error, reported at the end */
+	store_close(k->st);
+	output_close(k->out, k->co->output, EXIT_ERROR);
+	return EXIT_ERROR;
+}
+
+/* Every way a capture is stopped drains, summarises and stores: Ctrl-C,
+ * kill, a closed terminal (SIGHUP); SIGUSR1 shows the counts and goes on;
+ * a closed pipe (SIGPIPE) is a write error, reported at the end. */
+static void capture_signals(void)
+{
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -552,98 +531,175 @@ int cmd_capture(int argc, char **argv)
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 	sigaction(SIGXFSZ, &sa, NULL); /* past a file size limit -w fails (EFBIG), said */
-	if (!status)
-		fprintf(stderr, "pgrtt: capture: listening on %s, filter \"%s\"\n", iface, filter);
+}
 
-	struct cap_ctx ctx = {&a, (uint64_t)count, 0};
+/* SIGUSR1: the counts so far, on stderr. */
+static void say_counts(struct capture *k, const struct analysis *a, double elapsed, uint64_t seen)
+{
+	source_stats(&live, &k->drops);
+	struct analysis_live now = {0};
+	analysis_live(a, &now);
+	warnx_("%.1f s: %llu packets, %llu dropped, %llu open connections, %llu "
+	       "ReadyForQuery, %llu round trips, %llu pages, %llu Redis round trips",
+	       elapsed, (unsigned long long)seen, (unsigned long long)(k->drops.drop + k->drops.ifdrop),
+	       (unsigned long long)now.open, (unsigned long long)now.rfq,
+	       (unsigned long long)now.round_trips, (unsigned long long)now.pages,
+	       (unsigned long long)now.redis_round_trips);
+}
+
+/* Packets until a signal, --duration or --count; once a second the
+ * attribution settled and the status line drawn, runs stored every
+ * --rotate, /metrics served.  EXIT_OK or EXIT_ERROR (said). */
+static int capture_loop(struct capture *k, struct spool *sp, struct analysis *a,
+			struct cap_ctx *ctx)
+{
+	const struct cap_opts *c = k->c;
 	double t0 = now_s(), last = t0, period = t0;
-	struct capture_drops period_drops = {0}; /* pcap_stats at the last --rotate */
 	struct analysis_live prev = {0};
-	struct capture_drops drops = {0};
-	int rc = EXIT_OK;
-	while (!stop_signal && !(ctx.count && ctx.seen >= ctx.count)) {
-		int n = source_dispatch(&live, on_packet, &ctx);
-		if (n == SOURCE_ERROR) {
+	while (!stop_signal && !(ctx->count && ctx->seen >= ctx->count)) {
+		if (source_dispatch(&live, on_packet, ctx) == SOURCE_ERROR) {
 			if (live.write_errno)
 				warnx_("%s: the capture stops", live.err);
 			else
-				warnx_("%s: %s", iface, live.err);
-			rc = EXIT_ERROR;
-			break;
+				warnx_("%s: %s", c->iface, live.err);
+			return EXIT_ERROR;
 		}
 		double t = now_s();
-		if (duration && t - t0 >= duration)
+		if (c->duration && t - t0 >= c->duration)
 			break;
 		if (stats_signal) {
 			stats_signal = 0;
-			source_stats(&live, &drops);
-			struct analysis_live now = {0};
-			analysis_live(&a, &now);
-			warnx_("%.1f s: %llu packets, %llu dropped, %llu open connections, %llu "
-			       "ReadyForQuery, %llu round trips, %llu pages, %llu Redis round trips",
-			       t - t0, (unsigned long long)ctx.seen,
-			       (unsigned long long)(drops.drop + drops.ifdrop),
-			       (unsigned long long)now.open, (unsigned long long)now.rfq,
-			       (unsigned long long)now.round_trips, (unsigned long long)now.pages,
-			       (unsigned long long)now.redis_round_trips);
+			say_counts(k, a, t - t0, ctx->seen);
 		}
-		if (c.rotate && t - period >= c.rotate) {
-			if (rotate_run(&a, &ao, &st, &dbo, &sp, iface, &live, &drops, &period_drops) != 0) {
-				rc = EXIT_ERROR;
-				break;
-			}
+		if (c->rotate && t - period >= c->rotate) {
+			if (rotate_run(a, &k->ao, &k->st, &k->dbo, sp, c->iface, &live, &k->drops,
+				       &k->period_drops) != 0)
+				return EXIT_ERROR;
 			period = t;
 			prev = (struct analysis_live){0};
 		}
-		if (metrics_serving(&ms)) {
-			struct scrape sc = {&a, dbo.app, t - t0, &live, &drops};
-			metrics_poll(&ms, t, scrape_body, &sc);
+		if (metrics_serving(k->ms)) {
+			struct scrape sc = {a, k->dbo.app, t - t0, &live, &k->drops};
+			metrics_poll(k->ms, t, scrape_body, &sc);
 		}
 		if (t - last >= 1.0) {
 			struct timespec wall; /* packets' stamps are the kernel's wall clock */
 			clock_gettime(CLOCK_REALTIME, &wall);
 			uint64_t ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
-			analysis_settle(&a, ns - 1000000000ull); /* a second for the kernel's ring */
-			if (status) {
-				source_stats(&live, &drops);
-				status_line(&a, t - t0, ctx.seen, &drops, &prev, t - last);
+			analysis_settle(a, ns - 1000000000ull); /* a second for the kernel's ring */
+			if (k->status) {
+				source_stats(&live, &k->drops);
+				status_line(a, t - t0, ctx->seen, &k->drops, &prev, t - last);
 			}
 			last = t;
 		}
 	}
-	if (!(ctx.count && ctx.seen >= ctx.count))
-		source_drain(&live, on_packet, &ctx);
-	if (status)
+	return EXIT_OK;
+}
+
+/* The capture stopped: what the kernel still holds read, the analysis
+ * finished, the last run stored (or spooled) and the report written. */
+static int capture_finish(struct capture *k, struct spool *sp, struct analysis *a,
+			  struct cap_ctx *ctx, int rc)
+{
+	const struct cap_opts *c = k->c;
+	if (!(ctx->count && ctx->seen >= ctx->count))
+		source_drain(&live, on_packet, ctx);
+	if (k->status)
 		fprintf(stderr, "\r\033[K");
-	metrics_close(&ms);
-	source_stats(&live, &drops);
+	metrics_close(k->ms);
+	source_stats(&live, &k->drops);
+	char err[SOURCE_ERRBUF];
 	if (!live.write_errno && source_finish_write(&live, err) != 0) {
 		warnx_("%s", err);
 		rc = EXIT_ERROR;
 	}
 	source_close(&live);
-	analysis_finish(&a);
-	if (c.rotate) { /* the last period's drops, as each stored run has its own */
-		drops.recv -= period_drops.recv;
-		drops.drop -= period_drops.drop;
-		drops.ifdrop -= period_drops.ifdrop;
+	analysis_finish(a);
+	if (c->rotate) { /* the last period's drops, as each stored run has its own */
+		k->drops.recv -= k->period_drops.recv;
+		k->drops.drop -= k->period_drops.drop;
+		k->drops.ifdrop -= k->period_drops.ifdrop;
 	}
-	char *src[1] = {(char *)iface};
+	char *src[1] = {(char *)c->iface};
 	char source[300];
-	snprintf(source, sizeof source, "interface %s", iface);
-	struct report_input in = {src, 1, false, &drops};
-	if (sp.path[0]) { /* a central store: the last run too may have to wait */
-		struct store_run_info info = {dbo.app, source, dbo.labels, dbo.nlabels, false, &drops};
-		if (keep_run(&st, &dbo, &sp, &a, &info, false) != 0)
+	snprintf(source, sizeof source, "interface %s", c->iface);
+	struct report_input in = {src, 1, false, &k->drops};
+	if (sp->path[0]) { /* a central store: the last run too may have to wait */
+		struct store_run_info info = {k->dbo.app, source, k->dbo.labels, k->dbo.nlabels, false,
+					      &k->drops};
+		if (keep_run(&k->st, &k->dbo, sp, a, &info, false) != 0)
 			rc = EXIT_ERROR;
-		store_close(st);
-		st = NULL;
-		if (sp.waiting)
+		store_close(k->st);
+		k->st = NULL;
+		if (sp->waiting)
 			warnx_("warning: %d run%s wait in the spool %s: the next capture with --db %s "
 			       "delivers them",
-			       sp.waiting, sp.waiting == 1 ? "" : "s", sp.path, store_shown(dbo.db));
+			       sp->waiting, sp->waiting == 1 ? "" : "s", sp->path, store_shown(k->dbo.db));
 	}
-	rc = results_finish(&a, st, &dbo, source, &in, format, output, out, rc);
+	return results_finish(a, k->st, &k->dbo, source, &in, k->co->format, k->co->output, k->out,
+			      rc);
+}
+
+static int capture_run(const struct cmd_opts *co, void *state)
+{
+	const struct cap_opts *c = state;
+	if (c->list) {
+		char err[SOURCE_ERRBUF];
+		if (source_list_interfaces(stdout, err) != 0) {
+			warnx_("%s", err);
+			return EXIT_ERROR;
+		}
+		return EXIT_OK;
+	}
+	static struct capture k;
+	static struct spool sp;
+	static struct analysis a;
+	static struct metrics_server ms;
+	k.co = co;
+	k.c = c;
+	k.dbo = co->db;
+	k.ms = &ms;
+	/* the status line needs a terminal on both streams (progress: stderr is
+	 * one, and no --no-status/--no-progress) */
+	k.status = isatty(1) && co->ro.progress;
+	int rc = capture_plan(&k);
+	if (rc != EXIT_OK)
+		return rc;
+	if ((rc = capture_open(&k, &sp, &a)) != EXIT_OK)
+		return rc;
+	capture_signals();
+	if (!k.status)
+		fprintf(stderr, "pgrtt: capture: listening on %s, filter \"%s\"\n", c->iface, k.filter);
+	struct cap_ctx ctx = {&a, (uint64_t)c->count, 0};
+	rc = capture_loop(&k, &sp, &a, &ctx);
+	rc = capture_finish(&k, &sp, &a, &ctx, rc);
 	analysis_free(&a);
 	return rc;
 }
+
+static const char *const formats[] = {"text", "json", NULL};
+static const struct opt_extra own[] = {
+	{"iface", 'i', true, C_IFACE},       {"list", 0, false, C_LIST},
+	{"duration", 'd', true, C_DURATION}, {"count", 'c', true, C_COUNT},
+	{"write", 'w', true, C_WRITE},       {"snaplen", 's', true, C_SNAPLEN},
+	{"buffer-size", 'B', true, C_BUFFER}, {"user", 'Z', true, C_USER},
+	{"metrics", 0, true, C_METRICS},     {"rotate", 0, true, C_ROTATE},
+	{"spool", 0, true, C_SPOOL},
+	{NULL, 0, false, 0},
+};
+
+const struct command cmd_capture = {
+	.name = "capture",
+	.summary = "the same, live from a network interface (libpcap)",
+	.help = help,
+	.groups = OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS | OPTG_STORE |
+		  OPTG_OUTPUT | OPTG_FORMAT,
+	.formats = formats,
+	.own = own,
+	.own_opt = capture_opt,
+	.rest_hint = " (a filter goes in --filter)",
+	.state_size = sizeof(struct cap_opts),
+	.init = capture_init,
+	.run = capture_run,
+};

@@ -244,42 +244,30 @@ static int dump_opt(void *ctx, int id, const char *arg)
 	}
 }
 
-int cmd_dump(int argc, char **argv)
+static void dump_init(void *state, struct cmd_opts *co)
 {
-	static struct dump_ctx d;
-	memset(&d, 0, sizeof d);
-	d.out = stdout;
-	static const struct opt_extra own[] = {
-		{"round-trips", 0, false, DUMP_ROUND_TRIPS},
-		{"nano", 0, false, DUMP_NANO},
-		{"conn", 0, true, DUMP_CONN},
-		{"show-values", 0, false, DUMP_VALUES},
-		{NULL, 0, false, 0},
-	};
-	static struct cmd_opts co;
-	int p = opts_parse(argc, argv, OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS |
-					      OPTG_PAGES | OPTG_LIMITS | OPTG_OUTPUT,
-			   NULL, own, dump_opt, &d, &co);
-	struct read_opts ro = co.ro;
-	const char *output = co.output;
-	if (p > 0) {
-		help(stdout);
-		return EXIT_OK;
-	}
-	if (p < 0)
-		return EXIT_USAGE;
-	if (!(d.out = output_open(output)))
+	(void)co;
+	struct dump_ctx *d = state;
+	d->out = stdout;
+}
+
+static int dump_run(const struct cmd_opts *co, void *state)
+{
+	struct dump_ctx *d = state;
+	struct read_opts ro = co->ro;
+	const char *output = co->output;
+	if (!(d->out = output_open(output)))
 		return EXIT_ERROR;
 	struct analysis_opts ao = {0};
-	d.routes = ro.routes;
-	if (d.round_trips) {
-		if (textring_init(&d.texts, TEXTRING_SIZE) != 0) {
+	d->routes = ro.routes;
+	if (d->round_trips) {
+		if (textring_init(&d->texts, TEXTRING_SIZE) != 0) {
 			warnx_("out of memory");
-			output_close(d.out, output, EXIT_ERROR);
+			output_close(d->out, output, EXIT_ERROR);
 			return EXIT_ERROR;
 		}
-		ao.texts = &d.texts;
-		ao.text_values = d.values;
+		ao.texts = &d->texts;
+		ao.text_values = d->values;
 		ao.on_rt = on_rt;
 		ao.on_redis_rt = on_redis_rt;
 	} else {
@@ -288,14 +276,35 @@ int cmd_dump(int argc, char **argv)
 		ao.on_conn = on_conn;
 	}
 	ao.on_http = on_http;
-	ao.ctx = &d;
+	ao.ctx = d;
 	static struct analysis a;
-	d.learn = &a.learn;
+	d->learn = &a.learn;
 	bool partial;
 	int rc = run_analysis(&ro, &ao, &a, &partial);
 	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};
 	warn_evidence(&a, &in);
 	analysis_free(&a);
-	textring_free(&d.texts);
-	return output_close(d.out, output, rc);
+	textring_free(&d->texts);
+	return output_close(d->out, output, rc);
 }
+
+static const struct opt_extra own[] = {
+	{"round-trips", 0, false, DUMP_ROUND_TRIPS},
+	{"nano", 0, false, DUMP_NANO},
+	{"conn", 0, true, DUMP_CONN},
+	{"show-values", 0, false, DUMP_VALUES},
+	{NULL, 0, false, 0},
+};
+
+const struct command cmd_dump = {
+	.name = "dump",
+	.summary = "print one line per PostgreSQL message in saved captures",
+	.help = help,
+	.groups = OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
+		  OPTG_OUTPUT,
+	.own = own,
+	.own_opt = dump_opt,
+	.state_size = sizeof(struct dump_ctx),
+	.init = dump_init,
+	.run = dump_run,
+};

@@ -180,161 +180,208 @@ static int report_opt(void *ctx, int id, const char *arg)
 	}
 }
 
-int cmd_report(int argc, char **argv)
+/* The positional run number of --compare and the flags that go together:
+ * EXIT_OK with the store's path in *dbpath, or EXIT_USAGE. */
+static int report_check(const struct cmd_opts *co, struct report_args *ra, const char **dbpath)
 {
-	static const char *const formats[] = {"md", "html", "json", "csv", NULL};
-	static const struct opt_extra own[] = {
-		{"app", 0, true, R_APP},
-		{"label", 0, true, R_LABEL},
-		{"run", 0, true, R_RUN},
-		{"compare", 0, true, R_COMPARE},
-		{"table", 0, true, R_TABLE},
-		{NULL, 0, false, 0},
-	};
-	static struct cmd_opts co;
-	static struct report_args ra;
-	memset(&ra, 0, sizeof ra);
-	int pr = opts_parse(argc, argv, OPTG_DB_READ | OPTG_OUTPUT | OPTG_FORMAT, formats, own,
-			    report_opt, &ra, &co);
-	if (pr > 0) {
-		help(stdout);
-		return EXIT_OK;
-	}
-	if (pr < 0)
-		return EXIT_USAGE;
 	int next = 0;
-	if (ra.compare) {
-		if (co.nrest < 1) {
+	if (ra->compare) {
+		if (co->nrest < 1) {
 			usage_error("--compare takes two run numbers");
 			return EXIT_USAGE;
 		}
-		if (!run_number(co.rest[next++], &ra.cmp[1]))
+		if (!run_number(co->rest[next++], &ra->cmp[1]))
 			return EXIT_USAGE;
 	}
-	if (next < co.nrest) {
-		usage_error("unexpected \"%s\"", co.rest[next]);
+	if (next < co->nrest) {
+		usage_error("unexpected \"%s\"", co->rest[next]);
 		return EXIT_USAGE;
 	}
 	/* PGRTT_DB: the store a team shares, when --db is not given */
-	const char *dbpath = co.db.db ? co.db.db : getenv("PGRTT_DB"), *format = co.format,
-		   *output = co.output;
-	if (!dbpath) {
+	*dbpath = co->db.db ? co->db.db : getenv("PGRTT_DB");
+	if (!*dbpath) {
 		usage_error("--db FILE or URI is required (or PGRTT_DB)");
 		return EXIT_USAGE;
 	}
-	if (ra.table != TABLE_BOTH && strcmp(format, "csv") != 0) {
+	if (ra->table != TABLE_BOTH && strcmp(co->format, "csv") != 0) {
 		usage_error("--table is for --format csv (the other formats show both)");
 		return EXIT_USAGE;
 	}
-	if (ra.compare && (ra.nruns || ra.napps || ra.nlabels)) {
+	if (ra->compare && (ra->nruns || ra->napps || ra->nlabels)) {
 		usage_error("--compare names its two runs: no --run, --app or --label with it");
 		return EXIT_USAGE;
 	}
-	struct store *s = open_db(dbpath, STORE_READ);
-	if (!s)
-		return EXIT_ERROR;
-	if (ra.compare) {
-		ra.runs[0] = ra.cmp[0];
-		ra.runs[1] = ra.cmp[1];
-		ra.nruns = 2;
+	if (ra->compare) {
+		ra->runs[0] = ra->cmp[0];
+		ra->runs[1] = ra->cmp[1];
+		ra->nruns = 2;
 	}
-	struct run_figures *runs = NULL;
-	struct route_figures *rows = NULL;
-	struct left_out *left = NULL;
-	struct cmp_route *cmp = NULL;
-	int nruns = 0, nrows = 0, rc = EXIT_OK;
-	if (!runs_exist(s, dbpath, ra.runs, ra.nruns)) {
-		rc = EXIT_ERROR;
-		goto done;
-	}
-	struct route_query q = {ra.apps, ra.napps, ra.labels, ra.nlabels, ra.runs, ra.nruns, false};
-	char err[STORE_ERRBUF];
-	if (store_runs(s, &q, &runs, &nruns, err) != 0 || store_routes(s, &q, &rows, &nrows, err) != 0) {
-		warnx_("%s: %s", store_shown(dbpath), err);
-		rc = EXIT_ERROR;
-		goto done;
-	}
-	struct stored_report rep = {runs, nruns, rows, nrows, NULL, 0, false, NULL, NULL, NULL, 0,
-				    ra.table};
-	left = calloc((size_t)(nruns > 0 ? nruns : 1), sizeof(*left));
-	cmp = calloc((size_t)(nrows > 0 ? nrows : 1), sizeof(*cmp));
-	if (!left || !cmp) {
-		warnx_("out of memory");
-		rc = EXIT_ERROR;
-		goto done;
-	}
-	for (int i = 0; i < nruns; i++)
-		rep.any_http |= runs[i].http;
-	/* routes whose round trips were not measured (a fatal finding
-	 * in their run: store_routes gives them NaN) are no row of figures:
-	 * their runs are left out of the routes section, with why */
+	return EXIT_OK;
+}
+
+/* What the page shows, read from the store; the arrays it points into are
+ * the caller's to free. */
+struct report_data {
+	struct stored_report rep;
+	struct run_figures *runs;
+	struct route_figures *rows;
+	struct left_out *left;
+	struct cmp_route *cmp;
+};
+
+/* Routes whose round trips were not measured (a fatal finding in their
+ * run: store_routes gives them NaN) are no row of figures: their runs are
+ * left out of the routes section, with why. */
+static void leave_out_unmeasured(struct report_data *d, int nruns, int *nrows)
+{
 	int kept = 0;
-	for (int i = 0; i < nrows; i++) {
-		if (!isnan(rows[i].rt)) {
-			rows[kept++] = rows[i];
+	for (int i = 0; i < *nrows; i++) {
+		if (!isnan(d->rows[i].rt)) {
+			d->rows[kept++] = d->rows[i];
 			continue;
 		}
 		for (int j = 0; j < nruns; j++)
-			if (runs[j].run == rows[i].run)
-				runs[j].routes_unmeasured = true;
+			if (d->runs[j].run == d->rows[i].run)
+				d->runs[j].routes_unmeasured = true;
 	}
-	nrows = rep.nrows = kept;
+	*nrows = kept;
 	int nleft = 0;
-	for (int i = 0; rep.any_http && i < nruns; i++)
-		if (left_out_why(&runs[i], left[nleft].why, sizeof left[nleft].why))
-			left[nleft++].run = runs[i].run;
-	rep.left = left;
-	rep.nleft = nleft;
-	if (ra.compare) {
-		for (int i = 0; i < nruns; i++) {
-			if (runs[i].run == ra.cmp[0])
-				rep.ra = &runs[i];
-			if (runs[i].run == ra.cmp[1])
-				rep.rb = &runs[i];
-		}
-		if (!rep.ra || !rep.rb) { /* runs_exist said they were there */
-			warnx_("%s: the runs to compare are gone", store_shown(dbpath));
-			rc = EXIT_ERROR;
-			goto done;
-		}
-		rep.ncmp = pair_routes(rows, nrows, ra.cmp[0], ra.cmp[1], cmp);
-		rep.cmp = cmp;
+	for (int i = 0; d->rep.any_http && i < nruns; i++)
+		if (left_out_why(&d->runs[i], d->left[nleft].why, sizeof d->left[nleft].why))
+			d->left[nleft++].run = d->runs[i].run;
+	d->rep.left = d->left;
+	d->rep.nleft = nleft;
+}
+
+/* The runs and routes the filters pick, and what is left out: EXIT_OK or
+ * EXIT_ERROR (said). */
+static int report_read(struct store *s, const char *dbpath, const struct report_args *ra,
+		       struct report_data *d)
+{
+	int nruns = 0, nrows = 0;
+	if (!runs_exist(s, dbpath, ra->runs, ra->nruns))
+		return EXIT_ERROR;
+	struct route_query q = {ra->apps, ra->napps, ra->labels, ra->nlabels, ra->runs, ra->nruns,
+				false};
+	char err[STORE_ERRBUF];
+	if (store_runs(s, &q, &d->runs, &nruns, err) != 0 ||
+	    store_routes(s, &q, &d->rows, &nrows, err) != 0) {
+		warnx_("%s: %s", store_shown(dbpath), err);
+		return EXIT_ERROR;
 	}
-	if (nruns == 0)
+	d->left = calloc((size_t)(nruns > 0 ? nruns : 1), sizeof(*d->left));
+	d->cmp = calloc((size_t)(nrows > 0 ? nrows : 1), sizeof(*d->cmp));
+	if (!d->left || !d->cmp) {
+		warnx_("out of memory");
+		return EXIT_ERROR;
+	}
+	struct stored_report rep = {d->runs, nruns, d->rows, nrows, NULL, 0, false, NULL, NULL, NULL, 0,
+				    ra->table};
+	d->rep = rep;
+	for (int i = 0; i < nruns; i++)
+		d->rep.any_http |= d->runs[i].http;
+	leave_out_unmeasured(d, nruns, &nrows);
+	d->rep.nrows = nrows;
+	if (!ra->compare)
+		return EXIT_OK;
+	for (int i = 0; i < nruns; i++) {
+		if (d->runs[i].run == ra->cmp[0])
+			d->rep.ra = &d->runs[i];
+		if (d->runs[i].run == ra->cmp[1])
+			d->rep.rb = &d->runs[i];
+	}
+	if (!d->rep.ra || !d->rep.rb) { /* runs_exist said they were there */
+		warnx_("%s: the runs to compare are gone", store_shown(dbpath));
+		return EXIT_ERROR;
+	}
+	d->rep.ncmp = pair_routes(d->rows, nrows, ra->cmp[0], ra->cmp[1], d->cmp);
+	d->rep.cmp = d->cmp;
+	return EXIT_OK;
+}
+
+/* What the page will not show, said on stderr first. */
+static void report_notes(struct store *s, const char *dbpath, const struct report_args *ra,
+			 const struct report_data *d, const char *format)
+{
+	const struct stored_report *rep = &d->rep;
+	if (rep->nruns == 0)
 		warnx_("%s: no runs match", store_shown(dbpath));
-	if (nleft && !ra.compare) {
+	if (rep->nleft && !ra->compare) {
 		char *text = NULL;
 		size_t len = 0;
 		FILE *m = open_memstream(&text, &len);
 		if (m) {
-			stored_left_out(m, left, nleft, esc_term);
+			stored_left_out(m, rep->left, rep->nleft, esc_term);
 			fclose(m);
 			warnx_("note: not among the routes: %s", text);
 			free(text);
 		}
 	}
-	if (strcmp(format, "csv") == 0 && !ra.compare && ra.table != TABLE_RUNS && nrows == 0 && nruns)
+	if (strcmp(format, "csv") == 0 && !ra->compare && ra->table != TABLE_RUNS && rep->nrows == 0 &&
+	    rep->nruns)
 		warnx_("note: no routes: --table runs lists the runs");
-	warn_runs(s, runs, nruns);
+	warn_runs(s, d->runs, rep->nruns);
+}
+
+static int report_write(const struct stored_report *rep, const char *format, const char *output)
+{
 	FILE *out = output_open(output);
-	if (!out) {
-		rc = EXIT_ERROR;
-		goto done;
-	}
+	if (!out)
+		return EXIT_ERROR;
+	int rc = EXIT_OK;
 	if (strcmp(format, "md") == 0)
-		stored_md(out, &rep);
+		stored_md(out, rep);
 	else if (strcmp(format, "csv") == 0)
-		stored_csv(out, &rep);
+		stored_csv(out, rep);
 	else if (strcmp(format, "json") == 0)
-		rc = stored_json(out, &rep) == 0 ? EXIT_OK : EXIT_ERROR;
+		rc = stored_json(out, rep) == 0 ? EXIT_OK : EXIT_ERROR;
 	else
-		stored_html(out, &rep);
-	rc = output_close(out, output, rc);
-done:
-	free(runs);
-	free(rows);
-	free(left);
-	free(cmp);
+		stored_html(out, rep);
+	return output_close(out, output, rc);
+}
+
+static int report_run(const struct cmd_opts *co, void *state)
+{
+	struct report_args *ra = state;
+	const char *dbpath;
+	int rc = report_check(co, ra, &dbpath);
+	if (rc != EXIT_OK)
+		return rc;
+	struct store *s = open_db(dbpath, STORE_READ);
+	if (!s)
+		return EXIT_ERROR;
+	struct report_data d = {0};
+	rc = report_read(s, dbpath, ra, &d);
+	if (rc == EXIT_OK) {
+		report_notes(s, dbpath, ra, &d, co->format);
+		rc = report_write(&d.rep, co->format, co->output);
+	}
+	free(d.runs);
+	free(d.rows);
+	free(d.left);
+	free(d.cmp);
 	store_close(s);
 	return rc;
 }
+
+static const char *const formats[] = {"md", "html", "json", "csv", NULL};
+static const struct opt_extra own[] = {
+	{"app", 0, true, R_APP},
+	{"label", 0, true, R_LABEL},
+	{"run", 0, true, R_RUN},
+	{"compare", 0, true, R_COMPARE},
+	{"table", 0, true, R_TABLE},
+	{NULL, 0, false, 0},
+};
+
+const struct command cmd_report = {
+	.name = "report",
+	.summary = "stored runs as Markdown, HTML with charts, JSON or CSV",
+	.help = help,
+	.groups = OPTG_DB_READ | OPTG_OUTPUT | OPTG_FORMAT,
+	.formats = formats,
+	.own = own,
+	.own_opt = report_opt,
+	.state_size = sizeof(struct report_args),
+	.run = report_run,
+};

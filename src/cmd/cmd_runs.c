@@ -158,19 +158,12 @@ static int show(struct store *s, int64_t id, char *err)
 	return 0;
 }
 
-int cmd_runs(int argc, char **argv)
+static int runs_run(const struct cmd_opts *co, void *state)
 {
-	static struct cmd_opts co;
-	int pr = opts_parse(argc, argv, OPTG_DB_READ, NULL, NULL, NULL, NULL, &co);
-	if (pr > 0) {
-		help(stdout);
-		return EXIT_OK;
-	}
-	if (pr < 0)
-		return EXIT_USAGE;
-	const char *dbpath = co.db.db ? co.db.db : getenv("PGRTT_DB"); /* the team's store */
-	argv = co.rest;
-	argc = co.nrest;
+	(void)state;
+	const char *dbpath = co->db.db ? co->db.db : getenv("PGRTT_DB"); /* the team's store */
+	char **argv = co->rest;
+	int argc = co->nrest;
 	int i = 0;
 	if (!dbpath) {
 		usage_error("--db FILE or URI is required (or PGRTT_DB)");
@@ -233,3 +226,11 @@ int cmd_runs(int argc, char **argv)
 	store_close(s);
 	return rc;
 }
+
+const struct command cmd_runs = {
+	.name = "runs",
+	.summary = "list, show or delete runs stored with analyze --db",
+	.help = help,
+	.groups = OPTG_DB_READ,
+	.run = runs_run,
+};

@@ -124,25 +124,18 @@ static int trace_opt(void *ctx, int id, const char *arg)
 	return 0;
 }
 
-int cmd_trace(int argc, char **argv)
+static void trace_init(void *state, struct cmd_opts *co)
 {
-	static struct trace_ctx t;
-	memset(&t, 0, sizeof t);
-	t.out = stdout;
-	static const struct opt_extra own[] = {
-		{"limit", 0, true, 1}, {"show-values", 0, false, 2}, {NULL, 0, false, 0}};
-	static struct cmd_opts co;
-	int p = opts_parse(argc, argv, OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES |
-					      OPTG_LIMITS | OPTG_OUTPUT,
-			   NULL, own, trace_opt, &t, &co);
-	struct read_opts ro = co.ro;
-	const char *output = co.output;
-	if (p > 0) {
-		help(stdout);
-		return EXIT_OK;
-	}
-	if (p < 0)
-		return EXIT_USAGE;
+	(void)co;
+	struct trace_ctx *t = state;
+	t->out = stdout;
+}
+
+static int trace_run(const struct cmd_opts *co, void *state)
+{
+	struct trace_ctx *t = state;
+	struct read_opts ro = co->ro;
+	const char *output = co->output;
 	if (ro.nhttp_ports == 0) {
 		usage_error("--http-port is required: pages are HTTP requests");
 		return EXIT_USAGE;
@@ -152,27 +145,43 @@ int cmd_trace(int argc, char **argv)
 		const struct route_pattern *rp = &ro.routes->p[0];
 		if (rp->method[0])
 			snprintf(only, sizeof only, "%s %s", rp->method, rp->path);
-		t.only_route = rp->method[0] ? only : NULL;
+		t->only_route = rp->method[0] ? only : NULL;
 	}
-	if (textring_init(&t.texts, TEXTRING_SIZE) != 0) {
+	if (textring_init(&t->texts, TEXTRING_SIZE) != 0) {
 		warnx_("out of memory");
 		return EXIT_ERROR;
 	}
-	if (!(t.out = output_open(output))) {
-		textring_free(&t.texts);
+	if (!(t->out = output_open(output))) {
+		textring_free(&t->texts);
 		return EXIT_ERROR;
 	}
 	struct analysis_opts ao = {0};
-	ao.texts = &t.texts;
-	ao.text_values = t.values;
+	ao.texts = &t->texts;
+	ao.text_values = t->values;
 	ao.on_page = on_page;
-	ao.ctx = &t;
+	ao.ctx = t;
 	static struct analysis a;
 	bool partial;
 	int rc = run_analysis(&ro, &ao, &a, &partial);
 	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};
 	warn_evidence(&a, &in);
 	analysis_free(&a);
-	textring_free(&t.texts);
-	return output_close(t.out, output, rc);
+	textring_free(&t->texts);
+	return output_close(t->out, output, rc);
 }
+
+static const struct opt_extra own[] = {
+	{"limit", 0, true, 1}, {"show-values", 0, false, 2}, {NULL, 0, false, 0}};
+
+const struct command cmd_trace = {
+	.name = "trace",
+	.summary = "show each HTTP page's PostgreSQL round trips in order",
+	.help = help,
+	.groups = OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
+		  OPTG_OUTPUT,
+	.own = own,
+	.own_opt = trace_opt,
+	.state_size = sizeof(struct trace_ctx),
+	.init = trace_init,
+	.run = trace_run,
+};

@@ -1,24 +1,15 @@
 /* main.c - pgrtt: PostgreSQL round trips, counted on the wire.
  * Dispatches argv[1] to a subcommand; nothing else. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "commands.h"
 
-static const struct {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *summary;
-} cmds[] = {
-	{"analyze", cmd_analyze, "count round trips per connection in saved captures"},
-	{"capture", cmd_capture, "the same, live from a network interface (libpcap)"},
-	{"dump", cmd_dump, "print one line per PostgreSQL message in saved captures"},
-	{"trace", cmd_trace, "show each HTTP page's PostgreSQL round trips in order"},
-	{"runs", cmd_runs, "list, show or delete runs stored with analyze --db"},
-	{"audit", cmd_audit, "CI gate: exit 1 when pages cost too many round trips or pools ping"},
-	{"report", cmd_report, "stored runs as Markdown, HTML with charts, JSON or CSV"},
-	{"bench", cmd_bench, "the benchmark's apps under capture: the seed's table reproduced"},
+static const struct command *const cmds[] = {
+	&cmd_analyze, &cmd_capture, &cmd_dump,   &cmd_trace,
+	&cmd_runs,    &cmd_audit,   &cmd_report, &cmd_bench,
 };
 
 static void help(FILE *out)
@@ -30,7 +21,7 @@ static void help(FILE *out)
 		     "\n"
 		     "Commands:\n");
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-		fprintf(out, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+		fprintf(out, "  %-10s %s\n", cmds[i]->name, cmds[i]->summary);
 	fprintf(out, "\n"
 		     "Options:\n"
 		     "  -h, --help     show this help ('pgrtt COMMAND --help' for a command)\n"
@@ -71,15 +62,43 @@ static const char *meant(const char *c)
 	const char *best = NULL;
 	int least = 3;
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
-		int e = edits(c, cmds[i].name);
-		if (strlen(c) >= 3 && strncmp(c, cmds[i].name, strlen(c)) == 0)
+		int e = edits(c, cmds[i]->name);
+		if (strlen(c) >= 3 && strncmp(c, cmds[i]->name, strlen(c)) == 0)
 			e = 1;
-		if (e < least && (size_t)e * 2 <= strlen(cmds[i].name)) {
+		if (e < least && (size_t)e * 2 <= strlen(cmds[i]->name)) {
 			least = e;
-			best = cmds[i].name;
+			best = cmds[i]->name;
 		}
 	}
 	return best;
+}
+
+/* A command opened as every command is: its options, its --help, its
+ * usage errors (exit 64), its state; then its run. */
+static int command_main(const struct command *c, int argc, char **argv)
+{
+	static struct cmd_opts co;
+	void *state = NULL;
+	if (c->state_size && !(state = calloc(1, c->state_size))) {
+		warnx_("out of memory");
+		return EXIT_ERROR;
+	}
+	if (c->init)
+		c->init(state, &co);
+	int rc = opts_parse(argc, argv, c->groups, c->formats, c->own, c->own_opt, state, &co);
+	if (rc > 0) {
+		c->help(stdout);
+		rc = EXIT_OK;
+	} else if (rc < 0) {
+		rc = EXIT_USAGE;
+	} else if (c->rest_hint && co.nrest) {
+		usage_error("unexpected \"%s\"%s", co.rest[0], c->rest_hint);
+		rc = EXIT_USAGE;
+	} else {
+		rc = c->run(&co, state);
+	}
+	free(state);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -98,9 +117,9 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
-		if (strcmp(c, cmds[i].name) == 0) {
-			pgrtt_cmd = cmds[i].name;
-			return cmds[i].run(argc - 1, argv + 1);
+		if (strcmp(c, cmds[i]->name) == 0) {
+			pgrtt_cmd = cmds[i]->name;
+			return command_main(cmds[i], argc - 1, argv + 1);
 		}
 	}
 	const char *m = meant(c);
