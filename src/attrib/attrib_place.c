@@ -440,10 +440,8 @@ static void take_entry(struct attrib *a, struct attrib_conn *e, uint64_t conn)
  * 500 ms and returns it silently, so a ping opens a "checkout" that the
  * connection's next checkouts seem to continue, and their statements go,
  * certain, to the first page's route while that page still works on its
- * answer (a CI run of the real-mixed test: 0.01 pings per page, all 8
- * episodes they opened ended unseen, and the index route read 3.25
- * (3.11-3.42) for 3; without them 3.01 - and two such episodes early in
- * the capture were enough for the error).  So a ping opens a checkout only
+ * answer: two such episodes early in a capture are enough to move a
+ * route's figure by a tenth.  So a ping opens a checkout only
  * once the pool has shown, over 64 queries at least, a boundary per 16 of
  * them, and while few of the checkouts opened ended unseen (a query after
  * its pages stopped working). */

@@ -66,8 +66,8 @@ struct part {
  * ---------------------------------------------------------------------- */
 
 /* Parts of an EM step (struct fit's part): more than the threads, so that
- * the two end together (two halves by the records' weights were 4.4 and
- * 3.4 ms of a 12-route estimate: costs per block are not the weights') */
+ * the two end together - a block's cost is not its records' weight, and
+ * two halves by weight end far apart */
 #define EM_PARTS 8
 #define EM_PARTS_PAIRS 32768 /* pairs (sparse blocks') in a step worth two threads */
 

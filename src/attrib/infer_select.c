@@ -19,9 +19,9 @@
  * price of a parameter (log(n) / 2) the route is taken not to run it; where
  * it is short of twice what Kass and Raftery call very strong evidence (a
  * BIC difference under 20, not 10: the model is not what apps do, and its
- * likelihood overstates what it knows - a CI run's blog app under 50
- * clients gave a route another's statement with a difference of 10.05,
- * and an interval short of the truth) the route is doubtful: the estimate
+ * likelihood overstates what it knows - a difference just over 10 can give
+ * a route another's statement, with an interval short of the truth) the
+ * route is doubtful: the estimate
  * is the fit without it (a statement is one route's unless the capture
  * says otherwise plainly), and the interval spans the fit with it.  What
  * is tested is a route's share of the uncertain round trips: one that

@@ -24,8 +24,8 @@ struct http_state {
 	/* requests by seq % nreq: room for those awaiting their response and
 	 * the one being answered, grown as a pipelining client needs it (up
 	 * to HTTP1_PENDING_MAX); most clients have one at a time, so a
-	 * connection's two slots stay in the cache (64 of 430 bytes each, a
-	 * new one each request, were 28 KiB a connection and a miss a page) */
+	 * connection's two slots stay in the cache, where a slot a request
+	 * would spread a connection over kilobytes and miss the cache a page */
 	struct page_req *page_req;
 	uint32_t nreq;
 	uint16_t endpoint;         /* the server's, for page_twins.h */
