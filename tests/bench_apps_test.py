@@ -25,8 +25,8 @@ import sys
 import tempfile
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, failures, same_on_one_thread  # noqa: E402
-from livelib import capture  # noqa: E402
+from checklib import check, finish, required, same_on_one_thread, skip  # noqa: E402
+from livelib import blog_database, capture  # noqa: E402
 
 PGRTT, BLOGLOAD, APP, SRC = sys.argv[1:5]
 PORT = os.environ.get("PGRTT_PGPORT")
@@ -194,10 +194,9 @@ def check_word_slugs(env, tmp):
     note that says so, and every route within 5% of 9 / 9 / 12; without
     learning (--route-values 0), a route per tag."""
     mode = "word slugs, axum-sqlx-ping"
-    subprocess.run(["psql", "-qAt", "-d", "postgres", "-c", "DROP DATABASE IF EXISTS blogwords",
-                    "-c", "CREATE DATABASE blogwords"], env=env, check=True, capture_output=True)
-    dsn = f"host=127.0.0.1 port={PORT} user=postgres dbname=blogwords sslmode=disable"
-    subprocess.run([BLOGLOAD, dsn], check=True, capture_output=True)
+    dsn = blog_database(PORT, "blogwords", BLOGLOAD)
+    if not check(f"{mode}: the seed's dataset", dsn is not None, True):
+        return
     renamed = subprocess.run(
         ["psql", "-qAt", "-d", "blogwords", "-c",
          "WITH u AS (UPDATE tags SET slug = (string_to_array(%s, ' '))[id] RETURNING 1)"
@@ -275,8 +274,7 @@ def get(path):
 
 def main():
     if not PORT:
-        print("no test cluster (PGRTT_PGPORT unset): skipped")
-        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+        skip("no test cluster (PGRTT_PGPORT unset)")
     tmp = tempfile.mkdtemp(prefix="pgrtt-benchapps-")
     env = dict(os.environ, PGHOST="127.0.0.1", PGPORT=PORT, PGUSER="postgres",
                PGSSLMODE="disable")
@@ -325,7 +323,7 @@ def main():
                 # the saturated phase needs a load tool: not silently skipped
                 # where the live tests are required (CI installs wrk)
                 check(f"{mode}, saturated: wrk installed", shutil.which("wrk") is not None,
-                      os.environ.get("PGRTT_REQUIRE_LIVE") != "1")
+                      not required())
             elif mode == "axum-sqlx-ping fifo":
                 saturated = []
                 for order, pick in ORDERS:
@@ -400,11 +398,7 @@ def main():
                       sorted({x["attribution"] for x in d["routes"]}), ["exact"])
     check_word_slugs(env, tmp)
     check_session_lookup(env, dsn, tmp)
-    if failures or os.environ.get("PGRTT_KEEP"):  # the evidence, kept for a look
-        print(f"captures kept in {tmp}")
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failures else 0
+    return finish(tmp)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, failures  # noqa: E402
+from checklib import check, failures, skip  # noqa: E402
 
 PGRTT, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 BUILD = os.environ.get("PGRTT_BENCH_BUILD", os.path.join(os.path.dirname(PGRTT), "bench-build"))
@@ -79,8 +79,7 @@ def wait_for(p, text, timeout=120):
 
 def main():
     if os.geteuid() != 0 or not shutil.which("wrk") or not shutil.which("redis-server"):
-        print("needs root, wrk and redis-server: skipped")
-        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+        skip("needs root, wrk and redis-server")
     before = leftovers()
     out = tempfile.mkdtemp(prefix="pgrtt-benchfaults-")
     try:

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, failures  # noqa: E402
+from checklib import check, failures, required, skip  # noqa: E402
 
 PGRTT = sys.argv[1]
 SRC = sys.argv[2]  # the source tree: bench/ and tests/
@@ -88,8 +88,7 @@ def redis_one_get(name, cached):
 
 def main():
     if os.geteuid() != 0 or not shutil.which("wrk") or not shutil.which("redis-server"):
-        print("needs root, wrk and redis-server: skipped")
-        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+        skip("needs root, wrk and redis-server")
     before = leftovers()
     out = tempfile.mkdtemp(prefix="pgrtt-benchtest-")
     listing = subprocess.run([PGRTT, "bench", "--list", "--build-dir", BUILD], capture_output=True,
@@ -102,7 +101,7 @@ def main():
             here.add(line.split()[0])
     # a stack CI installs is not allowed to be missing there
     for name in REAL:
-        if name not in here and os.environ.get("PGRTT_REQUIRE_LIVE") == "1":
+        if name not in here and required():
             check(f"{name}: its toolchain is installed", False, True)
     real = {k: v for k, v in REAL.items() if k in here}
     b = subprocess.run([PGRTT, "bench", "--build-only", "--build-dir", BUILD, "--out", out],

@@ -1,6 +1,7 @@
-"""checklib.py - the live tests' check(): a line per check as it runs, and
-the failed ones again when the test ends, because a long log is read by its
-head and tail (CI shows those and elides the middle)."""
+"""checklib.py - what every Python test shares: check(), a line per check
+as it runs, and the failed ones again when the test ends, because a long
+log is read by its head and tail (CI shows those and elides the middle);
+skip() for a test without what it needs; finish() for its exit."""
 import atexit
 import json
 import os
@@ -34,12 +35,27 @@ def same_on_one_thread(argv, out):
     return ok
 
 
+def required():
+    """PGRTT_REQUIRE_LIVE=1 (CI, tests/run.sh): what a live test needs must
+    be there, and its absence is a failure, not a skip."""
+    return os.environ.get("PGRTT_REQUIRE_LIVE") == "1"
+
+
+def skip(why):
+    """A test without what it needs (the test cluster, a server, a tool):
+    skipped, exit 77 (ctest's SKIP_RETURN_CODE), or failed, exit 1, where
+    required() says it must be there."""
+    print(f"{why}: skipped", flush=True)
+    sys.exit(1 if required() else 77)
+
+
 def finish(tmp):
     """The test's exit status: its scratch directory tmp kept for a look
-    when a check failed (and said so), removed otherwise."""
-    if failures:
+    when a check failed or PGRTT_KEEP is set (and said so), removed
+    otherwise."""
+    if failures or os.environ.get("PGRTT_KEEP"):
         print(f"captures kept in {tmp}")
-        return 1
+        return 1 if failures else 0
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 

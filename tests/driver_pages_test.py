@@ -73,7 +73,7 @@ import tempfile
 import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, finish, same_on_one_thread  # noqa: E402
+from checklib import check, finish, same_on_one_thread, skip  # noqa: E402
 from livelib import blog_database, capture, free_port  # noqa: E402
 
 PGRTT, BLOGLOAD, SRC = (os.path.abspath(a) for a in sys.argv[1:4])
@@ -417,11 +417,9 @@ def per_request_pages(dsn, tmp):
 
 def main():
     if not PORT:
-        print("no test cluster (PGRTT_PGPORT unset): skipped")
-        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+        skip("no test cluster (PGRTT_PGPORT unset)")
     if not shutil.which("npm") or not shutil.which("node"):
-        print("no node/npm: skipped")
-        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+        skip("no node/npm")
     mods = os.path.join(BUILD, "postgresjs")
     pg_mods = os.path.join(BUILD, "node-pg")
     for prefix, pkg, mod in ((mods, POSTGRES_JS, "postgres"), (pg_mods, NODE_PG, "pg")):

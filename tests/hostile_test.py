@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, failures  # noqa: E402
+from checklib import check, failures, required  # noqa: E402
 
 PGRTT, SRC = sys.argv[1:3]
 CAP = os.path.join(SRC, "captures", "web-hostile.pcap")
@@ -143,7 +143,7 @@ if chromium:
           [t for t in ("<script", "<img", "<a ") if t in dom], [])
     check("HTML (Chromium): the path shown as text", "&lt;script&gt;alert(1)&lt;/script&gt;" in dom,
           True)
-elif os.environ.get("PGRTT_REQUIRE_LIVE") == "1":
+elif required():
     check("chromium installed", False, True)
 
 # bytes that are not UTF-8 (captures/web-hostile-utf8.pcap: Latin-1 and

@@ -38,7 +38,7 @@ import tempfile
 import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, finish  # noqa: E402
+from checklib import check, finish, skip  # noqa: E402
 from livelib import RELAY_ADDR, blog_database, capture, free_port, start_relay  # noqa: E402
 from livelib import wait_listening  # noqa: E402
 
@@ -459,11 +459,9 @@ def relay_app(tmp, db):
 
 def main():
     if not PORT:
-        print("no test cluster (PGRTT_PGPORT unset): skipped")
-        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+        skip("no test cluster (PGRTT_PGPORT unset)")
     if not shutil.which("pgbouncer"):
-        print("no pgbouncer: skipped")
-        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+        skip("no pgbouncer")
     dsn = blog_database(PORT, "blogpooler", BLOGLOAD)
     check("the seed's dataset", dsn is not None, True)
     env = dict(os.environ, PGHOST="127.0.0.1", PGPORT=PORT, PGUSER="postgres", PGSSLMODE="disable")

@@ -27,7 +27,7 @@ import tempfile
 import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, failures, same_on_one_thread  # noqa: E402
+from checklib import check, failures, finish, same_on_one_thread, skip  # noqa: E402
 from livelib import blog_database, capture, free_port  # noqa: E402
 
 PGRTT, BLOGLOAD, SRC = (os.path.abspath(a) for a in sys.argv[1:4])  # apps run in their dirs
@@ -157,8 +157,7 @@ def run_app(name, man, env, tmp):
 
 def main():
     if not PORT:
-        print("no test cluster (PGRTT_PGPORT unset): skipped")
-        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+        skip("no test cluster (PGRTT_PGPORT unset)")
     if len(sys.argv) > 5 and sys.argv[4] == "--recheck":  # a kept run's captures, judged again
         for name in APPS:
             seq, mixed = (os.path.join(sys.argv[5], f"{name}-{k}.pcap") for k in ("seq", "mixed"))
@@ -192,11 +191,7 @@ def main():
         if redis:
             redis.terminate()
             redis.wait()
-    if failures or os.environ.get("PGRTT_KEEP"):  # PGRTT_KEEP=1: a corpus
-        print(f"captures kept in {tmp}")
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failures else 0
+    return finish(tmp)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, failures  # noqa: E402
+from checklib import check, failures, required, skip  # noqa: E402
 from livelib import RELAY_ADDR, free_port, start_relay  # noqa: E402
 
 PGRTT, SRC = (os.path.abspath(a) for a in sys.argv[1:3])
@@ -67,8 +67,7 @@ def under_capture(args, load):
 
 def main():
     if not shutil.which("redis-server"):
-        print("no redis-server: skipped")
-        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+        skip("no redis-server")
     tmp = tempfile.mkdtemp(prefix="pgrtt-redislive-")
     port, pg = free_port(), free_port()
     srv = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save",
@@ -144,7 +143,7 @@ def main():
               bool(re.search(r"[1-9][0-9.]*[kM]? redis rt/s", typed)), True)
         # hiredis, as a C service pipelines: what the client knows it did,
         # against the capture and the server's commandstats
-        if HIREDIS or os.environ.get("PGRTT_REQUIRE_LIVE") == "1":
+        if HIREDIS or required():
             check("the hiredis client is built (libhiredis-dev)", bool(HIREDIS), True)
         if HIREDIS:
             cli(port, "config", "resetstat")

@@ -18,14 +18,13 @@ import io
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, failures, same_on_one_thread  # noqa: E402
-from livelib import RELAY_ADDR, capture, free_port, start_relay  # noqa: E402
+from checklib import check, finish, same_on_one_thread, skip  # noqa: E402
+from livelib import RELAY_ADDR, blog_database, capture, free_port, start_relay  # noqa: E402
 
 PGRTT, BLOGLOAD, APP, SRC = (os.path.abspath(a) for a in sys.argv[1:5])
 PORT = os.environ.get("PGRTT_PGPORT")
@@ -106,15 +105,12 @@ def relay_pages(tmp, env, dsn):
 
 def main():
     if not PORT:
-        print("no test cluster (PGRTT_PGPORT unset): skipped")
-        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+        skip("no test cluster (PGRTT_PGPORT unset)")
     tmp = tempfile.mkdtemp(prefix="pgrtt-redispages-")
     env = dict(os.environ, PGHOST="127.0.0.1", PGPORT=PORT, PGUSER="postgres",
                PGSSLMODE="disable")
-    subprocess.run(["psql", "-qAt", "-d", "postgres", "-c", "DROP DATABASE IF EXISTS blogredis",
-                    "-c", "CREATE DATABASE blogredis"], env=env, check=True, capture_output=True)
-    dsn = f"host=127.0.0.1 port={PORT} user=postgres dbname=blogredis sslmode=disable"
-    check("the seed's dataset", subprocess.run([BLOGLOAD, dsn], capture_output=True).returncode, 0)
+    dsn = blog_database(PORT, "blogredis", BLOGLOAD)
+    check("the seed's dataset", dsn is not None, True)
     srv = subprocess.Popen(["redis-server", "--port", str(REDIS), "--bind", "127.0.0.1", "--save",
                             "", "--appendonly", "no", "--dir", tmp], stdout=subprocess.DEVNULL)
     app = subprocess.Popen([APP], env=dict(env, PORT=str(HTTP), POOL_MODE="pgx", DATABASE_URL=dsn,
@@ -256,11 +252,7 @@ def main():
         app.wait()
         srv.terminate()
         srv.wait()
-    if failures:
-        print(f"captures kept in {tmp}")
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failures else 0
+    return finish(tmp)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checklib import skip  # noqa: E402
+
 PORT = os.environ.get("PGRTT_PGPORT")
 CI = f"host=127.0.0.1 port={PORT} user=postgres dbname=postgres sslmode=disable"
 ENV = dict(os.environ, PGHOST="127.0.0.1", PGPORT=PORT or "", PGUSER="postgres",
@@ -117,8 +120,7 @@ class Checker:
 def main():
     pgrtt, pgclient, src, scenario = sys.argv[1:5]
     if not PORT:
-        print("no test cluster (PGRTT_PGPORT unset): skipped")
-        return 1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77
+        skip("no test cluster (PGRTT_PGPORT unset)")
     global TMP
     tmp = TMP = tempfile.mkdtemp(prefix="pgrtt-live-")
     pcap = os.path.join(tmp, scenario + ".pcap")

@@ -20,13 +20,12 @@ import tempfile
 
 PGRTT, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 sys.path.insert(0, os.path.join(SRC, "tests"))
-from checklib import check, failures  # noqa: E402
+from checklib import check, failures, required, skip  # noqa: E402
 from livelib import free_port  # noqa: E402
 
 CAP = os.path.join(SRC, "captures")
 if not shutil.which("pg_ctlcluster") and not os.path.isdir("/usr/lib/postgresql"):
-    print("no PostgreSQL server binaries: skipped")
-    sys.exit(1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77)
+    skip("no PostgreSQL server binaries")
 
 tmp = tempfile.mkdtemp(prefix="pgrtt-pgstore-")
 os.chmod(tmp, 0o755)  # the cluster runs as postgres
@@ -223,7 +222,7 @@ try:
     traffic = os.environ.get("PGRTT_PGPORT")  # pgbench on the test cluster meanwhile
     if not traffic:
         check("the test cluster for the outage's traffic (PGRTT_PGPORT)",
-              os.environ.get("PGRTT_REQUIRE_LIVE") != "1", True)
+              not required(), True)
     else:
         import time
         psql("CREATE DATABASE outage")

@@ -22,13 +22,12 @@ import time
 
 PGRTT, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 sys.path.insert(0, os.path.join(SRC, "tests"))
-from checklib import check, failures  # noqa: E402
+from checklib import check, failures, skip  # noqa: E402
 from livelib import free_port  # noqa: E402
 
 TRAFFIC = os.environ.get("PGRTT_PGPORT")
 if not TRAFFIC or not os.path.isdir("/usr/lib/postgresql") or os.geteuid() != 0:
-    print("needs root, PostgreSQL's server and the test cluster (PGRTT_PGPORT): skipped")
-    sys.exit(1 if os.environ.get("PGRTT_REQUIRE_LIVE") == "1" else 77)
+    skip("needs root, PostgreSQL's server and the test cluster (PGRTT_PGPORT)")
 
 tmp = tempfile.mkdtemp(prefix="pgrtt-faults-")
 os.chmod(tmp, 0o755)  # the cluster runs as postgres
