@@ -73,7 +73,7 @@ static inline void log_add(struct log_sum *l, double z)
 /* Records side by side, one per lane: four, whatever the machine (the
  * compiler splits them over SSE2's or NEON's pairs), so that the sums -
  * each lane's, then the lanes' - are the same on every one; where AVX2 is
- * there fit_block_e runs as its own (target_clones), four records an
+ * there block_e runs as its own (target_clones), four records an
  * instruction: the E step was three quarters of the fit (71 M -> 27 M
  * instructions on a 5 s blog-app capture).  Eight lanes (AVX-512) were
  * slower on the features' tests, whose blocks are small. */
@@ -87,7 +87,7 @@ typedef double rec_pair __attribute__((vector_size(LANES * sizeof(double))));
 
 /* The E step of one dense block of NR routes: each record's posterior
  * over the block's routes, summed into s (less the rates' factor, which
- * fit_block_e puts in once).  Records go LANES at a time, a lane each, the
+ * block_e puts in once).  Records go LANES at a time, a lane each, the
  * lanes' sums added at the end; rates and sums in locals, in registers
  * with NR a constant. */
 #define DENSE_E(NR)                                                                        \
@@ -132,8 +132,8 @@ typedef double rec_pair __attribute__((vector_size(LANES * sizeof(double))));
 /* The E step over block bk at the block's rates b: the posterior sums of
  * its routes into s.  Returns the sum of its records' log-likelihoods
  * (with want_ll; else 0). */
-E_STEP_CLONES double fit_block_e(const struct packed *pk, const struct pk_block *bk,
-					  const double *b, double *s, bool want_ll)
+E_STEP_CLONES static double block_e(const struct packed *pk, const struct pk_block *bk,
+				     const double *b, double *s, bool want_ll)
 {
 	struct log_sum l = {1, 0, 0};
 	uint32_t nr = bk->nr;
@@ -164,6 +164,15 @@ E_STEP_CLONES double fit_block_e(const struct packed *pk, const struct pk_block 
 	for (uint32_t j = 0; j < nr; j++)
 		s[j] *= b[j];
 	return want_ll ? l.ll + log(l.prod) + (double)l.exp2 * 0.693147180559945309417 : 0;
+}
+
+/* block_e for the other parts of the fit (infer_select.c's tests): a
+ * plain function, as a function with target_clones is called only from
+ * its own file (clang names its clones there alone). */
+double fit_block_e(const struct packed *pk, const struct pk_block *bk, const double *b, double *s,
+		   bool want_ll)
+{
+	return block_e(pk, bk, b, s, want_ll);
 }
 
 /* What the M step of feature f's cells shares: computed once a block, not
@@ -400,7 +409,7 @@ void fit_em_part_step(struct infer *in, struct fit *ft, const struct packed *pk,
 		}
 		for (uint32_t j = 0; j < bk->nr; j++)
 			h->b[j] = beta[CELL(ft, route[j], f)];
-		fit_block_e(pk, bk, h->b, h->s, false);
+		block_e(pk, bk, h->b, h->s, false);
 		struct m_feat mf = m_feat_of(in, ft, f);
 		if (!all && in->feats[f].tied != INFER_NONE)
 			/* a feature tied to another: settle_tied set it on every
@@ -572,7 +581,7 @@ void fit_start_from_lift(struct infer *in, struct fit *ft, const struct packed *
 		const uint16_t *route = pk->route + bk->route0;
 		for (uint32_t j = 0; j < bk->nr; j++)
 			ft->b[j] = 1;
-		fit_block_e(pk, bk, ft->b, ft->s, false);
+		block_e(pk, bk, ft->b, ft->s, false);
 		for (uint32_t j = 0; j < bk->nr; j++)
 			mean[CELL(ft, route[j], bk->feat)] = ft->s[j];
 	}
