@@ -177,7 +177,7 @@ load_app() {
 }
 # a pipelining driver: the blog's three routes on postgres.js with 2
 # connections for 8 clients (tests/clients/pipelined_app.js; postgres.js
-# from NODE_PATH, by default where tests/driver_pages_test.py installs it);
+# from NODE_PATH, by default where tests/live/driver_pages_test.py installs it);
 # the client file is [pages, statements] per route
 pipelined() {
 	url="postgres://postgres@127.0.0.1:$PORT/blogpipe" # the cluster's PORT, not the app's
@@ -200,7 +200,7 @@ capture_filter="tcp port $PORT or tcp port 18080" capture web-per-request lo - p
 # node-postgres' Pool (4 connections, no ping: nothing on the wire bounds a
 # checkout) with the same lookup first on every page (tests/clients/
 # node_pg_app.js, SESSION_LOOKUP=1; pg from NODE_PG_PATH, by default where
-# tests/driver_pages_test.py installs it); the client file is [pages,
+# tests/live/driver_pages_test.py installs it); the client file is [pages,
 # statements, BEGIN and COMMIT] per route
 node_pg_lookup() {
 	SESSION_LOOKUP=1 POOL_MAX=4 \

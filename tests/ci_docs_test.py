@@ -24,7 +24,8 @@ import tempfile
 import xml.dom.minidom
 
 PGRTT, SRC, CASE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "live")]  # checklib, livelib
 from checklib import check, failures, skip  # noqa: E402
 from livelib import free_port  # noqa: E402
 

@@ -15,7 +15,7 @@
 // SESSION_LOOKUP=1: every page first looks its user up, the same statement on
 // every route (in the page's checkout where it has one; counted among its
 // statements).  GET /stats gives {route: [pages, statements, COMMITs]}, the
-// truth tests/driver_pages_test.py holds pgrtt's figures to.
+// truth tests/live/driver_pages_test.py holds pgrtt's figures to.
 //
 // java -cp ... JdbcApp PORT JDBC-URL QUERIES-JSON; POOL_MAX (4) from the
 // environment.

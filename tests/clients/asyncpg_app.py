@@ -10,7 +10,7 @@ looks its user up, the same statement on every route, as apps with sessions
 do (in the page's checkout where it has one; a checkout of its own on the
 index).  Each request counts what it ran; GET
 /stats gives {route: [pages, statements, checkouts, BEGIN and COMMIT]},
-the truth tests/driver_pages_test.py holds pgrtt's figures to."""
+the truth tests/live/driver_pages_test.py holds pgrtt's figures to."""
 import asyncio
 import json
 import os

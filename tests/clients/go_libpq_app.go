@@ -8,7 +8,7 @@
 // every route, as apps with sessions do (database/sql: a checkout of its own,
 // before the tag route's transaction).  Each
 // request counts what it ran; GET /stats gives {route: [pages, statements,
-// BEGIN and COMMIT]}, the truth tests/driver_pages_test.py holds pgrtt's
+// BEGIN and COMMIT]}, the truth tests/live/driver_pages_test.py holds pgrtt's
 // figures to.
 package main
 

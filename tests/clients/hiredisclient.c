@@ -1,6 +1,6 @@
 /* hiredisclient.c PORT - hiredis (Debian's libhiredis) on 127.0.0.1:PORT,
  * in the patterns a C service uses, and what it knows it did on stdout
- * (key=value) for tests/redis_live_test.py:
+ * (key=value) for tests/live/redis_live_test.py:
  *
  *   - single commands (redisCommand): one round trip each;
  *   - a pipeline (redisAppendCommand x N, then N redisGetReply): hiredis

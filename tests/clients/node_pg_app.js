@@ -11,7 +11,7 @@
 // transaction.  SESSION_LOOKUP=1: every page first looks its user up, the
 // same statement on every route, as apps with sessions do (counted among its
 // statements; in the page's checkout where it has one).  GET /stats gives {route: [pages, statements, BEGIN+COMMIT]},
-// the truth tests/driver_pages_test.py holds pgrtt's figures to.
+// the truth tests/live/driver_pages_test.py holds pgrtt's figures to.
 // node node_pg_app.js PORT DATABASE_URL; POOL_MAX and NODE_PATH (pg) from
 // the environment.
 'use strict';

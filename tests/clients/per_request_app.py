@@ -11,9 +11,9 @@ connection's pages follow one another with nothing on the wire between
 them.  With SESSION_LOOKUP=1 every page first looks its user up (the same
 statement on every route, as apps with sessions have; counted among its
 statements).  SLOW_MS=N: every page takes N ms more after its statements
-(a slower instance of the app, tests/proxy_pages_test.py).  GET /stats gives
+(a slower instance of the app, tests/live/proxy_pages_test.py).  GET /stats gives
 {route: [pages, statements, connections opened]}, the truth
-tests/driver_pages_test.py holds pgrtt's figures to."""
+tests/live/driver_pages_test.py holds pgrtt's figures to."""
 import json
 import os
 import queue

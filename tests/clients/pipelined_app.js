@@ -4,7 +4,7 @@
 // requests on one connection without waiting, each with its own Sync, in
 // one write.  Each request counts the statements it ran; GET /stats gives
 // them per route ({route: [pages, statements]}), the truth
-// tests/driver_pages_test.py holds pgrtt's figures to.  Environment:
+// tests/live/driver_pages_test.py holds pgrtt's figures to.  Environment:
 // PORT, DATABASE_URL, POOL_MAX; postgres.js from NODE_PATH.
 'use strict';
 const fs = require('fs');

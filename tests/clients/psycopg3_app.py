@@ -8,7 +8,7 @@ Sync inside the transaction - not a pool's ping.  SESSION_LOOKUP=1: every
 page first looks its user up, the same statement on every route, as apps
 with sessions do (the transaction's first).  Each request counts the
 statements it ran; GET /stats gives {route: [pages, statements]}, the
-truth tests/driver_pages_test.py holds pgrtt's figures to."""
+truth tests/live/driver_pages_test.py holds pgrtt's figures to."""
 import json
 import os
 import sys

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 PGRTT, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-sys.path.insert(0, os.path.join(SRC, "tests"))
+sys.path[:0] = [os.path.join(SRC, "tests"), os.path.join(SRC, "tests", "live")]
 from checklib import check, failures, required, skip  # noqa: E402
 from livelib import free_port  # noqa: E402
 

@@ -31,7 +31,8 @@ import tempfile
 import threading
 import time
 import urllib.request
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # livelib here, checklib in tests/
 from checklib import check, finish, skip  # noqa: E402
 from livelib import blog_database, capture, free_port  # noqa: E402
 

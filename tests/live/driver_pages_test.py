@@ -72,7 +72,8 @@ import sys
 import tempfile
 import time
 import urllib.request
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # livelib here, checklib in tests/
 from checklib import check, finish, same_on_one_thread, skip  # noqa: E402
 from livelib import blog_database, capture, free_port  # noqa: E402
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """bench_faults_test.py PGRTT SRCDIR - pgrtt bench against apps that fight
-back (issue 44, tests/bench_faulty_app.py): one that trickles a byte every 4 s
+back (issue 44, tests/live/bench_faulty_app.py): one that trickles a byte every 4 s
 (SIGTERM and SIGINT act within a second or two), one that sends chunked pages
 and ignores Connection: close (compared as bodies, at once), one that starts a
 process in a session of its own (killed with the app), and bench itself killed
@@ -17,7 +17,8 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # livelib here, checklib in tests/
 from checklib import check, failures, skip  # noqa: E402
 
 PGRTT, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -27,13 +28,13 @@ CONFIG = """{"apps": [
    "build": "cc -O2 -o \\"$BUILD/app\\" \\"$APP/app.c\\" $(pkg-config --cflags --libs libpq) -pthread",
    "run": ["$BUILD/app"], "env": {"POOL_MODE": "pgx"}},
   {"name": "faulty", "stack": "%(mode)s",
-   "run": ["/usr/bin/python3", "%(src)s/tests/bench_faulty_app.py", "%(mode)s"],
+   "run": ["/usr/bin/python3", "%(src)s/tests/live/bench_faulty_app.py", "%(mode)s"],
    "env": {"DAEMON_PID": "%(pidfile)s"}}]}"""
 
 
 def leftovers():
     """What a bench may leave: its directories, a server under them,
-    redis-server, the apps and the daemon of tests/bench_faulty_app.py."""
+    redis-server, the apps and the daemon of tests/live/bench_faulty_app.py."""
     dirs = set(glob.glob("/tmp/pgrtt-bench-*"))
     procs = subprocess.run(["pgrep", "-f", "pgrtt-bench-|bench_faulty_app|sleep 600"],
                            capture_output=True, text=True).stdout.split()

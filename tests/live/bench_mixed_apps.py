@@ -25,8 +25,8 @@ import tempfile
 import time
 import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path[:0] = [os.path.join(ROOT, "tests", "live"), os.path.join(ROOT, "tests")]
 from livelib import blog_database, capture as tcpdump_around  # noqa: E402
 PGRTT = os.path.join(ROOT, "build", "pgrtt")
 PG, HTTP = "55434", "18095"

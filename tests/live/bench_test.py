@@ -18,7 +18,8 @@ import subprocess
 import sys
 import tempfile
 import time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # livelib here, checklib in tests/
 from checklib import check, failures, required, skip  # noqa: E402
 
 PGRTT = sys.argv[1]
@@ -55,7 +56,7 @@ BAD_CONFIG = """{"apps": [
    "build": "cc -O2 -o \\"$BUILD/app\\" \\"$APP/app.c\\" $(pkg-config --cflags --libs libpq) -pthread",
    "run": ["$BUILD/app"], "env": {"POOL_MODE": "pgx"}},
   {"name": "bad", "stack": "pages that are not the blog's",
-   "run": ["/usr/bin/python3", "%(src)s/tests/bench_bad_app.py"]}]}"""
+   "run": ["/usr/bin/python3", "%(src)s/tests/live/bench_bad_app.py"]}]}"""
 
 
 def leftovers():

@@ -34,8 +34,8 @@ def start_relay(port):
     docker-proxy publishes a container's port: both legs of every
     connection on one server port.  Its Popen, and whether it said it
     listens."""
-    p = subprocess.Popen(["/usr/bin/python3", os.path.join(os.path.dirname(__file__), "clients",
-                                                           "relay.py"),
+    tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    p = subprocess.Popen(["/usr/bin/python3", os.path.join(tests, "clients", "relay.py"),
                           RELAY_ADDR, str(port), "127.0.0.1", str(port)],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     return p, p.stdout.readline().strip() == "ready"

@@ -24,7 +24,8 @@ import urllib.request
 
 PGRTT, SRC = sys.argv[1:3]
 PORT = os.environ.get("PGRTT_PGPORT")
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # livelib here, checklib in tests/
 from checklib import check, failures, skip  # noqa: E402
 from livelib import free_port, wait_listening  # noqa: E402
 

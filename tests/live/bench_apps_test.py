@@ -24,7 +24,8 @@ import subprocess
 import sys
 import tempfile
 import urllib.request
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # livelib here, checklib in tests/
 from checklib import check, finish, required, same_on_one_thread, skip  # noqa: E402
 from livelib import blog_database, capture  # noqa: E402
 

@@ -37,7 +37,8 @@ import sys
 import tempfile
 import time
 import urllib.request
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # livelib here, checklib in tests/
 from checklib import check, finish, skip  # noqa: E402
 from livelib import RELAY_ADDR, blog_database, capture, free_port, start_relay  # noqa: E402
 from livelib import wait_listening  # noqa: E402

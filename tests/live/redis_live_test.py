@@ -21,7 +21,8 @@ import subprocess
 import sys
 import tempfile
 import time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # livelib here, checklib in tests/
 from checklib import check, failures, required, skip  # noqa: E402
 from livelib import RELAY_ADDR, free_port, start_relay  # noqa: E402
 
