@@ -129,7 +129,8 @@ static int phase_capture_open(struct bench *B, const struct bench_app *app, int 
 	ao.nports = 1;
 	ao.http_ports[0] = (uint16_t)app_port;
 	ao.nhttp_ports = 1;
-	/* the page cache's Redis, when it is on this machine's loopback */
+	/* Redis, the apps' page cache, is captured where it listens on lo:
+	 * the capture is of lo alone */
 	wr->redis = B->redis_port > 0 && strncmp(B->redis_host, "127.", 4) == 0;
 	if (wr->redis) {
 		ao.redis_ports[0] = (uint16_t)B->redis_port;

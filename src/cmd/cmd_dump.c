@@ -244,13 +244,6 @@ static int dump_opt(void *ctx, int id, const char *arg)
 	}
 }
 
-static void dump_init(void *state, struct cmd_opts *co)
-{
-	(void)co;
-	struct dump_ctx *d = state;
-	d->out = stdout;
-}
-
 static int dump_run(const struct cmd_opts *co, void *state)
 {
 	struct dump_ctx *d = state;
@@ -305,6 +298,5 @@ const struct command cmd_dump = {
 	.own = own,
 	.own_opt = dump_opt,
 	.state_size = sizeof(struct dump_ctx),
-	.init = dump_init,
 	.run = dump_run,
 };

@@ -124,13 +124,6 @@ static int trace_opt(void *ctx, int id, const char *arg)
 	return 0;
 }
 
-static void trace_init(void *state, struct cmd_opts *co)
-{
-	(void)co;
-	struct trace_ctx *t = state;
-	t->out = stdout;
-}
-
 static int trace_run(const struct cmd_opts *co, void *state)
 {
 	struct trace_ctx *t = state;
@@ -182,6 +175,5 @@ const struct command cmd_trace = {
 	.own = own,
 	.own_opt = trace_opt,
 	.state_size = sizeof(struct trace_ctx),
-	.init = trace_init,
 	.run = trace_run,
 };

@@ -549,46 +549,6 @@ static void flight_add(struct rtt *r, char letter)
 		letters_add(part_cur(r)->flight, letter);
 }
 
-static void copy_name(char *dst, const char *s, ptrdiff_t n)
-{
-	if (n < 0)
-		n = 0;
-	if (n >= RTT_NAME_MAX)
-		n = RTT_NAME_MAX - 1;
-	memcpy(dst, s, (size_t)n);
-	dst[n] = '\0';
-}
-
-static void startup_params(struct rtt *r, const struct pgsql_msg *m)
-{
-	struct rd rd = rd_init(m->body, m->body_len);
-	r->st.proto = rd_be32(&rd);
-	bool database_first = false, user_last = false;
-	for (uint32_t n = 0;; n++) {
-		const char *k, *v;
-		ptrdiff_t kn = rd_cstr(&rd, &k);
-		if (kn <= 0)
-			break;
-		ptrdiff_t vn = rd_cstr(&rd, &v);
-		if (vn < 0)
-			break;
-		database_first |= n == 0 && strcmp(k, "database") == 0;
-		user_last = strcmp(k, "user") == 0;
-		if (user_last)
-			copy_name(r->st.user, v, vn);
-		else if (strcmp(k, "database") == 0)
-			copy_name(r->st.database, v, vn);
-		else if (strcmp(k, "application_name") == 0)
-			copy_name(r->st.application_name, v, vn);
-	}
-	if (strcmp(r->st.application_name, "PostgreSQL JDBC Driver") == 0)
-		rtt_set_driver(r, "pgjdbc", 1);
-	if (r->st.proto >> 16 == 3) { /* not a cancel's or SSL's code */
-		r->st.startups_pooler += database_first && user_last;
-		r->st.startups_other += !(database_first && user_last);
-	}
-}
-
 /* Bind of "SELECT $1": a ping only when the one parameter is 1. */
 static bool bind_value_is_one(struct rd *rd)
 {
@@ -810,7 +770,7 @@ static void fe_msg(struct rtt *r, const struct pgsql_msg *m)
 	case PGSQL_STARTUP:
 		r->f_startup++;
 		c->sync_points++;
-		startup_params(r, m);
+		rtt_startup_params(r, m);
 		break;
 	case PGSQL_SSL_REQUEST:
 	case PGSQL_GSS_REQUEST:

@@ -1,6 +1,7 @@
 /* rtt_impl.h - what the round-trip engine's files share: rtt.c frames
  * flights and classifies them, rtt_stmts.c knows statements (their texts
- * classified once per analysis, prepared names, drivers' fingerprints). */
+ * classified once per analysis, prepared names, drivers' fingerprints,
+ * a startup's parameters). */
 #ifndef PGRTT_RTT_IMPL_H
 #define PGRTT_RTT_IMPL_H
 
@@ -24,5 +25,7 @@ void rtt_stmt_put(struct rtt *r, const char *name, size_t n, uint8_t kind, uint6
 uint8_t rtt_stmt_get(const struct rtt *r, const char *name, size_t n, uint64_t *sig,
 		     uint64_t *text);
 uint64_t rtt_keep_text(struct rtt *r, const char *q, size_t n, bool whole);
+
+void rtt_startup_params(struct rtt *r, const struct pgsql_msg *m);
 
 #endif

@@ -1,6 +1,7 @@
 /* rtt_stmts.c - statements as the round-trip engine knows them: texts
  * classified once per analysis and kept, prepared statements by name,
- * the drivers and poolers their names and words betray (rtt_impl.h). */
+ * the drivers and poolers their names, words and startup parameters
+ * betray (rtt_impl.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -259,3 +260,45 @@ uint64_t rtt_keep_text(struct rtt *r, const char *q, size_t n, bool whole)
 	return textring_put(r->ring, buf, len);
 }
 
+static void copy_name(char *dst, const char *s, ptrdiff_t n)
+{
+	if (n < 0)
+		n = 0;
+	if (n >= RTT_NAME_MAX)
+		n = RTT_NAME_MAX - 1;
+	memcpy(dst, s, (size_t)n);
+	dst[n] = '\0';
+}
+
+/* A StartupMessage's parameters: who the client says it is (user,
+ * database, application_name, a driver that names itself there), and
+ * whether its order is a pooler's (database first, user last). */
+void rtt_startup_params(struct rtt *r, const struct pgsql_msg *m)
+{
+	struct rd rd = rd_init(m->body, m->body_len);
+	r->st.proto = rd_be32(&rd);
+	bool database_first = false, user_last = false;
+	for (uint32_t n = 0;; n++) {
+		const char *k, *v;
+		ptrdiff_t kn = rd_cstr(&rd, &k);
+		if (kn <= 0)
+			break;
+		ptrdiff_t vn = rd_cstr(&rd, &v);
+		if (vn < 0)
+			break;
+		database_first |= n == 0 && strcmp(k, "database") == 0;
+		user_last = strcmp(k, "user") == 0;
+		if (user_last)
+			copy_name(r->st.user, v, vn);
+		else if (strcmp(k, "database") == 0)
+			copy_name(r->st.database, v, vn);
+		else if (strcmp(k, "application_name") == 0)
+			copy_name(r->st.application_name, v, vn);
+	}
+	if (strcmp(r->st.application_name, "PostgreSQL JDBC Driver") == 0)
+		rtt_set_driver(r, "pgjdbc", 1);
+	if (r->st.proto >> 16 == 3) { /* not a cancel's or SSL's code */
+		r->st.startups_pooler += database_first && user_last;
+		r->st.startups_other += !(database_first && user_last);
+	}
+}
