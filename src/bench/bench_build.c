@@ -21,7 +21,12 @@
 void bench_build_root(const char *given, char *out, size_t cap)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	if (given)
+	char cwd[4096];
+	/* the apps run in their own directories: a relative root is the
+	 * caller's, made absolute here */
+	if (given && given[0] != '/' && getcwd(cwd, sizeof cwd))
+		snprintf(out, cap, "%s/%s", cwd, given);
+	else if (given)
 		snprintf(out, cap, "%s", given);
 	else if (xdg && *xdg)
 		snprintf(out, cap, "%s/pgrtt/bench", xdg);

@@ -24,6 +24,11 @@ from checklib import check, failures, required, skip  # noqa: E402
 
 PGRTT = sys.argv[1]
 SRC = sys.argv[2]  # the source tree: bench/ and tests/
+# a sanitizer's build of pgrtt needs several times the CPU per packet: at
+# tens of thousands of cached pages a second, on two CPUs shared with wrk,
+# the app and Redis, its capture can fall behind the kernel's ring
+SANITIZED = "--sanitized" in sys.argv
+LOST = {"drops", "gaps", "redis-damage"}  # the codes of a capture that lost packets
 # apps are built once into a cache kept between test runs (as a user's
 # ~/.cache/pgrtt/bench): the quick run is timed after the first build
 BUILD = os.environ.get("PGRTT_BENCH_BUILD", os.path.join(os.path.dirname(PGRTT), "bench-build"))
@@ -87,6 +92,22 @@ def redis_one_get(name, cached):
           " page)", ok, True)
 
 
+def lost_to_capture(res):
+    """(app, route) of every route not measured only because its capture
+    lost packets, captured again twice; an empty set when any route is
+    not measured for another reason (that is a failure in every build)."""
+    lost = set()
+    for a in res["apps"]:
+        for r in a["routes"]:
+            if r["measured"]:
+                continue
+            if not set(r["warnings"]) <= LOST or r["recaptured"] < 2 or \
+               r["round_trips_per_page"] is not None:
+                return set()
+            lost.add((a["name"], r["route"]))
+    return lost
+
+
 def main():
     if os.geteuid() != 0 or not shutil.which("wrk") or not shutil.which("redis-server"):
         skip("needs root, wrk and redis-server")
@@ -114,7 +135,15 @@ def main():
                         "--no-progress"],
                        capture_output=True, text=True, timeout=600)
     print(p.stdout, p.stderr, sep="\n")
-    check("exit status", p.returncode, 0)
+    res = json.load(open(os.path.join(out, "results.json")))
+    lost = lost_to_capture(res) if SANITIZED else set()
+    if lost:
+        # not measured is what such a run must say: null figures, the capture's
+        # codes, twice captured again, exit 1; the other routes still count
+        print(f"note: the sanitizer's capture fell behind on {sorted(lost)}")
+        check("exit status (a sanitizer's capture fell behind)", p.returncode, 1)
+    else:
+        check("exit status", p.returncode, 0)
     # quick by its procedure, not by a clock (machines are noisy; an ASan
     # build took 183 s once): the load the bench plans, as it says before it
     # starts; the time taken is printed for the record
@@ -123,7 +152,6 @@ def main():
     secs = plan and int(plan.group(1)) * (60 if plan.group(2) == "min" else 1)
     check(f"--quick plans at most 2 minutes of load ({plan and plan.group(0)})",
           bool(secs) and secs <= 120, True)
-    res = json.load(open(os.path.join(out, "results.json")))
     apps = {a["name"]: a for a in res["apps"]}
     check("every app that can run here ran", sorted(apps), sorted(list(WANT) + list(real)))
     check("skipped stacks said why", all(k["reason"] for k in res["skipped"]), True)
@@ -144,9 +172,10 @@ def main():
               lo * 0.995 <= rt <= hi, True)
         check(f"{name}: errors", (d["errors"], d["non_2xx"], d["drops"]), (0, 0, 0))
         check(f"{name}: /compute costs no round trip", routes["GET /compute"]["round_trips_per_page"], 0)
-        check(f"{name}: a cached page, once warm, costs no round trip",
-              routes["GET /cached/articles/{id}"]["round_trips_per_page"], 0)
-        redis_one_get(name, routes["GET /cached/articles/{id}"])
+        if (name, "GET /cached/articles/{id}") not in lost:
+            check(f"{name}: a cached page, once warm, costs no round trip",
+                  routes["GET /cached/articles/{id}"]["round_trips_per_page"], 0)
+            redis_one_get(name, routes["GET /cached/articles/{id}"])
         print(f"     {name}: {d['round_trips_per_page']} round trips per detail page "
               f"({d['requests_per_s']} req/s)")
     for name, (rt, pings) in WANT.items():
@@ -168,6 +197,8 @@ def main():
         # a run whose capture lost packets is run again, twice at most (--quick: one run)
         check(f"{name}: recaptured runs counted", d.get("recaptured") in (0, 1, 2), True)
         check(f"{name}: /compute costs no round trip", c["round_trips_per_page"], 0)
+        if (name, "GET /cached/articles/{id}") in lost:
+            continue
         check(f"{name}: a cached page, once warm, costs no round trip",
               (cached["round_trips_per_page"], cached["pages"] > 100, cached["errors"]), (0, True, 0))
         redis_one_get(name, cached)
@@ -190,9 +221,11 @@ def main():
         psql = ["psql", "-qAtX", "-h", "127.0.0.1", "-p", pgport, "-U", "postgres", "-d", "postgres"]
         subprocess.run(psql + ["-c", "DROP DATABASE IF EXISTS pgrtt_bench"], check=True)
         uri = f"postgresql://postgres@127.0.0.1:{pgport}/postgres?sslmode=disable"
+        # (a relative --build-dir: the apps run from it in their own directories)
         p = subprocess.run([PGRTT, "bench", "--quick", "--apps", "c-pgx", "--routes", "detail",
-                            "--dsn", uri, "--build-dir", BUILD, "--out", os.path.join(out, "dsn")],
-                           capture_output=True, text=True, timeout=120)
+                            "--dsn", uri, "--build-dir", os.path.basename(BUILD),
+                            "--out", os.path.join(out, "dsn")],
+                           capture_output=True, text=True, timeout=120, cwd=os.path.dirname(BUILD))
         print(p.stderr)
         d = json.load(open(os.path.join(out, "dsn", "results.json")))["apps"][0]["routes"][0]
         check("--dsn URI: measured, 3 round trips per detail page, no PostgreSQL CPU claimed",
