@@ -390,35 +390,44 @@ static void follow_run(struct attrib *a, const struct attrib_rt_rec *r, bool pus
 		a->rt_pool[at].run_key = seen->key;
 }
 
-void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
+/* A listing's label into dst (RT_FLIGHT_MAX + 2 bytes), cut to its room. */
+static void copy_label(char *dst, const char *src)
 {
-	if (!rt->has_start)
+	size_t i = 0;
+	for (; src && src[i] && i < RT_FLIGHT_MAX + 1; i++)
+		dst[i] = src[i];
+	memset(dst + i, 0, RT_FLIGHT_MAX + 2 - i);
+}
+
+static void add_round_trip(struct attrib *a, uint64_t conn, const struct rt_event *e)
+{
+	if (!e->has_start)
 		return; /* its flight was not captured: no time to place it by */
-	quiet_time_add(&a->quiet, rt->t_start, rt->has_end ? rt->t_end : 0);
+	quiet_time_add(&a->quiet, e->t_start, e->has_end ? e->t_end : 0);
 	struct attrib_rt_rec r;
 	r.conn = conn;
-	r.t_start = rt->t_start;
-	r.t_end = rt->t_end;
-	r.rfq = rt->rfq;
-	r.cls = rt->cls;
-	r.role = rt->ping_role;
-	r.role_how = rt->role_how;
-	r.timing_role = rt->timing_role;
-	r.rows = rt->rows;
-	r.sig = rt->sig;
-	r.status_before = rt->status_before;
-	r.status_after = rt->status_after;
-	r.tail_ping = rt->tail_ping;
+	r.t_start = e->t_start;
+	r.t_end = e->t_end;
+	r.rfq = e->count;
+	r.cls = e->cls;
+	r.role = e->ping_role;
+	r.role_how = e->role_how;
+	r.timing_role = e->timing_role;
+	r.rows = e->rows;
+	r.sig = e->key;
+	r.status_before = e->status_before;
+	r.status_after = e->status_after;
+	r.tail_ping = e->tail_ping;
 	r.weight = 1;
-	r.timed = rt->has_end && rt->t_end >= rt->t_start;
+	r.timed = e->has_end && e->t_end >= e->t_start;
 	r.shared = false;
 	r.redis = r.redis_cmd = false;
 	r.commands = 0;
 	r.redis_flight = 0;
-	memcpy(r.flight, rt->flight, sizeof r.flight);
-	r.text = rt->text;
-	r.stmts = rt->stmts;
-	r.flight_key = rt->part ? ((conn + 1) * 0x9e3779b97f4a7c15ull ^ (uint32_t)rt->index) | 1 : 0;
+	copy_label(r.flight, e->label);
+	r.text = e->text;
+	r.stmts = e->stmts;
+	r.flight_key = e->part ? ((conn + 1) * 0x9e3779b97f4a7c15ull ^ (uint32_t)e->flight) | 1 : 0;
 	r.run_key = 0;
 	memset(r.chain_next, 0, sizeof r.chain_next);
 	uint64_t stmt = 0;
@@ -431,51 +440,59 @@ void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt)
 		checkout_runs_add(&a->runs, conn, RUN_PING, 0, &seen);
 }
 
-void attrib_add_redis_cmd(struct attrib *a, uint64_t conn, uint64_t flight, uint64_t ts,
-			  uint32_t nth, const char *name)
+static void add_command(struct attrib *a, uint64_t conn, const struct rt_event *e)
 {
 	struct attrib_rt_rec r;
 	memset(&r, 0, sizeof r);
-	uint64_t h = 0xcbf29ce484222325ull; /* its name: the feature */
-	for (const char *p = name; *p; p++)
-		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
-	r.sig = h;
+	r.sig = e->key;
 	r.conn = conn;
-	r.t_start = r.t_end = ts;
+	r.t_start = r.t_end = e->t_start;
 	r.redis = r.redis_cmd = true;
-	r.commands = nth; /* its place in the flight: the first counts the flight */
-	r.redis_flight = flight;
+	r.commands = e->count; /* its place in the flight: the first counts the flight */
+	r.redis_flight = e->flight;
 	r.weight = 1;
-	quiet_time_add(&a->quiet, ts, 0);
+	quiet_time_add(&a->quiet, e->t_start, 0);
 	enqueue(a, &r);
 }
 
-void attrib_add_redis_rt(struct attrib *a, uint64_t conn, const struct redis_rt *rt)
+static void add_flight(struct attrib *a, uint64_t conn, const struct rt_event *e)
 {
 	/* awaited from its first byte to its answer's last: no pause (its
-	 * commands counted as they were sent); a Redis slower than a pause,
+	 * commands counted as they were sent); a server slower than a pause,
 	 * with nothing else in flight, made its pages' windows look idle */
-	if (rt->commands && rt->t_end > rt->t_start)
-		quiet_time_busy(&a->quiet, rt->t_start, rt->t_end);
-	if (rt->commands == 0 || !a->on_page)
+	if (e->count && e->t_end > e->t_start)
+		quiet_time_busy(&a->quiet, e->t_start, e->t_end);
+	if (e->count == 0 || !a->on_page)
 		return; /* the pages had its commands; this is their listing (trace) */
 	struct attrib_rt_rec r;
 	memset(&r, 0, sizeof r);
 	r.conn = conn;
-	r.t_start = rt->t_start;
-	r.t_end = rt->t_end;
-	r.cls = rt->cls;
+	r.t_start = e->t_start;
+	r.t_end = e->t_end;
+	r.cls = e->cls;
 	r.redis = true;
-	r.commands = rt->commands;
-	r.redis_flight = rt->serial;
-	/* its first command's name, printable, where PostgreSQL's keep their flight (trace) */
-	char name[RESP_NAME_MAX + 1];
-	redis_name_printable(name, rt->first);
-	name[sizeof r.flight - 1] = '\0'; /* cut to the room there */
-	memcpy(r.flight, name, sizeof r.flight);
+	r.commands = e->count;
+	r.redis_flight = e->flight;
+	/* its label where a round trip keeps its flight's letters (trace) */
+	copy_label(r.flight, e->label);
 	r.weight = 1;
-	r.timed = rt->t_end >= rt->t_start;
+	r.timed = e->t_end >= e->t_start;
 	enqueue(a, &r);
+}
+
+void attrib_add(struct attrib *a, uint64_t conn, const struct rt_event *e)
+{
+	switch (e->kind) {
+	case RT_EVENT_ROUND_TRIP:
+		add_round_trip(a, conn, e);
+		break;
+	case RT_EVENT_COMMAND:
+		add_command(a, conn, e);
+		break;
+	case RT_EVENT_FLIGHT:
+		add_flight(a, conn, e);
+		break;
+	}
 }
 
 /* ----------------------------------------------------------------------

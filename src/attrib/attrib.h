@@ -35,9 +35,8 @@
 #include "base/hist.h"
 #include "infer.h"
 #include "quiet_time.h"
-#include "proto/redis/redis_rtt.h"
 #include "route.h"
-#include "proto/pgsql/rtt.h"
+#include "proto/rt_event.h"
 
 #define ATTRIB_ROUTES_MAX 512
 #define ATTRIB_BUFFER_MAX (1u << 20) /* pages or round trips waiting: beyond, counted as dropped */
@@ -249,29 +248,28 @@ uint32_t attrib_route_id(struct attrib *a, const char *name);
 void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t_answer, uint64_t t1,
 		     uint64_t conn, const char *method, const char *target, uint16_t status);
 
-/* A classified round trip of PostgreSQL connection conn. */
-void attrib_add_rt(struct attrib *a, uint64_t conn, const struct rt *rt);
-
-/* Redis (redis_rtt.h): each command of a flight (the nth of it, from 1,
- * named name), sent at ts, goes to the
- * pages whose window holds ts, as a PostgreSQL round trip's start does -
- * several share it equally.  A page's round trips are the flights it had a
- * command in, as it waited on them (min(1, its share of their commands)
- * each: a pipeline batching one command of each of 8 pages is one round
- * trip for every page, a lone GET beside 7 other pages an eighth of one
- * each); the flight itself counts once, for the pages its first command
+/* A round trip of connection conn, as its protocol gives it (rt_event.h).
+ *
+ * A ROUND_TRIP (PostgreSQL's) goes to the pages whose window holds its
+ * start, classified; its pings mark checkouts.
+ *
+ * A COMMAND (Redis's: the nth of flight `flight`, sent at t_start) goes to
+ * the pages whose window holds when it was sent, as a round trip's start
+ * does - several share it equally.  A page's round trips are the flights it
+ * had a command in, as it waited on them (min(1, its share of their
+ * commands) each: a pipeline batching one command of each of 8 pages is one
+ * round trip for every page, a lone GET beside 7 other pages an eighth of
+ * one each); the flight itself counts once, for the pages its first command
  * went to (the server's count).  So a flight that runs on past the pages
  * that began it - a client that keeps its pipeline full - is every later
- * page's round trip too.  attrib_add_redis_rt, once the flight is
- * answered, lists it with its pages for on_page (those still open).
- * Held by pages of several routes, a command goes to them by the same
- * model as PostgreSQL's statements (infer.h), its name the feature, in a
- * model of its own (rinfer: the routes' PostgreSQL intervals stay theirs);
- * at the end the fit corrects each route's commands, and its round trips
- * and flights in proportion. */
-void attrib_add_redis_cmd(struct attrib *a, uint64_t conn, uint64_t flight, uint64_t ts,
-			  uint32_t nth, const char *name);
-void attrib_add_redis_rt(struct attrib *a, uint64_t conn, const struct redis_rt *rt);
+ * page's round trip too.  The FLIGHT, once answered, marks its span busy
+ * (quiet_time.h) and lists it with its pages for on_page (those still
+ * open).  Held by pages of several routes, a command goes to them by the
+ * same model as the round trips' statements (infer.h), its key the
+ * feature, in a model of its own (rinfer: the routes' round-trip intervals
+ * stay theirs); at the end the fit corrects each route's commands, and its
+ * flights and their round trips in proportion. */
+void attrib_add(struct attrib *a, uint64_t conn, const struct rt_event *e);
 
 /* Nothing still open starts before watermark: settle what is older. */
 void attrib_settle(struct attrib *a, uint64_t watermark);

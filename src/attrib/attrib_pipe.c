@@ -1,6 +1,5 @@
 /* attrib_pipe.c - attribution's events, straight through or to a thread of
  * its own (attrib_pipe.h). */
-#define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "attrib_pipe.h"
 #include "base/hash.h"
 
@@ -16,24 +15,24 @@
 #define PIPE_ENDING 256 /* events a batch goes with once the input is ending */
 #define NAME_SLOTS (2 * ATTRIB_ROUTES_MAX) /* open addressing, at most half full */
 
-enum { EV_ROUTE, EV_PAGE, EV_RT, EV_REDIS_CMD, EV_REDIS_RT, EV_SETTLE, EV_FINISH };
+enum { EV_ROUTE, EV_PAGE, EV_RT, EV_COMMAND, EV_FLIGHT, EV_SETTLE, EV_FINISH };
 
 /* Of a round trip, what attribution reads when nothing lists the pages
  * (no trace: its flight letters and text are not needed), so that an
  * event is a cache line: the batches pass from one core to the other, and
  * at twice the size, moving them cost the reader more than queueing. */
 struct pipe_rt {
-	uint64_t t_start, t_end, sig;
-	uint32_t rfq, rows;
+	uint64_t t_start, t_end, key;
+	uint32_t count, rows;
 	uint8_t cls, ping_role, role_how, timing_role, status_before, status_after;
 	bool has_end, tail_ping, part;
-	uint32_t index; /* a part's flight: its low bits name it well enough */
+	uint32_t flight; /* a part's: its low bits name it well enough */
 };
 
 struct pipe_ev {
 	_Alignas(64) uint8_t kind; /* an event a cache line, and on one */
 	uint16_t status;
-	uint32_t u32; /* route: the reader's id; Redis command: nth */
+	uint32_t u32; /* route: the reader's id; command: its place in its flight */
 	uint64_t conn;
 	union {
 		struct pipe_rt rt;
@@ -41,8 +40,7 @@ struct pipe_ev {
 			uint64_t t0, t_answer, t1;
 		} page;
 		struct {
-			uint64_t flight, ts;
-			char name[RESP_NAME_MAX + 1];
+			uint64_t flight, ts, key;
 		} cmd;
 		struct {
 			uint64_t watermark, full;
@@ -50,7 +48,7 @@ struct pipe_ev {
 		struct {
 			uint64_t t_start, t_end;
 			uint32_t commands;
-		} flight; /* a Redis flight: its span alone (nothing lists the pages) */
+		} flight; /* a flight of commands: its span alone (nothing lists the pages) */
 	} u;
 };
 
@@ -94,27 +92,32 @@ static bool apply(struct attrib_pipe_shared *sh, const struct attrib_pipe_batch 
 			break;
 		case EV_RT: {
 			const struct pipe_rt *p = &e->u.rt;
-			struct rt rt = {
-				.t_start = p->t_start, .t_end = p->t_end, .sig = p->sig,
-				.rfq = p->rfq, .rows = p->rows, .cls = p->cls,
+			struct rt_event ev = {
+				.kind = RT_EVENT_ROUND_TRIP, .t_start = p->t_start, .t_end = p->t_end,
+				.key = p->key, .count = p->count, .rows = p->rows, .cls = p->cls,
 				.ping_role = p->ping_role, .role_how = p->role_how,
 				.timing_role = p->timing_role, .status_before = p->status_before,
 				.status_after = p->status_after, .has_start = true,
 				.has_end = p->has_end, .tail_ping = p->tail_ping,
-				.part = p->part, .index = p->index,
+				.part = p->part, .flight = p->flight,
 			};
-			attrib_add_rt(a, e->conn, &rt);
+			attrib_add(a, e->conn, &ev);
 			break;
 		}
-		case EV_REDIS_CMD:
-			attrib_add_redis_cmd(a, e->conn, e->u.cmd.flight, e->u.cmd.ts, e->u32,
-					     e->u.cmd.name);
+		case EV_COMMAND: {
+			struct rt_event ev = {.kind = RT_EVENT_COMMAND, .has_start = true,
+					      .t_start = e->u.cmd.ts, .t_end = e->u.cmd.ts,
+					      .key = e->u.cmd.key, .flight = e->u.cmd.flight,
+					      .count = e->u32};
+			attrib_add(a, e->conn, &ev);
 			break;
-		case EV_REDIS_RT: {
-			struct redis_rt rt = {.t_start = e->u.flight.t_start,
+		}
+		case EV_FLIGHT: {
+			struct rt_event ev = {.kind = RT_EVENT_FLIGHT, .has_start = true, .has_end = true,
+					      .t_start = e->u.flight.t_start,
 					      .t_end = e->u.flight.t_end,
-					      .commands = e->u.flight.commands};
-			attrib_add_redis_rt(a, e->conn, &rt);
+					      .count = e->u.flight.commands};
+			attrib_add(a, e->conn, &ev);
 			break;
 		}
 		case EV_SETTLE:
@@ -264,51 +267,38 @@ void attrib_pipe_page(struct attrib_pipe *p, uint32_t route, uint64_t t0, uint64
 				 .u.page = {t0, t_answer, t1}});
 }
 
-void attrib_pipe_rt(struct attrib_pipe *p, uint64_t conn, const struct rt *rt)
+void attrib_pipe_add(struct attrib_pipe *p, uint64_t conn, const struct rt_event *e)
 {
 	p->sent++;
 	if (!p->sh) {
-		attrib_add_rt(p->a, conn, rt);
+		attrib_add(p->a, conn, e);
 		return;
 	}
-	if (!rt->has_start)
-		return; /* attrib_add_rt's first test: no time to place it by */
-	put(p, &(struct pipe_ev){
-		       .kind = EV_RT, .conn = conn,
-		       .u.rt = {rt->t_start, rt->t_end, rt->sig, rt->rfq, rt->rows, rt->cls,
-				rt->ping_role, rt->role_how, rt->timing_role, rt->status_before,
-				rt->status_after, rt->has_end, rt->tail_ping, rt->part,
-				(uint32_t)rt->index},
-	       });
-}
-
-void attrib_pipe_redis_cmd(struct attrib_pipe *p, uint64_t conn, uint64_t flight, uint64_t ts,
-			   uint32_t nth, const char *name)
-{
-	p->sent++;
-	if (!p->sh) {
-		attrib_add_redis_cmd(p->a, conn, flight, ts, nth, name);
-		return;
+	switch (e->kind) {
+	case RT_EVENT_ROUND_TRIP:
+		if (!e->has_start)
+			return; /* attrib_add's first test: no time to place it by */
+		put(p, &(struct pipe_ev){
+			       .kind = EV_RT, .conn = conn,
+			       .u.rt = {e->t_start, e->t_end, e->key, e->count, e->rows, e->cls,
+					e->ping_role, e->role_how, e->timing_role, e->status_before,
+					e->status_after, e->has_end, e->tail_ping, e->part,
+					(uint32_t)e->flight},
+		       });
+		break;
+	case RT_EVENT_COMMAND:
+		put(p, &(struct pipe_ev){.kind = EV_COMMAND, .conn = conn, .u32 = e->count,
+					 .u.cmd = {e->flight, e->t_start, e->key}});
+		break;
+	case RT_EVENT_FLIGHT:
+		/* threaded, nothing lists the pages (on_page): of the flight, its
+		 * span (quiet_time.h) */
+		if (e->count == 0 || e->t_end <= e->t_start)
+			return;
+		put(p, &(struct pipe_ev){.kind = EV_FLIGHT, .conn = conn,
+					 .u.flight = {e->t_start, e->t_end, e->count}});
+		break;
 	}
-	struct pipe_ev e = {.kind = EV_REDIS_CMD, .conn = conn, .u32 = nth,
-			    .u.cmd = {.flight = flight, .ts = ts}};
-	memcpy(e.u.cmd.name, name, strnlen(name, RESP_NAME_MAX)); /* NUL: zeroed */
-	put(p, &e);
-}
-
-void attrib_pipe_redis_rt(struct attrib_pipe *p, uint64_t conn, const struct redis_rt *rt)
-{
-	p->sent++;
-	if (!p->sh) {
-		attrib_add_redis_rt(p->a, conn, rt);
-		return;
-	}
-	/* threaded, nothing lists the pages (on_page): of the flight, its span
-	 * (quiet_time.h) */
-	if (rt->commands == 0 || rt->t_end <= rt->t_start)
-		return;
-	put(p, &(struct pipe_ev){.kind = EV_REDIS_RT, .conn = conn,
-				 .u.flight = {rt->t_start, rt->t_end, rt->commands}});
 }
 
 void attrib_pipe_settle(struct attrib_pipe *p, uint64_t watermark, uint64_t full)

@@ -3,7 +3,7 @@
  *
  * Placing round trips on pages, and the fit at the end, are a third of
  * what reading a mixed capture with --http-port costs, and they need only
- * what the protocols give them: pages, round trips, Redis commands and the
+ * what the protocols give them: pages, round trips (rt_event.h) and the
  * watermark, in order.  So when nothing reads the attribution while it
  * runs (a file, no pgrtt trace, no live status line), the reading thread
  * queues those events in batches and a second thread applies them to the
@@ -22,9 +22,7 @@
 #include <stdint.h>
 
 #include "attrib.h"
-#include "proto/redis/redis_rtt.h"
 #include "route.h"
-#include "proto/pgsql/rtt.h"
 
 struct attrib_pipe_shared;
 
@@ -35,7 +33,7 @@ struct attrib_pipe {
 	char (*names)[ROUTE_MAX];      /* the reader's route ids' names */
 	uint32_t nnames;
 	uint16_t *slots;               /* names by hash: id + 1, 0 empty (every page looks) */
-	uint64_t sent;                 /* round trips and Redis commands handed on (page_hold.h) */
+	uint64_t sent;                 /* round-trip events handed on (page_hold.h) */
 	bool ending;                   /* the input's last events: hand them on sooner */
 	bool finished;
 };
@@ -48,10 +46,7 @@ uint32_t attrib_pipe_route_id(struct attrib_pipe *p, const char *name);
 void attrib_pipe_page(struct attrib_pipe *p, uint32_t route, uint64_t t0, uint64_t t_answer,
 		      uint64_t t1, uint64_t conn, const char *method, const char *target,
 		      uint16_t status);
-void attrib_pipe_rt(struct attrib_pipe *p, uint64_t conn, const struct rt *rt);
-void attrib_pipe_redis_cmd(struct attrib_pipe *p, uint64_t conn, uint64_t flight, uint64_t ts,
-			   uint32_t nth, const char *name);
-void attrib_pipe_redis_rt(struct attrib_pipe *p, uint64_t conn, const struct redis_rt *rt);
+void attrib_pipe_add(struct attrib_pipe *p, uint64_t conn, const struct rt_event *e);
 
 /* attrib_settle at watermark, or at full - the watermark that waits for
  * no open request - once more than ATTRIB_HOLD_MAX pages and round trips

@@ -113,7 +113,7 @@ static void redis_waits(struct attrib *a, struct attrib_redis_flight *e)
 	}
 }
 
-/* A Redis command: its candidate pages share it (attrib_add_redis_cmd),
+/* A Redis command: its candidate pages share it (attrib_add, a COMMAND),
  * and the round trips they waited on follow (redis_waits).  Past
  * ATTRIB_REDIS_PAGES pages in one flight the oldest followed is given up
  * (a page of it sending again would count up to one round trip more). */
@@ -174,7 +174,7 @@ void attrib_place_redis_cmd(struct attrib *a, const struct attrib_rt_rec *r)
 	redis_waits(a, e);
 }
 
-/* A Redis flight answered (attrib_add_redis_rt, for on_page): listed with
+/* A Redis flight answered (attrib_add, a FLIGHT, for on_page): listed with
  * each page still open that had commands in it, at the round trip it
  * waited on. */
 void attrib_place_redis_rt(struct attrib *a, const struct attrib_rt_rec *r)

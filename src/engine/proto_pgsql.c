@@ -36,8 +36,11 @@ static void on_round_trip(void *ctx, const struct rt *rt)
 	/* matched first: a pooler's copy is known by then (pg_legs.h) */
 	pg_legs_rt(a->legs, s->leg, rt);
 	if (a->attributing && rt->nparts <= 1 && /* else its parts went, each on its own */
-	    pg_legs_to_pages(a->legs, s->leg))
-		attrib_pipe_rt(&a->pipe, s->cx.sum->id, rt);
+	    pg_legs_to_pages(a->legs, s->leg)) {
+		struct rt_event e;
+		rtt_event(rt, &e);
+		attrib_pipe_add(&a->pipe, s->cx.sum->id, &e);
+	}
 	if (a->opts.on_rt)
 		a->opts.on_rt(a->opts.ctx, s->cx.sum, rt);
 }
@@ -47,8 +50,11 @@ static void on_part(void *ctx, const struct rt *rt)
 {
 	struct pgsql_state *s = ctx;
 	struct analysis *a = s->cx.a;
-	if (pg_legs_to_pages(a->legs, s->leg))
-		attrib_pipe_rt(&a->pipe, s->cx.sum->id, rt);
+	if (pg_legs_to_pages(a->legs, s->leg)) {
+		struct rt_event e;
+		rtt_event(rt, &e);
+		attrib_pipe_add(&a->pipe, s->cx.sum->id, &e);
+	}
 }
 
 /* Round trips are matched between legs by their statements: from the

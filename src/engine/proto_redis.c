@@ -127,8 +127,12 @@ static void on_round_trip(void *ctx, const struct redis_rt *rt)
 	/* matched first: a relay's copy is known by then (pg_legs.h) */
 	if (!rt->damaged && rt->replies > 0)
 		pg_legs_flight(a->redis_legs, s->leg, rt->sig, rt->t_start, rt->t_end);
-	if (a->attributing && flight_to_pages(s, rt))
-		attrib_pipe_redis_rt(&a->pipe, s->cx.sum->id, rt);
+	if (a->attributing && flight_to_pages(s, rt)) {
+		char label[RESP_NAME_MAX + 1];
+		struct rt_event e;
+		redis_flight_event(rt, label, &e);
+		attrib_pipe_add(&a->pipe, s->cx.sum->id, &e);
+	}
 	if (a->opts.on_redis_rt)
 		a->opts.on_redis_rt(a->opts.ctx, s->cx.sum, rt);
 }
@@ -138,8 +142,9 @@ static void on_command(void *ctx, const struct redis_rt *rt, const struct resp_m
 	struct redis_state *s = ctx;
 	if (!flight_to_pages(s, rt))
 		return; /* a relay's server side: its client's commands are on pages */
-	attrib_pipe_redis_cmd(&s->cx.a->pipe, s->cx.sum->id, rt->serial, m->ts_first, rt->commands,
-			     m->name);
+	struct rt_event e;
+	redis_cmd_event(rt, m, &e);
+	attrib_pipe_add(&s->cx.a->pipe, s->cx.sum->id, &e);
 }
 
 static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint64_t ts)

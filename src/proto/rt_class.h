@@ -36,6 +36,11 @@ enum rt_ping_role { PING_NONE, PING_ACQUIRE, PING_RELEASE, PING_IDLE, PING_NROLE
  * or by timing alone (the nearer neighbour). */
 enum rt_role_how { ROLE_PLAIN, ROLE_POLICY, ROLE_TIMING };
 
+/* A pool's ping policy: where its pings go in a checkout, known once its
+ * connections showed it (a lone Sync between two queries is the first's
+ * release or the second's acquire; rtt.h learns it for PostgreSQL). */
+enum ping_policy { POLICY_UNKNOWN, POLICY_RELEASE, POLICY_ACQUIRE, POLICY_BOTH };
+
 const char *rt_class_name(int cls);
 
 /* "other" in every table (text, store, report): the classes without a column

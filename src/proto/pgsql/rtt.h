@@ -18,13 +18,14 @@
 #include "base/hist.h"
 #include "pgsql.h"
 #include "proto/rt_class.h"
+#include "proto/rt_event.h"
 
-/* A pool's ping policy, learnt from the pings whose role is plain (docs/
- * pools.md): a lone Sync between two queries of one connection is either
- * the first query's release ping or the second's acquire ping, and timing
- * alone gets it wrong when the pool hands a connection straight back. One
- * per analysis: the connections of one pool share it. */
-enum ping_policy { POLICY_UNKNOWN, POLICY_RELEASE, POLICY_ACQUIRE, POLICY_BOTH };
+/* What tells a pool's ping policy (rt_class.h), learnt from the pings
+ * whose role is plain (docs/pools.md): a lone Sync between two queries of
+ * one connection is either the first query's release ping or the second's
+ * acquire ping, and timing alone gets it wrong when the pool hands a
+ * connection straight back.  One per analysis: the connections of one
+ * pool share it. */
 struct ping_evidence {
 	/* by position: the connection's first query or its end (a second of
 	 * nothing, or the capture's), where no other role is possible */
@@ -46,8 +47,6 @@ enum rt_ping_sig {
 	PSIG_EMPTY_QUERY, /* Q"" / whitespace / comment / ";" -> I Z */
 	PSIG_SELECT1,     /* SELECT 1, simple or prepared */
 };
-
-#define RT_FLIGHT_MAX 24
 
 /* A flight's parts: what the client wrote after each sync point of it
  * before the answer - a pipelining driver (postgres.js with more queries
@@ -101,6 +100,10 @@ struct rt {
 };
 
 typedef void rtt_fn(void *ctx, const struct rt *rt);
+
+/* rt as pages and routes take it (rt_event.h): a ROUND_TRIP, its label
+ * rt's flight letters (e points into rt). */
+void rtt_event(const struct rt *rt, struct rt_event *e);
 
 /* Per-type message counts use a compact index per side. */
 #define RTT_MSG_SLOTS 32

@@ -330,3 +330,32 @@ bool redis_rtt_oldest_open(const struct redis_rtt *r, uint64_t *ts)
 	*ts = r->cur.t_start;
 	return true;
 }
+
+void redis_cmd_event(const struct redis_rt *rt, const struct resp_msg *m, struct rt_event *e)
+{
+	*e = (struct rt_event){
+		.kind = RT_EVENT_COMMAND,
+		.has_start = true,
+		.t_start = m->ts_first,
+		.t_end = m->ts_first,
+		.key = rt_event_name_key(m->name),
+		.flight = rt->serial,
+		.count = rt->commands,
+	};
+}
+
+void redis_flight_event(const struct redis_rt *rt, char *label, struct rt_event *e)
+{
+	redis_name_printable(label, rt->first);
+	*e = (struct rt_event){
+		.kind = RT_EVENT_FLIGHT,
+		.cls = rt->cls,
+		.has_start = true,
+		.has_end = true,
+		.t_start = rt->t_start,
+		.t_end = rt->t_end,
+		.flight = rt->serial,
+		.count = rt->commands,
+		.label = label,
+	};
+}

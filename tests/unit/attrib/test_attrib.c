@@ -7,11 +7,40 @@
 
 #include "attrib/attrib.h"
 #include "findings/format.h"
+#include "proto/pgsql/rtt.h"
+#include "proto/redis/redis_rtt.h"
 #include "tinytest.h"
 
 #define MS 1000000ull
 
 static struct attrib a;
+
+/* The protocols' records, handed on as their glue hands them (rt_event.h). */
+static void add_pg(struct attrib *x, uint64_t conn, const struct rt *r)
+{
+	struct rt_event e;
+	rtt_event(r, &e);
+	attrib_add(x, conn, &e);
+}
+
+static void add_cmd(struct attrib *x, uint64_t conn, uint64_t flight, uint64_t ts, uint32_t nth,
+		    const char *name)
+{
+	struct redis_rt q = {.serial = flight, .commands = nth};
+	struct resp_msg m = {.ts_first = ts};
+	snprintf(m.name, sizeof m.name, "%s", name);
+	struct rt_event e;
+	redis_cmd_event(&q, &m, &e);
+	attrib_add(x, conn, &e);
+}
+
+static void add_flight(struct attrib *x, uint64_t conn, const struct redis_rt *q)
+{
+	char label[RESP_NAME_MAX + 1];
+	struct rt_event e;
+	redis_flight_event(q, label, &e);
+	attrib_add(x, conn, &e);
+}
 
 /* A round trip of conn at t ns, len ns long; the caller sets the rest. */
 static struct rt rt_at(uint64_t t, uint64_t len, uint8_t cls, uint8_t role)
@@ -29,7 +58,7 @@ static struct rt rt_at(uint64_t t, uint64_t len, uint8_t cls, uint8_t role)
 static void rt(uint64_t conn, uint64_t start_ms10, uint8_t cls, uint8_t role)
 {
 	struct rt r = rt_at(start_ms10 * MS / 10, MS / 10, cls, role);
-	attrib_add_rt(&a, conn, &r);
+	add_pg(&a, conn, &r);
 }
 
 static void test_grace_and_windows(void)
@@ -70,7 +99,7 @@ static void part(uint64_t conn, uint64_t flight, double t, double t_end, uint64_
 	r.part = true;
 	r.index = flight;
 	r.sig = sig;
-	attrib_add_rt(&a, conn, &r);
+	add_pg(&a, conn, &r);
 }
 
 /* Parts of one flight: a page that sent several together waited once (one
@@ -122,8 +151,8 @@ static void redis_rt(uint64_t conn, uint64_t start_ms10, uint32_t commands)
 	r.cls = RT_QUERY;
 	r.serial = redis_serial++;
 	for (uint32_t i = 0; i < commands; i++)
-		attrib_add_redis_cmd(&a, conn, r.serial, r.t_start, i + 1, "GET");
-	attrib_add_redis_rt(&a, conn, &r);
+		add_cmd(&a, conn, r.serial, r.t_start, i + 1, "GET");
+	add_flight(&a, conn, &r);
 }
 
 /* Flight 7 of connection 5, its four GETs sent at at[], answered by
@@ -132,13 +161,13 @@ static void redis_rt(uint64_t conn, uint64_t start_ms10, uint32_t commands)
 static const struct attrib_route *streamed_flight(uint32_t c, const uint64_t at[4], uint64_t t_end)
 {
 	for (int i = 0; i < 4; i++)
-		attrib_add_redis_cmd(&a, 5, 7, at[i], (uint32_t)i + 1, "GET");
+		add_cmd(&a, 5, 7, at[i], (uint32_t)i + 1, "GET");
 	struct redis_rt r = {0};
 	r.t_start = at[0];
 	r.t_end = t_end;
 	r.commands = r.replies = 4;
 	r.serial = 7;
-	attrib_add_redis_rt(&a, 5, &r);
+	add_flight(&a, 5, &r);
 	attrib_finish(&a);
 	const struct attrib_route *rc = &a.routes[c];
 	CHECK_EQ_U(rc->pages, 4);
@@ -157,16 +186,16 @@ static void test_redis_flight_not_quiet(void)
 	attrib_init(&a, 0, 0);
 	for (uint64_t k = 0; k < 20; k++) { /* a burst: a GET every 0.1 ms, each answered */
 		uint64_t t = k * MS / 10;
-		attrib_add_redis_cmd(&a, 5, k, t, 1, "GET");
+		add_cmd(&a, 5, k, t, 1, "GET");
 		struct redis_rt r = {.t_start = t, .t_end = t + MS / 20, .commands = 1, .replies = 1,
 				     .serial = k};
-		attrib_add_redis_rt(&a, 5, &r);
+		add_flight(&a, 5, &r);
 	}
-	attrib_add_redis_cmd(&a, 6, 0, 2 * MS, 1, "KEYS"); /* slow: answered at 30 ms */
-	attrib_add_redis_cmd(&a, 5, 20, 35 * MS, 1, "GET");
+	add_cmd(&a, 6, 0, 2 * MS, 1, "KEYS"); /* slow: answered at 30 ms */
+	add_cmd(&a, 5, 20, 35 * MS, 1, "GET");
 	CHECK(quiet_time_within(&a.quiet, 0, 34 * MS) >= 30 * MS); /* before its answer: quiet */
 	struct redis_rt slow = {.t_start = 2 * MS, .t_end = 30 * MS, .commands = 1, .replies = 1};
-	attrib_add_redis_rt(&a, 6, &slow);
+	add_flight(&a, 6, &slow);
 	uint64_t q = quiet_time_within(&a.quiet, 0, 34 * MS);
 	printf("  quiet in [0, 34 ms] once answered: %.1f ms\n", (double)q / MS);
 	CHECK_EQ_U(q, 0);
@@ -228,7 +257,7 @@ static void test_redis_mixed_routes(void)
 		attrib_add_page(&a, cached ? c : d, t0, t0 + 7 * MS, t0 + 8 * MS, 1 + i % 8, "GET",
 				cached ? "/cached/" : "/articles/3", 200);
 		if (cached) {
-			attrib_add_redis_cmd(&a, 100 + i % 8, i, t0 + MS / 2 + (i % 5) * MS / 3, 1, "GET");
+			add_cmd(&a, 100 + i % 8, i, t0 + MS / 2 + (i % 5) * MS / 3, 1, "GET");
 			nc++;
 		} else {
 			nd++;
@@ -265,9 +294,9 @@ static void test_redis_flight_share(void)
 	uint32_t c = attrib_route_id(&a, "GET /c");
 	attrib_add_page(&a, c, 0, 9 * MS, 10 * MS, 1, "GET", "/c", 200);
 	attrib_add_page(&a, c, 3 * MS, 19 * MS, 20 * MS, 2, "GET", "/c", 200);
-	attrib_add_redis_cmd(&a, 5, 0, 1 * MS, 1, "GET");  /* page 1 alone */
-	attrib_add_redis_cmd(&a, 5, 0, 2 * MS, 2, "SET");  /* page 1 alone */
-	attrib_add_redis_cmd(&a, 5, 0, 12 * MS, 3, "GET"); /* page 2 alone */
+	add_cmd(&a, 5, 0, 1 * MS, 1, "GET");  /* page 1 alone */
+	add_cmd(&a, 5, 0, 2 * MS, 2, "SET");  /* page 1 alone */
+	add_cmd(&a, 5, 0, 12 * MS, 3, "GET"); /* page 2 alone */
 	attrib_finish(&a);
 	const struct attrib_route *rc = &a.routes[c];
 	CHECK(fabs(rc->redis_cmds - 3) < 1e-9);
@@ -299,7 +328,7 @@ static void test_redis_pages(void)
 	struct redis_rt orphan = {0};
 	orphan.t_start = 45 * MS;
 	orphan.replies = 3;
-	attrib_add_redis_rt(&a, 9, &orphan);
+	add_flight(&a, 9, &orphan);
 	redis_rt(5, 700, 1); /* outside every page */
 	attrib_finish(&a);
 	const struct attrib_route *rc = &a.routes[c], *rd = &a.routes[d];
@@ -322,7 +351,7 @@ static void amb_ping(uint64_t conn, uint64_t start_ms10, uint8_t role, uint8_t h
 	struct rt r = rt_at(start_ms10 * MS / 10, MS / 10, RT_PING, role);
 	r.role_how = how;
 	r.timing_role = guess;
-	attrib_add_rt(&a, conn, &r);
+	add_pg(&a, conn, &r);
 }
 
 /* A route's ambiguous pings settle as a connection's do (test_rtt's
@@ -457,11 +486,11 @@ static void test_checkout_episode(void)
 			rt(7, 5, RT_PING, PING_ACQUIRE);
 		struct rt q = rt_at(1 * MS, MS / 10, RT_QUERY, PING_NONE); /* only /x works */
 		q.sig = 41;
-		attrib_add_rt(&a, 7, &q);
+		add_pg(&a, 7, &q);
 		for (int i = 0; i < 2; i++) { /* 3 and 5 ms: both work, the checkout says /x */
 			q = rt_at((uint64_t)(3 + 2 * i) * MS, MS / 10, RT_QUERY, PING_NONE);
 			q.sig = 42 + (uint64_t)i;
-			attrib_add_rt(&a, 7, &q);
+			add_pg(&a, 7, &q);
 		}
 		rt(7, 60, RT_PING, PING_RELEASE);
 		attrib_finish(&a);
@@ -505,10 +534,10 @@ static void test_rare_pings_no_episode(void)
 		rt(7, 5, RT_PING, PING_ACQUIRE);
 		struct rt q = rt_at(1 * MS, MS / 10, RT_QUERY, PING_NONE); /* only /x works */
 		q.sig = 41;
-		attrib_add_rt(&a, 7, &q);
+		add_pg(&a, 7, &q);
 		q = rt_at(5 * MS, MS / 10, RT_QUERY, PING_NONE); /* both work */
 		q.sig = 42;
-		attrib_add_rt(&a, 7, &q);
+		add_pg(&a, 7, &q);
 		attrib_finish(&a);
 		if (marks) {
 			CHECK_EQ_U(a.rts_mixed, 0); /* the checkout says /x */
@@ -536,10 +565,10 @@ static void test_close_follows_statement(void)
 		attrib_add_page(&a, y, 1 * MS, 14 * MS, 14 * MS, 2, "GET", "/y", 200);
 		struct rt q = rt_at(MS / 2, MS / 10, RT_QUERY, PING_NONE); /* only /x works */
 		q.sig = 41;
-		attrib_add_rt(&a, 7, &q);
+		add_pg(&a, 7, &q);
 		q = rt_at(2 * MS + MS / 2, MS / 10, RT_CLOSE, PING_NONE); /* in /x's grace */
 		q.sig = other ? 42 : 41;
-		attrib_add_rt(&a, 7, &q);
+		add_pg(&a, 7, &q);
 		attrib_finish(&a);
 		printf("  close of %s: /x %.2f /y %.2f\n", other ? "another" : "the last",
 		       a.routes[x].rt, a.routes[y].rt);
@@ -585,7 +614,7 @@ static void sim_rt(uint64_t conn, uint64_t t, uint8_t cls, uint8_t role, uint64_
 {
 	struct rt r = rt_at(t, 60000, cls, role);
 	r.sig = sig;
-	attrib_add_rt(&a, conn, &r);
+	add_pg(&a, conn, &r);
 }
 
 /* npages pages, one starting every gap_us on average (so about
@@ -746,7 +775,7 @@ static double simulate_pool(const struct sim_route *routes, int nroutes, int npa
 		} else {
 			struct rt x = rt_at(ev[i].t0, ev[i].t1 - ev[i].t0, ev[i].cls, ev[i].role);
 			x.sig = ev[i].sig;
-			attrib_add_rt(&a, ev[i].conn, &x);
+			add_pg(&a, ev[i].conn, &x);
 		}
 		if (i % 256 == 255)
 			attrib_settle(&a, ev[i].done - 500 * MS); /* behind every open page */
@@ -805,7 +834,7 @@ static void test_unplaced_beside_redis(void)
 		attrib_add_page(&a, x, t0, t0 + 4 * MS, t0 + 4 * MS, 1 + i % 8, "GET", "/x", 200);
 		attrib_add_page(&a, y, t0, t0 + 4 * MS, t0 + 4 * MS, 9 + i % 8, "GET", "/y", 200);
 		sim_rt(100 + i % 8, t0 + MS, RT_QUERY, PING_NONE, 41); /* /x's alone */
-		attrib_add_redis_cmd(&a, 300 + i % 8, 10000 + i, t0 + 2 * MS, 1, "SET"); /* and this */
+		add_cmd(&a, 300 + i % 8, 10000 + i, t0 + 2 * MS, 1, "SET"); /* and this */
 	}
 	uint32_t nc = 0;
 	for (uint32_t i = 0; i < 3000; i++) { /* test_redis_mixed_routes' load */
@@ -814,7 +843,7 @@ static void test_unplaced_beside_redis(void)
 		attrib_add_page(&a, cached ? c : d, t0, t0 + 7 * MS, t0 + 8 * MS, 20 + i % 8, "GET",
 				cached ? "/cached/" : "/articles/3", 200);
 		if (cached) {
-			attrib_add_redis_cmd(&a, 200 + i % 8, i, t0 + MS / 2 + (i % 5) * MS / 3, 1, "GET");
+			add_cmd(&a, 200 + i % 8, i, t0 + MS / 2 + (i % 5) * MS / 3, 1, "GET");
 			nc++;
 		}
 	}
@@ -972,7 +1001,7 @@ static void tx_rt(uint64_t conn, uint64_t t, uint8_t cls, uint8_t role, uint64_t
 	r.sig = sig;
 	r.status_before = (uint8_t)before;
 	r.status_after = (uint8_t)after;
-	attrib_add_rt(&a, conn, &r);
+	add_pg(&a, conn, &r);
 }
 
 /* SQLAlchemy's QueuePool with pool_pre_ping over psycopg2: a checkout per
@@ -1257,7 +1286,7 @@ static void test_ties_in_arrival_order(void)
 		for (uint64_t c = 1; c <= 5; c++) {
 			struct rt x = rt_at(12 * MS, MS / 10, RT_QUERY, PING_NONE);
 			x.sig = c;
-			attrib_add_rt(&a, c, &x);
+			add_pg(&a, c, &x);
 			if (cadence && c == 3) /* three of them placed before the others come */
 				attrib_settle(&a, 13 * MS);
 		}

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "attrib/attrib_pipe.h"
+#include "proto/pgsql/rtt.h"
+#include "proto/redis/redis_rtt.h"
 #include "tinytest.h"
 
 #define MS 1000000ull
@@ -34,15 +36,22 @@ static void feed(struct attrib *a, bool threaded)
 		r.ping_role = r.cls == RT_PING ? PING_ACQUIRE : 0;
 		r.sig = 1 + (rng >> 24) % 6;
 		r.rfq = 1;
-		attrib_pipe_rt(&p, 100 + conn, &r);
+		struct rt_event e;
+		rtt_event(&r, &e);
+		attrib_pipe_add(&p, 100 + conn, &e);
 		struct redis_rt q = {0};
 		q.t_start = t0 + MS / 5;
 		q.t_end = q.t_start + MS / 10;
 		q.commands = q.replies = 1;
 		q.cls = RT_QUERY;
 		q.serial = serial++;
-		attrib_pipe_redis_cmd(&p, 200 + conn, q.serial, q.t_start, 1, i % 2 ? "GET" : "SET");
-		attrib_pipe_redis_rt(&p, 200 + conn, &q);
+		struct resp_msg m = {.ts_first = q.t_start};
+		snprintf(m.name, sizeof m.name, "%s", i % 2 ? "GET" : "SET");
+		redis_cmd_event(&q, &m, &e);
+		attrib_pipe_add(&p, 200 + conn, &e);
+		char label[RESP_NAME_MAX + 1];
+		redis_flight_event(&q, label, &e);
+		attrib_pipe_add(&p, 200 + conn, &e);
 		attrib_pipe_page(&p, route, t0, t0 + MS / 2, t0 + MS, conn, "GET", "/", 200);
 		if (i % 64 == 0)
 			attrib_pipe_settle(&p, t0 > 2 * MS ? t0 - 2 * MS : 0, t0);
