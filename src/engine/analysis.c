@@ -18,7 +18,7 @@ struct flow_key { /* 40 bytes, no implicit padding: hashed and compared whole */
 };
 
 _Static_assert(sizeof(struct flow_key) == 40, "flow_key must have no padding");
-_Static_assert(PG_LEGS_NAME_MAX == ADDR_STR_MAX, "a leg is named as its connections' server");
+_Static_assert(LEGS_NAME_MAX == ADDR_STR_MAX, "a leg is named as its connections' server");
 
 static const struct proto_ops *const protos[PROTO_N] = {
 	[PROTO_PGSQL] = &proto_pgsql,
@@ -169,7 +169,7 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		a->port_proto[a->opts.redis_ports[i]] = PROTO_REDIS;
 	for (int i = 0; i < a->opts.nports; i++)
 		a->port_proto[a->opts.ports[i]] = PROTO_PGSQL;
-	/* a pooler or relay and its server, both captured (pg_legs.h), on the
+	/* a pooler or relay and its server, both captured (legs.h), on the
 	 * PostgreSQL ports and on Redis's: followed once a second server
 	 * endpoint shows up (zeroed: analysis_free frees what a failure left) */
 	a->legs = calloc(1, sizeof(*a->legs));
@@ -614,9 +614,9 @@ void analysis_free(struct analysis *a)
 		free(a->twins);
 	}
 	if (a->legs)
-		pg_legs_free(a->legs);
+		legs_free(a->legs);
 	if (a->redis_legs)
-		pg_legs_free(a->redis_legs);
+		legs_free(a->redis_legs);
 	free(a->legs);
 	free(a->redis_legs);
 	free(a->buckets);
@@ -638,10 +638,10 @@ bool analysis_pg_measured(const struct analysis *a)
 
 /* Keep the summary for the listing: the first ANALYSIS_MAX_LISTED, the
  * rest counted in the totals only. */
-uint8_t analysis_leg(struct analysis *a, struct pg_legs *l, const char *server)
+uint8_t analysis_leg(struct analysis *a, struct legs *l, const char *server)
 {
 	bool was = l->short_of_memory;
-	uint8_t leg = pg_legs_endpoint(l, server);
+	uint8_t leg = legs_endpoint(l, server);
 	a->tot.nomem += !was && l->short_of_memory; /* legs not followed: said, not silent */
 	return leg;
 }

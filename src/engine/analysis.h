@@ -18,7 +18,7 @@
 #include "net/netdecode.h"
 #include "page_hold.h"
 #include "attrib/page_twins.h"
-#include "proto/pgsql/pg_legs.h"
+#include "proto/legs.h"
 #include "pgsql.h"
 #include "proto.h"
 #include "proto/redis/redis_rtt.h"
@@ -171,8 +171,8 @@ struct analysis {
 	struct route_learn learn;       /* routes' parameters, learnt from the requests */
 	struct page_hold hold;          /* the first pages, while they are learnt */
 	struct page_twins *twins;       /* a proxy's copies of the app's pages (page_twins.h) */
-	struct pg_legs *legs;           /* a pooler's or relay's legs on the PostgreSQL ports (pg_legs.h) */
-	struct pg_legs *redis_legs;     /* the same on the Redis ports: a proxy's or relay's */
+	struct legs *legs;           /* a pooler's or relay's legs on the PostgreSQL ports (legs.h) */
+	struct legs *redis_legs;     /* the same on the Redis ports: a proxy's or relay's */
 	struct ping_evidence ping_ev;   /* the pool's ping policy, learnt (rtt.h) */
 	struct rtt_texts *text_kinds;   /* statement texts classified, for every connection (rtt.h) */
 	enum ping_policy ping_policy;   /* what it said at the end (analysis_finish) */
@@ -226,10 +226,10 @@ bool analysis_pg_measured(const struct analysis *a);
 uint32_t analysis_redis_commands(const struct analysis_redis *t, const struct redis_name_count **out,
 				 uint64_t *rest);
 
-/* A new connection's leg among l's server endpoints (pg_legs.h, the
+/* A new connection's leg among l's server endpoints (legs.h, the
  * protocol's legs); no room to follow the legs is counted in tot.nomem, so
  * the out-of-memory finding says it. */
-uint8_t analysis_leg(struct analysis *a, struct pg_legs *l, const char *server);
+uint8_t analysis_leg(struct analysis *a, struct legs *l, const char *server);
 
 /* A closing connection's TCP figures (both directions' reassembly) and
  * latency quantiles into its summary: what every protocol's close shares. */

@@ -9,7 +9,7 @@
 
 struct pgsql_state {
 	struct proto_ctx cx;
-	uint8_t leg; /* its server endpoint's index (pg_legs.h) */
+	uint8_t leg; /* its server endpoint's index (legs.h) */
 	struct pgsql_conn pg;
 	struct rtt rtt;
 	struct hist lat;
@@ -33,10 +33,10 @@ static void on_round_trip(void *ctx, const struct rt *rt)
 {
 	struct pgsql_state *s = ctx;
 	struct analysis *a = s->cx.a;
-	/* matched first: a pooler's copy is known by then (pg_legs.h) */
-	pg_legs_rt(a->legs, s->leg, rt);
+	/* matched first: a pooler's copy is known by then (legs.h) */
+	rtt_legs(a->legs, s->leg, rt);
 	if (a->attributing && rt->nparts <= 1 && /* else its parts went, each on its own */
-	    pg_legs_to_pages(a->legs, s->leg)) {
+	    legs_to_pages(a->legs, s->leg)) {
 		struct rt_event e;
 		rtt_event(rt, &e);
 		attrib_pipe_add(&a->pipe, s->cx.sum->id, &e);
@@ -50,7 +50,7 @@ static void on_part(void *ctx, const struct rt *rt)
 {
 	struct pgsql_state *s = ctx;
 	struct analysis *a = s->cx.a;
-	if (pg_legs_to_pages(a->legs, s->leg)) {
+	if (legs_to_pages(a->legs, s->leg)) {
 		struct rt_event e;
 		rtt_event(rt, &e);
 		attrib_pipe_add(&a->pipe, s->cx.sum->id, &e);
@@ -58,7 +58,7 @@ static void on_part(void *ctx, const struct rt *rt)
 }
 
 /* Round trips are matched between legs by their statements: from the
- * second server endpoint on (pg_legs_on), the connections opened before it
+ * second server endpoint on (legs_on), the connections opened before it
  * too. */
 static void follow_legs(struct pgsql_state *s)
 {
@@ -81,7 +81,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	s->rtt.policy = &a->ping_ev;
 	s->rtt.shared = a->text_kinds;
 	s->rtt.fingerprints = a->attributing;
-	if (pg_legs_on(a->legs))
+	if (legs_on(a->legs))
 		follow_legs(s);
 	s->rtt.ring = a->opts.texts;
 	s->rtt.text_values = a->opts.text_values;
@@ -95,7 +95,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 static void data(void *st, int side, const uint8_t *p, size_t n, uint64_t ts)
 {
 	struct pgsql_state *s = st;
-	if (!s->rtt.fingerprints && pg_legs_on(s->cx.a->legs))
+	if (!s->rtt.fingerprints && legs_on(s->cx.a->legs))
 		follow_legs(s); /* opened before the second endpoint */
 	pgsql_feed(&s->pg, (enum pgsql_side)side, p, n, ts, on_msg, s);
 }

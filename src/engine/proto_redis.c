@@ -18,7 +18,7 @@ struct redis_state {
 	 * sends the same few names over and over */
 	char last_name[RESP_NAME_MAX + 1];
 	struct redis_name_count *last_count;
-	uint8_t leg; /* its server endpoint's index (pg_legs.h: a relay's two legs) */
+	uint8_t leg; /* its server endpoint's index (legs.h: a relay's two legs) */
 	/* whether the flight whose commands went to pages last goes there: the
 	 * same for its commands and itself, decided at its first (its commands
 	 * are placed as they are sent, the flight when answered) */
@@ -26,14 +26,14 @@ struct redis_state {
 	bool paged, paged_known;
 };
 
-/* Does flight rt go to pages (pg_legs.h: not a relay's server side)?
+/* Does flight rt go to pages (legs.h: not a relay's server side)?
  * Decided once a flight, at its first command, and counted there. */
 static bool flight_to_pages(struct redis_state *s, const struct redis_rt *rt)
 {
 	if (!s->paged_known || s->paged_serial != rt->serial) {
 		s->paged_known = true;
 		s->paged_serial = rt->serial;
-		s->paged = pg_legs_to_pages(s->cx.a->redis_legs, s->leg);
+		s->paged = legs_to_pages(s->cx.a->redis_legs, s->leg);
 	}
 	return s->paged;
 }
@@ -124,9 +124,9 @@ static void on_round_trip(void *ctx, const struct redis_rt *rt)
 {
 	struct redis_state *s = ctx;
 	struct analysis *a = s->cx.a;
-	/* matched first: a relay's copy is known by then (pg_legs.h) */
+	/* matched first: a relay's copy is known by then (legs.h) */
 	if (!rt->damaged && rt->replies > 0)
-		pg_legs_flight(a->redis_legs, s->leg, rt->sig, rt->t_start, rt->t_end);
+		legs_flight(a->redis_legs, s->leg, rt->sig, rt->t_start, rt->t_end);
 	if (a->attributing && flight_to_pages(s, rt)) {
 		char label[RESP_NAME_MAX + 1];
 		struct rt_event e;
@@ -157,7 +157,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	hist_init(&s->lat);
 	s->leg = analysis_leg(a, a->redis_legs, cx->sum->server);
 	redis_rtt_init(&s->rtt, &s->lat, a->redis_lat_class,
-		       a->attributing || a->opts.on_redis_rt || pg_legs_on(a->redis_legs)
+		       a->attributing || a->opts.on_redis_rt || legs_on(a->redis_legs)
 			       ? on_round_trip
 			       : NULL,
 		       s);
@@ -172,7 +172,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 static void data(void *st, int side, const uint8_t *p, size_t n, uint64_t ts)
 {
 	struct redis_state *s = st;
-	if (!s->rtt.on_rt && pg_legs_on(s->cx.a->redis_legs))
+	if (!s->rtt.on_rt && legs_on(s->cx.a->redis_legs))
 		s->rtt.on_rt = on_round_trip; /* opened before the second endpoint */
 	resp_feed(&s->resp, (enum resp_side)side, p, n, ts, on_msg, s);
 }

@@ -217,19 +217,19 @@ struct legs_words {
 };
 
 /* A pooler and its server both captured: each round trip through it is on
- * both legs, and counted on both (pg_legs.h).  Legs on two ports (both
+ * both legs, and counted on both (legs.h).  Legs on two ports (both
  * given) are told apart by port; on one port, by address - a relay at
  * another address (a published container port, a tunnel, a pooler on its
  * own host) or a NAT captured on both sides (a Kubernetes Service) - and
  * -f says how to keep one. */
-static void legs_finding(const struct analysis *a, const struct pg_legs *l, enum ev_code code,
+static void legs_finding(const struct analysis *a, const struct legs *l, enum ev_code code,
 			 const struct legs_words *w, struct evidence *ev)
 {
 	uint8_t outer, inner;
 	uint64_t copies;
-	if (!l || !pg_legs_found(l, &outer, &inner, &copies))
+	if (!l || !legs_found(l, &outer, &inner, &copies))
 		return;
-	char ih[PG_LEGS_NAME_MAX];
+	char ih[LEGS_NAME_MAX];
 	unsigned o = endpoint_split(l->end[outer], NULL, 0);
 	unsigned i = endpoint_split(l->end[inner], ih, sizeof ih);
 	char counted[320];
@@ -260,7 +260,7 @@ static void legs_finding(const struct analysis *a, const struct pg_legs *l, enum
 		return;
 	}
 	/* the server's endpoint, exactly: its host may be the client's too (loopback) */
-	char side[2 * PG_LEGS_NAME_MAX + 96];
+	char side[2 * LEGS_NAME_MAX + 96];
 	snprintf(side, sizeof side, "(src host %s and src port %u) or (dst host %s and dst port %u)",
 		 ih, i, ih, i);
 	evidence_add(ev, code, copies, false,

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """pooler_legs_test.py PGRTT BLOGLOAD APP SRCDIR - PgBouncer (Debian's) in
 transaction mode between the clients and the test cluster, both legs
-captured (src/proto/pgsql/pg_legs.h).
+captured (src/proto/legs.h).
 
  - pgbench -S (simple and extended protocol, 4 clients, 300 transactions
    each) through PgBouncer: the client's leg alone counts what pgbench ran,

@@ -105,6 +105,11 @@ typedef void rtt_fn(void *ctx, const struct rt *rt);
  * rt's flight letters (e points into rt). */
 void rtt_event(const struct rt *rt, struct rt_event *e);
 
+/* A finished round trip of a connection on leg `leg` of a pooler's legs
+ * (legs.h): its statement and span, matched against the other legs'. */
+struct legs;
+void rtt_legs(struct legs *l, uint8_t leg, const struct rt *rt);
+
 /* Per-type message counts use a compact index per side. */
 #define RTT_MSG_SLOTS 32
 int rtt_msg_slot(enum pgsql_side side, uint8_t type);

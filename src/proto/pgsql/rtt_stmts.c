@@ -142,7 +142,7 @@ static uint8_t classify_parse(const char *q, size_t n, bool whole)
 /* Whether a text gets its fingerprint: with fingerprints on (attribution,
  * a pooler's legs), and a statement prepared always - a connection's
  * statements are known by it when its Binds come, and the legs may be
- * followed only from a later packet on (pg_legs.h): prepared before, its
+ * followed only from a later packet on (legs.h): prepared before, its
  * Binds were known by the name alone and never matched the other leg's
  * (test_sigs_turned_on).  Prepared texts are few, each fingerprinted once;
  * a simple query's literals make every text new. */
@@ -193,7 +193,7 @@ uint8_t rtt_text_kind(struct rtt *r, const char *q, size_t n, bool parse, bool w
 			t[0] = shared_text(r, h, q, n, parse, whole);
 		t[1] = was;
 	}
-	if (!t[0].sig && wants_sig(r, parse)) /* kept before a second leg wanted it (pg_legs.h) */
+	if (!t[0].sig && wants_sig(r, parse)) /* kept before a second leg wanted it (legs.h) */
 		t[0].sig = sql_fingerprint(q, n);
 	*sig = t[0].sig;
 	return t[0].kind;

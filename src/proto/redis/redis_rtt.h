@@ -62,7 +62,7 @@ struct redis_rt {
 				  * too, and one never answered): on_cmd's */
 	char first[RESP_NAME_MAX + 1]; /* its first command's name ("" for unknown) */
 	/* its commands' names, words and sizes, folded: what a relay's copy of
-	 * it has too (pg_legs.h); never 0 once a command is in */
+	 * it has too (legs.h); never 0 once a command is in */
 	uint64_t sig;
 };
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/legs.h"
 #include "proto/pgsql/rtt.h"
 #include "sqlclass.h"
 #include "tinytest.h"
@@ -468,7 +469,7 @@ static void test_ping_policy_weighs_position(void)
  * first statement's: the same text as a simple query or prepared under a
  * name; a statement prepared before the capture, by its name; none when
  * off (plain analysis does not pay for it). */
-/* Fingerprints turned on mid-connection (pg_legs.h: a second server
+/* Fingerprints turned on mid-connection (legs.h: a second server
  * endpoint showed up): a statement prepared before is known by its text,
  * not its name, and a simple query's text kept before gets one too */
 static void test_sigs_turned_on(void)
@@ -844,7 +845,7 @@ static void test_pooler_signs(void)
 	CHECK(r.st.pooler_sets == 3);
 	CHECK(r.st.pooler_relinks == 1);
 	CHECK(r.st.pooler_names == 2);
-	/* its own SETs are flagged, the client's SET not (pg_legs.h: no copies) */
+	/* its own SETs are flagged, the client's SET not (legs.h: no copies) */
 	CHECK_EQ_U(nrt, 11);
 	CHECK(pooler_set[1] && pooler_set[7] && pooler_set[10]);
 	CHECK(!pooler_set[0] && !pooler_set[2] && !pooler_set[3] && !pooler_set[8] && !pooler_set[9]);
@@ -856,8 +857,30 @@ static void test_pooler_signs(void)
 	CHECK(r.st.startups_pooler == 0 && r.st.startups_other == 2);
 }
 
+/* A round trip joins a pooler's legs (legs.h) with its statement and both
+ * ends; one without an end has no span to match, and a pooler's own SET
+ * no client's to be a copy of. */
+static void test_round_trips_to_legs(void)
+{
+	struct legs l;
+	legs_init(&l);
+	uint8_t outer = legs_endpoint(&l, "127.0.0.1:6432");
+	legs_endpoint(&l, "127.0.0.1:5432"); /* the second endpoint: followed from here */
+	struct rt rt = {.t_start = 1, .t_end = 2, .has_start = true, .has_end = true, .sig = 5};
+	rtt_legs(&l, outer, &rt);
+	CHECK_EQ_U(l.stmts[outer], 1);
+	rt.has_end = false;
+	rtt_legs(&l, outer, &rt);
+	rt.has_end = true;
+	rt.pooler_set = true;
+	rtt_legs(&l, outer, &rt);
+	CHECK_EQ_U(l.stmts[outer], 1);
+	legs_free(&l);
+}
+
 int main(void)
 {
+	RUN(test_round_trips_to_legs);
 	RUN(test_pooler_signs);
 	RUN(test_statement_sigs);
 	RUN(test_sigs_turned_on);

@@ -284,7 +284,7 @@ static void test_unanswered(void)
 	CHECK_EQ_U(r.st.commands, 1);
 }
 
-/* A flight's signature (pg_legs.h: a relay's copy has the same): the same
+/* A flight's signature (legs.h: a relay's copy has the same): the same
  * commands the same, never 0; another name, key size or command count
  * another */
 static void test_signature(void)

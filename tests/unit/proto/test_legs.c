@@ -1,11 +1,11 @@
-/* test_pg_legs.c - a pooler's server side told from a second server that
- * runs the same statements (pg_legs.h). */
+/* test_legs.c - a pooler's server side told from a second server that
+ * runs the same statements (legs.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/pgsql/pg_legs.h"
+#include "proto/legs.h"
 #include "tinytest.h"
 
 #define MS 1000000ull
@@ -28,28 +28,26 @@ static uint64_t paged[3];
 
 /* Feeds the round trips in the order they end, as a capture would, each
  * to pages unless it is known for a pooler's copy by then. */
-static void feed(struct pg_legs *l, struct leg *v, uint32_t n)
+static void feed(struct legs *l, struct leg *v, uint32_t n)
 {
 	qsort(v, n, sizeof(*v), by_end);
 	memset(paged, 0, sizeof paged);
 	for (uint32_t i = 0; i < n; i++) {
-		struct rt rt = {.t_start = v[i].t0, .t_end = v[i].t1, .has_start = true,
-				.has_end = true, .sig = v[i].sig};
-		pg_legs_rt(l, v[i].port, &rt);
-		paged[v[i].port] += pg_legs_to_pages(l, v[i].port);
+		legs_flight(l, v[i].port, v[i].sig, v[i].t0, v[i].t1);
+		paged[v[i].port] += legs_to_pages(l, v[i].port);
 	}
 }
 
 /* Legs 0, 1 and 2: a pooler on 6432, its server on 5432, and another
  * server beside them, on one port of its own address. */
-static void legs_init(struct pg_legs *l)
+static void three_legs(struct legs *l)
 {
-	pg_legs_init(l);
-	CHECK_EQ_U(pg_legs_endpoint(l, "127.0.0.1:6432"), 0);
-	CHECK(!pg_legs_on(l));
-	CHECK_EQ_U(pg_legs_endpoint(l, "127.0.0.1:5432"), 1);
-	CHECK(pg_legs_on(l));
-	CHECK_EQ_U(pg_legs_endpoint(l, "10.0.0.2:5432"), 2);
+	legs_init(l);
+	CHECK_EQ_U(legs_endpoint(l, "127.0.0.1:6432"), 0);
+	CHECK(!legs_on(l));
+	CHECK_EQ_U(legs_endpoint(l, "127.0.0.1:5432"), 1);
+	CHECK(legs_on(l));
+	CHECK_EQ_U(legs_endpoint(l, "10.0.0.2:5432"), 2);
 }
 
 static uint64_t rnd_state = 42;
@@ -84,12 +82,12 @@ static uint32_t pooled(struct leg *v, uint32_t clients, uint32_t each, uint64_t 
 static void test_pooler(void)
 {
 	static struct leg v[2 * 8 * 500];
-	struct pg_legs l;
-	legs_init(&l);
+	struct legs l;
+	three_legs(&l);
 	feed(&l, v, pooled(v, 8, 500, 5, 0, 30 * US));
 	uint8_t outer = 9, inner = 9;
 	uint64_t copies = 0;
-	CHECK(pg_legs_found(&l, &outer, &inner, &copies));
+	CHECK(legs_found(&l, &outer, &inner, &copies));
 	CHECK_EQ_U(outer, 0);
 	CHECK_EQ_U(inner, 1);
 	CHECK_EQ_U(l.stmts[1], 4000);
@@ -97,14 +95,14 @@ static void test_pooler(void)
 	 * nest, the longer copy may be taken for the other's (the count is
 	 * the same) or one left over */
 	CHECK(copies >= 4000 * 99 / 100 && copies <= 4000);
-	/* known after PG_LEGS_DECIDE copies: the server's leg off the pages
+	/* known after LEGS_DECIDE copies: the server's leg off the pages
 	 * from then on, every round trip of the clients' on them */
 	CHECK(l.decided);
 	CHECK_EQ_U(paged[0], 4000);
-	CHECK(paged[1] >= PG_LEGS_DECIDE && paged[1] <= PG_LEGS_DECIDE * 4 / 3 + 8);
+	CHECK(paged[1] >= LEGS_DECIDE && paged[1] <= LEGS_DECIDE * 4 / 3 + 8);
 	CHECK_EQ_U(l.paged[1], paged[1]);
 	CHECK_EQ_U(l.left_out + paged[1], 4000);
-	pg_legs_free(&l);
+	legs_free(&l);
 }
 
 /* clients through a pooler (pooled's arguments): port 1 found as port
@@ -113,16 +111,16 @@ static void expect_pooler(uint32_t clients, uint32_t each, uint64_t nsig, uint64
 			  uint64_t relay_ns, uint64_t pct)
 {
 	static struct leg v[2 * 64 * 200];
-	struct pg_legs l;
-	legs_init(&l);
+	struct legs l;
+	three_legs(&l);
 	feed(&l, v, pooled(v, clients, each, nsig, wait_ns, relay_ns));
 	uint8_t outer = 9, inner = 9;
 	uint64_t copies = 0;
-	CHECK(pg_legs_found(&l, &outer, &inner, &copies));
+	CHECK(legs_found(&l, &outer, &inner, &copies));
 	CHECK_EQ_U(outer, 0);
 	CHECK_EQ_U(inner, 1);
 	CHECK(copies >= (uint64_t)clients * each * pct / 100);
-	pg_legs_free(&l);
+	legs_free(&l);
 }
 
 /* one statement on every page (a session lookup, pgbench -S): every round
@@ -146,8 +144,8 @@ static void test_saturated(void)
 static void test_two_servers(void)
 {
 	static struct leg v[2 * 32 * 300];
-	struct pg_legs l;
-	legs_init(&l);
+	struct legs l;
+	three_legs(&l);
 	uint32_t n = 0;
 	for (int port = 0; port < 2; port++)
 		for (uint32_t c = 0; c < 32; c++) {
@@ -161,13 +159,13 @@ static void test_two_servers(void)
 	feed(&l, v, n);
 	uint8_t outer = 9, inner = 9;
 	uint64_t copies = 0;
-	CHECK(!pg_legs_found(&l, &outer, &inner, &copies));
+	CHECK(!legs_found(&l, &outer, &inner, &copies));
 	CHECK(l.inside[0][1] < l.stmts[1] / 4); /* 32% with a 2 ms relay, 21% at 1 ms */
 	CHECK(!l.decided);
 	CHECK_EQ_U(paged[0] + paged[1], n); /* no server's round trip left the pages */
 	fprintf(stderr, "two servers: %llu of %llu of the replica's inside the primary's\n",
 		(unsigned long long)l.inside[0][1], (unsigned long long)l.stmts[1]);
-	pg_legs_free(&l);
+	legs_free(&l);
 }
 
 /* a pooler's legs and a third port beside them: the pair is found, the
@@ -175,8 +173,8 @@ static void test_two_servers(void)
 static void test_third_port_and_pings(void)
 {
 	static struct leg v[2 * 8 * 300 + 4000];
-	struct pg_legs l;
-	legs_init(&l);
+	struct legs l;
+	three_legs(&l);
 	uint32_t n = pooled(v, 8, 300, 4, 0, 30 * US);
 	for (uint32_t i = 0; i < 2000; i++) { /* port 2: another app's own server, other statements */
 		uint64_t t = rnd(500 * MS);
@@ -189,45 +187,43 @@ static void test_third_port_and_pings(void)
 	feed(&l, v, n);
 	uint8_t outer = 9, inner = 9;
 	uint64_t copies = 0;
-	CHECK(pg_legs_found(&l, &outer, &inner, &copies));
+	CHECK(legs_found(&l, &outer, &inner, &copies));
 	CHECK_EQ_U(outer, 0);
 	CHECK_EQ_U(inner, 1);
 	CHECK(copies >= 2400 * 99 / 100 && copies <= 2400);
 	CHECK_EQ_U(l.stmts[0], 2400); /* the pings are not statements */
 	CHECK_EQ_U(l.inside[2][0] + l.inside[2][1] + l.inside[0][2] + l.inside[1][2], 0);
-	pg_legs_free(&l);
+	legs_free(&l);
 }
 
 /* too few to tell, a port beyond the table, a round trip without its
  * end: nothing found, nothing read out of bounds */
 static void test_bounds(void)
 {
-	struct pg_legs l;
-	legs_init(&l);
+	struct legs l;
+	three_legs(&l);
 	static struct leg v[2 * 15];
 	feed(&l, v, pooled(v, 1, 15, 2, 0, 30 * US));
 	uint8_t outer, inner;
 	uint64_t copies = 7;
-	CHECK(!pg_legs_found(&l, &outer, &inner, &copies)); /* 15 < PG_LEGS_MIN */
+	CHECK(!legs_found(&l, &outer, &inner, &copies)); /* 15 < LEGS_MIN */
 	CHECK_EQ_U(copies, 0);
-	struct rt rt = {.t_start = 1, .t_end = 2, .has_start = true, .has_end = true, .sig = 5};
-	pg_legs_rt(&l, PG_LEGS_ENDS, &rt);
-	pg_legs_rt(&l, PG_LEGS_NONE, &rt);
-	rt.has_end = false;
-	pg_legs_rt(&l, 0, &rt);
+	legs_flight(&l, LEGS_ENDS, 5, 1, 2);
+	legs_flight(&l, LEGS_NONE, 5, 1, 2);
+	legs_flight(&l, 0, 0, 1, 2); /* no statement: nothing to match by */
 	CHECK_EQ_U(l.stmts[0], 15);
-	pg_legs_free(&l);
+	legs_free(&l);
 }
 
 /* Endpoints: the same name the same leg; nothing followed, nor any room
- * taken, until a second one; PG_LEGS_ENDS of them, the rest none */
+ * taken, until a second one; LEGS_ENDS of them, the rest none */
 static void test_endpoints(void)
 {
-	struct pg_legs l;
-	pg_legs_init(&l);
-	CHECK_EQ_U(pg_legs_endpoint(&l, "127.0.0.1:5432"), 0);
-	CHECK_EQ_U(pg_legs_endpoint(&l, "127.0.0.1:5432"), 0);
-	CHECK(!pg_legs_on(&l));
+	struct legs l;
+	legs_init(&l);
+	CHECK_EQ_U(legs_endpoint(&l, "127.0.0.1:5432"), 0);
+	CHECK_EQ_U(legs_endpoint(&l, "127.0.0.1:5432"), 0);
+	CHECK(!legs_on(&l));
 	static struct leg v[2 * 8 * 100];
 	uint32_t n = pooled(v, 8, 100, 3, 0, 30 * US);
 	for (uint32_t i = 0; i < n; i++)
@@ -235,31 +231,31 @@ static void test_endpoints(void)
 	feed(&l, v, n);
 	uint8_t outer, inner;
 	uint64_t copies;
-	CHECK(!pg_legs_found(&l, &outer, &inner, &copies));
+	CHECK(!legs_found(&l, &outer, &inner, &copies));
 	CHECK_EQ_U(l.stmts[0], 0); /* not followed: nothing to tell apart */
 	CHECK_EQ_U(paged[0], n);
 	CHECK_EQ_U(l.paged[0], n); /* on pages before any copy could be known: counted */
 	/* "[::1]:5432" is another endpoint than "127.0.0.1:5432"; a prefix is not the name */
-	CHECK_EQ_U(pg_legs_endpoint(&l, "[::1]:5432"), 1);
-	CHECK(pg_legs_on(&l));
-	CHECK_EQ_U(pg_legs_endpoint(&l, "127.0.0.1:543"), 2);
+	CHECK_EQ_U(legs_endpoint(&l, "[::1]:5432"), 1);
+	CHECK(legs_on(&l));
+	CHECK_EQ_U(legs_endpoint(&l, "127.0.0.1:543"), 2);
 	char name[64];
-	for (uint32_t i = 3; i < PG_LEGS_ENDS; i++) {
+	for (uint32_t i = 3; i < LEGS_ENDS; i++) {
 		snprintf(name, sizeof name, "10.0.%u.1:5432", i);
-		CHECK_EQ_U(pg_legs_endpoint(&l, name), i);
+		CHECK_EQ_U(legs_endpoint(&l, name), i);
 	}
-	CHECK_EQ_U(pg_legs_endpoint(&l, "10.9.9.9:5432"), PG_LEGS_NONE);
-	CHECK_EQ_U(pg_legs_endpoint(&l, "10.0.3.1:5432"), 3);
+	CHECK_EQ_U(legs_endpoint(&l, "10.9.9.9:5432"), LEGS_NONE);
+	CHECK_EQ_U(legs_endpoint(&l, "10.0.3.1:5432"), 3);
 	/* a name longer than any address: cut, and still one endpoint */
 	memset(name, 'x', sizeof name - 1);
 	name[sizeof name - 1] = '\0';
-	struct pg_legs m;
-	pg_legs_init(&m);
-	CHECK_EQ_U(pg_legs_endpoint(&m, name), 0);
-	CHECK_EQ_U(pg_legs_endpoint(&m, name), 0);
-	CHECK_EQ_U(strlen(m.end[0]), PG_LEGS_NAME_MAX - 1);
-	pg_legs_free(&m);
-	pg_legs_free(&l);
+	struct legs m;
+	legs_init(&m);
+	CHECK_EQ_U(legs_endpoint(&m, name), 0);
+	CHECK_EQ_U(legs_endpoint(&m, name), 0);
+	CHECK_EQ_U(strlen(m.end[0]), LEGS_NAME_MAX - 1);
+	legs_free(&m);
+	legs_free(&l);
 }
 
 /* a TCP relay on the server's port at another address (Docker's
@@ -269,10 +265,10 @@ static void test_endpoints(void)
 static void relay_on_one_port(bool server_first)
 {
 	static struct leg v[2 * 16 * 200];
-	struct pg_legs l;
-	pg_legs_init(&l);
-	uint8_t server = pg_legs_endpoint(&l, server_first ? "172.17.0.2:5432" : "127.0.0.1:5432");
-	uint8_t relay = pg_legs_endpoint(&l, server_first ? "127.0.0.1:5432" : "172.17.0.2:5432");
+	struct legs l;
+	legs_init(&l);
+	uint8_t server = legs_endpoint(&l, server_first ? "172.17.0.2:5432" : "127.0.0.1:5432");
+	uint8_t relay = legs_endpoint(&l, server_first ? "127.0.0.1:5432" : "172.17.0.2:5432");
 	if (!server_first) {
 		uint8_t t = server;
 		server = relay;
@@ -284,14 +280,14 @@ static void relay_on_one_port(bool server_first)
 	feed(&l, v, n);
 	uint8_t outer = 9, inner = 9;
 	uint64_t copies = 0;
-	CHECK(pg_legs_found(&l, &outer, &inner, &copies));
+	CHECK(legs_found(&l, &outer, &inner, &copies));
 	CHECK_EQ_U(outer, relay);
 	CHECK_EQ_U(inner, server);
 	/* 98% here: 16 clients of 6 statements nest more often (test_pooler) */
 	CHECK(copies >= 3200 * 97 / 100 && copies <= 3200);
 	CHECK(l.decided);
 	CHECK_EQ_U(paged[relay], 3200);
-	pg_legs_free(&l);
+	legs_free(&l);
 }
 
 static void test_relay_on_one_port(void)
