@@ -173,19 +173,23 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 	 * PostgreSQL ports and on Redis's: followed once a second server
 	 * endpoint shows up (zeroed: analysis_free frees what a failure left) */
 	a->legs = calloc(1, sizeof(*a->legs));
-	a->redis_legs = calloc(1, sizeof(*a->redis_legs));
-	if (!a->legs || !a->redis_legs)
+	if (!a->legs)
 		return -1;
+	for (int p = 0; p < PROTO_N; p++) {
+		if (!protos[p] || !protos[p]->shared_size)
+			continue;
+		if (!(a->shared[p] = calloc(1, protos[p]->shared_size)))
+			return -1;
+		protos[p]->shared_init(a->shared[p]);
+	}
 	a->buckets = calloc(1024, sizeof(*a->buckets));
 	a->nbuckets = a->buckets ? 1024 : 0; /* analysis_free walks them, even after a failure */
 	a->text_kinds = calloc(1, sizeof(*a->text_kinds));
 	if (!a->buckets || !a->text_kinds)
 		return -1;
 	hist_init(&a->lat);
-	hist_init(&a->redis_lat);
 	for (int i = 0; i < RT_NCLASS; i++) {
 		hist_init(&a->lat_class[i]);
-		hist_init(&a->redis_lat_class[i]);
 	}
 	if (a->opts.nhttp_ports) {
 		if (attrib_init(&a->attrib, a->opts.grace_ns, a->opts.hold_ns) != 0)
@@ -236,7 +240,7 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 	c->key = *k;
 	c->hash = h;
 	c->sum.id = ++a->next_id;
-	c->sum.proto = proto == &proto_redis ? PROTO_REDIS : PROTO_PGSQL;
+	c->sum.proto = proto->id == PROTO_REDIS ? PROTO_REDIS : PROTO_PGSQL;
 	c->sum.first_ts = c->sum.last_ts = ts;
 	addr_format(c->sum.client, sizeof c->sum.client, k->af, k->caddr, k->cport);
 	addr_format(c->sum.server, sizeof c->sum.server, k->af, k->saddr, k->sport);
@@ -244,7 +248,7 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 		reasm_init(&c->tcp[s]);
 		c->out[s] = (struct reasm_out){on_data, on_gap, c, s};
 	}
-	struct proto_ctx cx = {a, &c->sum, k->sport};
+	struct proto_ctx cx = {a, &c->sum, a->shared[proto->id], k->sport};
 	if (proto->open(c->state, &cx, from_start, ts) != 0) {
 		free(c);
 		return NULL;
@@ -518,7 +522,7 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 	const struct proto_ops *proto =
 		protos[dst_kind == PROTO_PGSQL || src_kind == PROTO_PGSQL ? PROTO_PGSQL
 		       : dst_srv ? dst_kind : src_kind];
-	proto->count_packet(a);
+	proto->count_packet(a, a->shared[proto->id]);
 
 	bool from_client;
 	struct flow_key k;
@@ -615,19 +619,27 @@ void analysis_free(struct analysis *a)
 	}
 	if (a->legs)
 		legs_free(a->legs);
-	if (a->redis_legs)
-		legs_free(a->redis_legs);
 	free(a->legs);
-	free(a->redis_legs);
+	for (int p = 0; p < PROTO_N; p++) {
+		if (a->shared[p])
+			protos[p]->shared_free(a->shared[p]);
+		free(a->shared[p]);
+	}
 	free(a->buckets);
 	free(a->text_kinds);
 	free(a->listed);
 	memset(a, 0, sizeof(*a));
 }
 
+void *analysis_shared(const struct analysis *a, enum proto_id p)
+{
+	return a->shared[p];
+}
+
 bool analysis_redis_measured(const struct analysis *a)
 {
-	return a->opts.nredis_ports > 0 && a->tot.redis.st.round_trips > 0;
+	const struct redis_totals *t = a->shared[PROTO_REDIS];
+	return a->opts.nredis_ports > 0 && t->st.round_trips > 0;
 }
 
 bool analysis_pg_measured(const struct analysis *a)
@@ -711,8 +723,9 @@ void analysis_live(const struct analysis *a, struct analysis_live *o)
 	memcpy(o->ping_roles, a->tot.st.pings, sizeof o->ping_roles);
 	o->pings = a->tot.st.by_class[RT_PING];
 	o->pages = a->tot.http.responses;
-	o->redis_round_trips = a->tot.redis.st.round_trips;
-	o->redis_commands = a->tot.redis.st.commands;
+	for (int p = 0; p < PROTO_N; p++)
+		if (protos[p] && protos[p]->live_shared)
+			protos[p]->live_shared(a->shared[p], o);
 	o->open = a->nopen;
 	o->pooler = a->tot.pooler;
 	for (const struct conn *c = a->lru_head; c; c = c->lru_next) {

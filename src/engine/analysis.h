@@ -21,7 +21,7 @@
 #include "proto/legs.h"
 #include "pgsql.h"
 #include "proto.h"
-#include "proto/redis/redis_rtt.h"
+#include "proto/redis/redis_totals.h"
 #include "resp.h"
 #include "attrib/route_learn.h"
 #include "proto/pgsql/rtt.h"
@@ -36,7 +36,6 @@
 #define ANALYSIS_MAX_BUFFER (128ull << 20) /* out-of-order bytes held, all connections */
 #define ADDR_STR_MAX 56
 #define ANALYSIS_OTHER_PORTS 8
-#define REDIS_NAMES_MAX 256 /* distinct command names counted, the rest as one */
 
 struct conn;
 
@@ -125,17 +124,6 @@ struct analysis_totals {
 		} marked[16];
 		uint32_t nmarked;
 	} http;
-	struct analysis_redis {
-		uint64_t packets, connections, mid_stream, tls, gaps, gap_bytes, malformed,
-			skipped_bytes, resyncs;
-		struct redis_stats st; /* sums over connections */
-		/* commands by name, upper-cased; past REDIS_NAMES_MAX names, "" */
-		struct redis_name_count {
-			char name[RESP_NAME_MAX + 1];
-			uint64_t n;
-		} by_command[REDIS_NAMES_MAX];
-		uint32_t nnames;
-	} redis;
 	uint64_t first_ts, last_ts;
 	struct rtt_stats st; /* sums over connections (names unused) */
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
@@ -161,18 +149,16 @@ struct analysis {
 	struct conn_summary *listed;
 	uint32_t nlisted, cap_listed;
 	struct analysis_totals tot;
+	void *shared[PROTO_N];          /* each protocol's, for the whole analysis (proto.h) */
 	uint64_t clock_ns; /* a live capture's time when no packet says it (analysis_settle) */
 	struct hist lat;                /* all round trips with a measured latency */
 	struct hist lat_class[RT_NCLASS];
-	struct hist redis_lat;          /* Redis round trips */
-	struct hist redis_lat_class[RT_NCLASS];
 	struct attrib attrib;           /* pages and routes, with HTTP ports */
 	struct attrib_pipe pipe;        /* the protocols' way to it (maybe a thread) */
 	struct route_learn learn;       /* routes' parameters, learnt from the requests */
 	struct page_hold hold;          /* the first pages, while they are learnt */
 	struct page_twins *twins;       /* a proxy's copies of the app's pages (page_twins.h) */
 	struct legs *legs;           /* a pooler's or relay's legs on the PostgreSQL ports (legs.h) */
-	struct legs *redis_legs;     /* the same on the Redis ports: a proxy's or relay's */
 	struct ping_evidence ping_ev;   /* the pool's ping policy, learnt (rtt.h) */
 	struct rtt_texts *text_kinds;   /* statement texts classified, for every connection (rtt.h) */
 	enum ping_policy ping_policy;   /* what it said at the end (analysis_finish) */
@@ -220,11 +206,15 @@ bool analysis_redis_measured(const struct analysis *a);
  * null, NULL, "-", "not measured", never 0. */
 bool analysis_pg_measured(const struct analysis *a);
 
-/* The Redis commands counted, most frequent first (names alike: by name);
- * the rest ("", past REDIS_NAMES_MAX names) left out and returned in rest.
- * out holds REDIS_NAMES_MAX.  Returns how many. */
-uint32_t analysis_redis_commands(const struct analysis_redis *t, const struct redis_name_count **out,
-				 uint64_t *rest);
+/* Protocol p's state for the whole analysis (proto.h's shared_size; its
+ * own header says what it is: redis_totals.h), or NULL. */
+void *analysis_shared(const struct analysis *a, enum proto_id p);
+
+/* The Redis connections' totals (never NULL after analysis_init). */
+static inline const struct redis_totals *analysis_redis(const struct analysis *a)
+{
+	return (const struct redis_totals *)analysis_shared(a, PROTO_REDIS);
+}
 
 /* A new connection's leg among l's server endpoints (legs.h, the
  * protocol's legs); no room to follow the legs is counted in tot.nomem, so

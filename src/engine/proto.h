@@ -31,14 +31,23 @@ enum proto_id { PROTO_NONE, PROTO_PGSQL, PROTO_HTTP, PROTO_REDIS, PROTO_N };
 struct proto_ctx {
 	struct analysis *a;
 	struct conn_summary *sum;
+	void *shared;  /* the protocol's state for the whole analysis (shared_size) */
 	uint16_t port; /* the server's */
 };
 
 struct proto_ops {
+	enum proto_id id;
 	const char *name;
 	size_t state_size; /* per connection, zeroed before open */
+	/* What its connections share for the whole analysis - their totals,
+	 * latencies, legs - made by shared_init at the start and freed by
+	 * shared_free at the end (0 and NULL: nothing); the outputs read it
+	 * through analysis_shared. */
+	size_t shared_size;
+	void (*shared_init)(void *shared);
+	void (*shared_free)(void *shared);
 	/* A packet on one of its ports was read (the input's per-protocol count). */
-	void (*count_packet)(struct analysis *a);
+	void (*count_packet)(struct analysis *a, void *shared);
 	/* The first payload of a connection whose handshake was missed, when both
 	 * ports are server ports: 0 if the client sent it, 1 the server, -1 who
 	 * knows.  NULL: the lower port number is not guessed at. */
@@ -58,6 +67,8 @@ struct proto_ops {
 	bool (*oldest_open)(void *st, uint64_t now, uint64_t not_before, uint64_t *ts);
 	/* Figures of a connection still open, added to out (the status line). */
 	void (*live)(const void *st, struct analysis_live *out);
+	/* Those of the closed ones, from the shared state (NULL: none). */
+	void (*live_shared)(const void *shared, struct analysis_live *out);
 };
 
 extern const struct proto_ops proto_pgsql, proto_http, proto_redis;

@@ -63,8 +63,9 @@ static bool req_room(struct http_state *s)
 	return true;
 }
 
-static void count_packet(struct analysis *a)
+static void count_packet(struct analysis *a, void *shared)
 {
+	(void)shared;
 	a->tot.http.packets++;
 }
 
@@ -196,6 +197,15 @@ static void live(const void *st, struct analysis_live *out)
 }
 
 const struct proto_ops proto_http = {
-	"http", sizeof(struct http_state), count_packet, NULL, open_conn, data, gap, close_conn,
-	oldest_open, live,
+	.id = PROTO_HTTP,
+	.name = "http",
+	.state_size = sizeof(struct http_state),
+	.count_packet = count_packet,
+	.guess_side = NULL,
+	.open = open_conn,
+	.data = data,
+	.gap = gap,
+	.close = close_conn,
+	.oldest_open = oldest_open,
+	.live = live,
 };

@@ -15,8 +15,9 @@ struct pgsql_state {
 	struct hist lat;
 };
 
-static void count_packet(struct analysis *a)
+static void count_packet(struct analysis *a, void *shared)
 {
+	(void)shared;
 	a->tot.pg_packets++;
 }
 
@@ -204,6 +205,15 @@ static int guess_side(const uint8_t *p, size_t n)
 }
 
 const struct proto_ops proto_pgsql = {
-	"postgresql", sizeof(struct pgsql_state), count_packet, guess_side, open_conn, data, gap,
-	close_conn, oldest_open, live,
+	.id = PROTO_PGSQL,
+	.name = "postgresql",
+	.state_size = sizeof(struct pgsql_state),
+	.count_packet = count_packet,
+	.guess_side = guess_side,
+	.open = open_conn,
+	.data = data,
+	.gap = gap,
+	.close = close_conn,
+	.oldest_open = oldest_open,
+	.live = live,
 };

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "base/hash.h"
 #include "proto.h"
+#include "proto/redis/redis_totals.h"
 
 struct redis_state {
 	struct proto_ctx cx;
@@ -26,6 +26,11 @@ struct redis_state {
 	bool paged, paged_known;
 };
 
+static struct redis_totals *totals(const struct redis_state *s)
+{
+	return s->cx.shared;
+}
+
 /* Does flight rt go to pages (legs.h: not a relay's server side)?
  * Decided once a flight, at its first command, and counted there. */
 static bool flight_to_pages(struct redis_state *s, const struct redis_rt *rt)
@@ -33,67 +38,16 @@ static bool flight_to_pages(struct redis_state *s, const struct redis_rt *rt)
 	if (!s->paged_known || s->paged_serial != rt->serial) {
 		s->paged_known = true;
 		s->paged_serial = rt->serial;
-		s->paged = legs_to_pages(s->cx.a->redis_legs, s->leg);
+		s->paged = legs_to_pages(&totals(s)->legs, s->leg);
 	}
 	return s->paged;
 }
 
-static void count_packet(struct analysis *a)
+static void count_packet(struct analysis *a, void *shared)
 {
-	a->tot.redis.packets++;
-}
-
-/* Commands by name: open addressing over a fixed table, so memory does not
- * follow what a hostile client names; past REDIS_NAMES_MAX names the rest
- * count under "" (JSON: "(other)"). */
-static struct redis_name_count *count_name(struct analysis_redis *t, const char *raw)
-{
-	/* printable only, so that no output (JSON's UTF-8, a terminal) gets
-	 * garbage raw */
-	char name[RESP_NAME_MAX + 1];
-	redis_name_printable(name, raw);
-	uint32_t h = str_hash(name);
-	for (uint32_t i = 0; i < REDIS_NAMES_MAX; i++) {
-		struct redis_name_count *e = &t->by_command[(h + i) % REDIS_NAMES_MAX];
-		if (e->n == 0) {
-			if (t->nnames + 1 == REDIS_NAMES_MAX && name[0])
-				return count_name(t, ""); /* the last slot is the rest's */
-			memcpy(e->name, name, sizeof e->name);
-			t->nnames++;
-		} else if (strcmp(e->name, name) != 0) {
-			continue;
-		}
-		e->n++;
-		return e;
-	}
-	return NULL; /* unreachable: the rest's slot is always found */
-}
-
-static int by_count(const void *x, const void *y)
-{
-	const struct redis_name_count *a = *(const struct redis_name_count *const *)x,
-				      *b = *(const struct redis_name_count *const *)y;
-	if (a->n != b->n)
-		return a->n < b->n ? 1 : -1;
-	return strcmp(a->name, b->name);
-}
-
-uint32_t analysis_redis_commands(const struct analysis_redis *t, const struct redis_name_count **out,
-				 uint64_t *rest)
-{
-	uint32_t n = 0;
-	*rest = 0;
-	for (uint32_t i = 0; i < REDIS_NAMES_MAX; i++) {
-		const struct redis_name_count *e = &t->by_command[i];
-		if (e->n == 0)
-			continue;
-		if (e->name[0])
-			out[n++] = e;
-		else
-			*rest += e->n;
-	}
-	qsort(out, n, sizeof(*out), by_count);
-	return n;
+	(void)a;
+	struct redis_totals *t = shared;
+	t->packets++;
 }
 
 static void on_msg(void *ctx, const struct resp_msg *m)
@@ -103,7 +57,7 @@ static void on_msg(void *ctx, const struct resp_msg *m)
 		/* a table entry is never taken back: a name counts where it did */
 		if (s->last_count && !strcmp(s->last_name, m->name)) {
 			s->last_count->n++;
-		} else if ((s->last_count = count_name(&s->cx.a->tot.redis, m->name))) {
+		} else if ((s->last_count = redis_totals_count_name(s->cx.shared, m->name))) {
 			memcpy(s->last_name, m->name, sizeof s->last_name);
 		}
 	}
@@ -126,7 +80,7 @@ static void on_round_trip(void *ctx, const struct redis_rt *rt)
 	struct analysis *a = s->cx.a;
 	/* matched first: a relay's copy is known by then (legs.h) */
 	if (!rt->damaged && rt->replies > 0)
-		legs_flight(a->redis_legs, s->leg, rt->sig, rt->t_start, rt->t_end);
+		legs_flight(&totals(s)->legs, s->leg, rt->sig, rt->t_start, rt->t_end);
 	if (a->attributing && flight_to_pages(s, rt)) {
 		char label[RESP_NAME_MAX + 1];
 		struct rt_event e;
@@ -155,15 +109,16 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	s->cx = *cx;
 	resp_conn_init(&s->resp, from_start);
 	hist_init(&s->lat);
-	s->leg = analysis_leg(a, a->redis_legs, cx->sum->server);
-	redis_rtt_init(&s->rtt, &s->lat, a->redis_lat_class,
-		       a->attributing || a->opts.on_redis_rt || legs_on(a->redis_legs)
+	struct redis_totals *t = cx->shared;
+	s->leg = analysis_leg(a, &t->legs, cx->sum->server);
+	redis_rtt_init(&s->rtt, &s->lat, t->lat_class,
+		       a->attributing || a->opts.on_redis_rt || legs_on(&t->legs)
 			       ? on_round_trip
 			       : NULL,
 		       s);
 	if (a->attributing) /* pages get each command where it was sent */
 		s->rtt.on_cmd = on_command;
-	a->tot.redis.connections++;
+	t->connections++;
 	if (a->opts.on_conn)
 		a->opts.on_conn(a->opts.ctx, cx->sum);
 	return 0;
@@ -172,7 +127,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 static void data(void *st, int side, const uint8_t *p, size_t n, uint64_t ts)
 {
 	struct redis_state *s = st;
-	if (!s->rtt.on_rt && legs_on(s->cx.a->redis_legs))
+	if (!s->rtt.on_rt && legs_on(&totals(s)->legs))
 		s->rtt.on_rt = on_round_trip; /* opened before the second endpoint */
 	resp_feed(&s->resp, (enum resp_side)side, p, n, ts, on_msg, s);
 }
@@ -183,23 +138,6 @@ static void gap(void *st, int side, uint64_t n, uint64_t ts)
 	struct redis_state *s = st;
 	redis_rtt_gap(&s->rtt, (enum resp_side)side);
 	resp_gap(&s->resp, (enum resp_side)side, n, on_msg, s);
-}
-
-static void add_stats(struct redis_stats *t, const struct redis_stats *s)
-{
-	t->commands += s->commands;
-	t->replies += s->replies;
-	t->round_trips += s->round_trips;
-	for (int i = 0; i < RT_NCLASS; i++)
-		t->by_class[i] += s->by_class[i];
-	t->pipelined += s->pipelined;
-	if (s->max_pipeline > t->max_pipeline)
-		t->max_pipeline = s->max_pipeline;
-	t->pushes += s->pushes;
-	t->no_reply += s->no_reply;
-	t->errors += s->errors;
-	t->unanswered += s->unanswered;
-	t->written_off += s->written_off;
 }
 
 static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
@@ -222,10 +160,9 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 		m->skipped_bytes += p->skipped_bytes;
 		m->resyncs += p->resyncs;
 	}
-	hist_merge(&a->redis_lat, &s->lat);
-
-	struct analysis_redis *t = &a->tot.redis;
-	add_stats(&t->st, &m->redis);
+	struct redis_totals *t = s->cx.shared;
+	hist_merge(&t->lat, &s->lat);
+	redis_stats_add(&t->st, &m->redis);
 	t->gaps += m->gaps;
 	t->gap_bytes += m->gap_bytes;
 	t->malformed += m->malformed;
@@ -252,7 +189,36 @@ static void live(const void *st, struct analysis_live *out)
 	out->redis_commands += s->rtt.st.commands;
 }
 
+static void shared_init(void *shared)
+{
+	redis_totals_init(shared);
+}
+
+static void shared_free(void *shared)
+{
+	redis_totals_free(shared);
+}
+
+static void live_shared(const void *shared, struct analysis_live *out)
+{
+	const struct redis_totals *t = shared;
+	out->redis_round_trips += t->st.round_trips;
+	out->redis_commands += t->st.commands;
+}
+
 const struct proto_ops proto_redis = {
-	"redis", sizeof(struct redis_state), count_packet, NULL, open_conn, data, gap,
-	close_conn, oldest_open, live,
+	.id = PROTO_REDIS,
+	.name = "redis",
+	.state_size = sizeof(struct redis_state),
+	.shared_size = sizeof(struct redis_totals),
+	.shared_init = shared_init,
+	.shared_free = shared_free,
+	.count_packet = count_packet,
+	.open = open_conn,
+	.data = data,
+	.gap = gap,
+	.close = close_conn,
+	.oldest_open = oldest_open,
+	.live = live,
+	.live_shared = live_shared,
 };

@@ -280,7 +280,7 @@ static void pooler_legs(const struct analysis *a, struct evidence *ev)
 	static const struct legs_words redis = {"Redis round trips", "commands", "proxy",
 						"proxy or relay", "--redis-port"};
 	legs_finding(a, a->legs, EV_POOLER_LEGS, &pg, ev);
-	legs_finding(a, a->redis_legs, EV_REDIS_LEGS, &redis, ev);
+	legs_finding(a, &analysis_redis(a)->legs, EV_REDIS_LEGS, &redis, ev);
 }
 
 /* Pages from the server's side of a transaction pooler alone (the default
@@ -455,7 +455,7 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
  * a Redis-free app. */
 static void redis_findings(const struct analysis *a, struct evidence *ev)
 {
-	const struct analysis_redis *r = &a->tot.redis;
+	const struct redis_totals *r = analysis_redis(a);
 	char ports[256];
 	port_list(ports, sizeof ports, a->opts.redis_ports, a->opts.nredis_ports);
 	const char *s = a->opts.nredis_ports > 1 ? "s" : "";
@@ -483,7 +483,7 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 	char ports[256];
 	memset(ev, 0, sizeof(*ev));
 	port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
-	if (t->pg_packets == 0 && !(a->opts.nredis_ports && t->redis.packets))
+	if (t->pg_packets == 0 && !(a->opts.nredis_ports && analysis_redis(a)->packets))
 		evidence_add(ev, EV_NO_POSTGRESQL, t->packets, false,
 			     "no packets on PostgreSQL port%s %s yet", a->opts.nports > 1 ? "s" : "",
 			     ports);
@@ -496,7 +496,7 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 		evidence_add(ev, EV_NO_PAGES, 0, false, "no packets on HTTP port%s %s yet",
 			     a->opts.nhttp_ports > 1 ? "s" : "", ports);
 	}
-	if (a->opts.nredis_ports && t->redis.packets == 0) {
+	if (a->opts.nredis_ports && analysis_redis(a)->packets == 0) {
 		port_list(ports, sizeof ports, a->opts.redis_ports, a->opts.nredis_ports);
 		evidence_add(ev, EV_NO_REDIS, 0, false, "no packets on Redis port%s %s yet",
 			     a->opts.nredis_ports > 1 ? "s" : "", ports);
@@ -548,7 +548,7 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 {
 	const struct analysis_totals *t = &a->tot;
 	memset(ev, 0, sizeof(*ev));
-	if (t->pg_packets == 0 && a->opts.nredis_ports && a->tot.redis.st.round_trips) {
+	if (t->pg_packets == 0 && a->opts.nredis_ports && analysis_redis(a)->st.round_trips) {
 		char ports[256];
 		port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
 		evidence_add(ev, EV_REDIS_ONLY, 0, false,

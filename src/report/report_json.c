@@ -140,9 +140,9 @@ static cJSON *redis_connection(const struct conn_summary *c)
 	return o;
 }
 
-static cJSON *redis_totals(const struct analysis *a)
+static cJSON *redis_totals_json(const struct analysis *a)
 {
-	const struct analysis_redis *t = &a->tot.redis;
+	const struct redis_totals *t = analysis_redis(a);
 	cJSON *o = cJSON_CreateObject();
 	cJSON *ports = cJSON_AddArrayToObject(o, "ports");
 	for (int i = 0; i < a->opts.nredis_ports; i++)
@@ -152,16 +152,16 @@ static cJSON *redis_totals(const struct analysis *a)
 	redis_figures(o, &t->st);
 	const struct redis_name_count *names[REDIS_NAMES_MAX];
 	uint64_t rest;
-	uint32_t n = analysis_redis_commands(t, names, &rest);
+	uint32_t n = redis_totals_commands(t, names, &rest);
 	cJSON *bc = cJSON_AddObjectToObject(o, "by_command");
 	for (uint32_t i = 0; i < n; i++)
 		cJSON_AddNumberToObject(bc, names[i]->name, (double)names[i]->n);
 	cJSON_AddNumberToObject(o, "other_commands", (double)rest);
-	cJSON_AddItemToObject(o, "latency_us", hist_json(&a->redis_lat));
+	cJSON_AddItemToObject(o, "latency_us", hist_json(&t->lat));
 	cJSON *lc = cJSON_AddObjectToObject(o, "latency_us_by_class");
 	for (int c = 0; c < RT_NCLASS; c++)
-		if (a->redis_lat_class[c].count)
-			cJSON_AddItemToObject(lc, rt_class_name(c), hist_json(&a->redis_lat_class[c]));
+		if (t->lat_class[c].count)
+			cJSON_AddItemToObject(lc, rt_class_name(c), hist_json(&t->lat_class[c]));
 	cJSON_AddNumberToObject(o, "mid_stream", (double)t->mid_stream);
 	cJSON_AddNumberToObject(o, "tls", (double)t->tls);
 	cJSON_AddNumberToObject(o, "gaps", (double)t->gaps);
@@ -437,7 +437,7 @@ static cJSON *totals_json(cJSON *root, const struct analysis *a)
 	cJSON_AddNumberToObject(tot, "evicted", (double)t->evicted);
 	cJSON_AddNumberToObject(tot, "connections_not_listed", (double)t->conns_not_listed);
 	if (a->opts.nredis_ports)
-		cJSON_AddItemToObject(tot, "redis", redis_totals(a));
+		cJSON_AddItemToObject(tot, "redis", redis_totals_json(a));
 	return tot;
 }
 

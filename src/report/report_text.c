@@ -127,7 +127,7 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
  * trip of many), by class, the commands by name. */
 static void redis_text(FILE *out, const struct analysis *a)
 {
-	const struct analysis_redis *t = &a->tot.redis;
+	const struct redis_totals *t = analysis_redis(a);
 	const struct redis_stats *s = &t->st;
 	fprintf(out, "redis: %" PRIu64 " connections  commands: %" PRIu64 "  round_trips: %" PRIu64,
 		t->connections, s->commands, s->round_trips);
@@ -147,7 +147,7 @@ static void redis_text(FILE *out, const struct analysis *a)
 	fprintf(out, "%s\n", sep[0] ? "" : "none");
 	const struct redis_name_count *names[REDIS_NAMES_MAX];
 	uint64_t rest;
-	uint32_t n = analysis_redis_commands(t, names, &rest);
+	uint32_t n = redis_totals_commands(t, names, &rest);
 	if (n || rest) {
 		fprintf(out, "redis commands:");
 		for (uint32_t i = 0; i < n && i < 12; i++) {
@@ -162,10 +162,10 @@ static void redis_text(FILE *out, const struct analysis *a)
 			fprintf(out, " (others %" PRIu64 ")", more);
 		fputc('\n', out);
 	}
-	if (a->redis_lat.count)
+	if (t->lat.count)
 		fprintf(out, "redis latency: p50 %.3f ms  p99 %.3f ms  max %.3f ms\n",
-			ms(hist_quantile(&a->redis_lat, 0.5)), ms(hist_quantile(&a->redis_lat, 0.99)),
-			ms(a->redis_lat.max));
+			ms(hist_quantile(&t->lat, 0.5)), ms(hist_quantile(&t->lat, 0.99)),
+			ms(t->lat.max));
 	fprintf(out, "redis replies: %" PRIu64 "  errors: %" PRIu64 "  pushes: %" PRIu64
 		     "  without reply: %" PRIu64 "  unanswered: %" PRIu64 "\n",
 		s->replies, s->errors, s->pushes, s->no_reply, s->unanswered);
@@ -236,7 +236,7 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 	for (int i = 0; i < a->opts.nports; i++)
 		fprintf(out, " %u", a->opts.ports[i]);
 	if (a->opts.nredis_ports) {
-		fprintf(out, "; %" PRIu64 " Redis, ports", t->redis.packets);
+		fprintf(out, "; %" PRIu64 " Redis, ports", analysis_redis(a)->packets);
 		for (int i = 0; i < a->opts.nredis_ports; i++)
 			fprintf(out, " %u", a->opts.redis_ports[i]);
 	}

@@ -483,7 +483,7 @@ static int put_redis(struct store *s, const struct analysis *a, char *err)
 {
 	if (!a->opts.nredis_ports)
 		return 0;
-	const struct analysis_redis *t = &a->tot.redis;
+	const struct redis_totals *t = analysis_redis(a);
 	struct db_stmt *st;
 	if (db_prepare(s->db,
 			       "UPDATE runs SET redis_ports=?1, redis_connections=?2, redis_commands=?3,"
@@ -499,9 +499,9 @@ static int put_redis(struct store *s, const struct analysis *a, char *err)
 	db_bind_int64(st, 3, (int64_t)t->st.commands);
 	db_bind_int64(st, 4, (int64_t)t->st.round_trips);
 	db_bind_int64(st, 5, (int64_t)t->st.pipelined);
-	if (a->redis_lat.count) {
-		db_bind_double(st, 6, (double)hist_quantile(&a->redis_lat, 0.5) / 1e3);
-		db_bind_double(st, 7, (double)hist_quantile(&a->redis_lat, 0.99) / 1e3);
+	if (t->lat.count) {
+		db_bind_double(st, 6, (double)hist_quantile(&t->lat, 0.5) / 1e3);
+		db_bind_double(st, 7, (double)hist_quantile(&t->lat, 0.99) / 1e3);
 	}
 	db_bind_int64(st, 8, s->run_id);
 	int rc = step_done(st, s->db, err, "storing Redis figures");
@@ -515,7 +515,7 @@ static int put_redis(struct store *s, const struct analysis *a, char *err)
 	}
 	const struct redis_name_count *names[REDIS_NAMES_MAX];
 	uint64_t rest;
-	uint32_t n = analysis_redis_commands(t, names, &rest);
+	uint32_t n = redis_totals_commands(t, names, &rest);
 	for (uint32_t i = 0; i <= n && rc == 0; i++) {
 		if (i == n && !rest)
 			break;
