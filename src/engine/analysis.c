@@ -172,25 +172,17 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 	/* a pooler or relay and its server, both captured (legs.h), on the
 	 * PostgreSQL ports and on Redis's: followed once a second server
 	 * endpoint shows up (zeroed: analysis_free frees what a failure left) */
-	a->legs = calloc(1, sizeof(*a->legs));
-	if (!a->legs)
-		return -1;
 	for (int p = 0; p < PROTO_N; p++) {
 		if (!protos[p] || !protos[p]->shared_size)
 			continue;
-		if (!(a->shared[p] = calloc(1, protos[p]->shared_size)))
+		if (!(a->shared[p] = calloc(1, protos[p]->shared_size)) ||
+		    protos[p]->shared_init(a->shared[p]) != 0)
 			return -1;
-		protos[p]->shared_init(a->shared[p]);
 	}
 	a->buckets = calloc(1024, sizeof(*a->buckets));
 	a->nbuckets = a->buckets ? 1024 : 0; /* analysis_free walks them, even after a failure */
-	a->text_kinds = calloc(1, sizeof(*a->text_kinds));
-	if (!a->buckets || !a->text_kinds)
+	if (!a->buckets)
 		return -1;
-	hist_init(&a->lat);
-	for (int i = 0; i < RT_NCLASS; i++) {
-		hist_init(&a->lat_class[i]);
-	}
 	if (a->opts.nhttp_ports) {
 		if (attrib_init(&a->attrib, a->opts.grace_ns, a->opts.hold_ns) != 0)
 			return -1;
@@ -597,12 +589,15 @@ void analysis_finish(struct analysis *a)
 	}
 	/* lone Syncs between two queries, labelled by the policy the whole
 	 * capture showed (the one known when they were seen was thinner) */
-	a->ping_policy = ping_policy_of(&a->ping_ev);
-	ping_policy_settle(a->ping_policy, &a->tot.st);
+	struct pgsql_shared *pg = a->shared[PROTO_PGSQL];
+	if (!pg)
+		return; /* analysis_init failed before it */
+	pg->ping_policy = ping_policy_of(&pg->ping_ev);
+	ping_policy_settle(pg->ping_policy, &a->tot.st);
 	for (uint32_t i = 0; i < a->nlisted; i++)
-		ping_policy_settle(a->ping_policy, &a->listed[i].st);
+		ping_policy_settle(pg->ping_policy, &a->listed[i].st);
 	if (a->attributing)
-		attrib_settle_policy(&a->attrib, a->ping_policy);
+		attrib_settle_policy(&a->attrib, pg->ping_policy);
 }
 
 void analysis_free(struct analysis *a)
@@ -617,16 +612,12 @@ void analysis_free(struct analysis *a)
 			page_twins_free(a->twins);
 		free(a->twins);
 	}
-	if (a->legs)
-		legs_free(a->legs);
-	free(a->legs);
 	for (int p = 0; p < PROTO_N; p++) {
 		if (a->shared[p])
 			protos[p]->shared_free(a->shared[p]);
 		free(a->shared[p]);
 	}
 	free(a->buckets);
-	free(a->text_kinds);
 	free(a->listed);
 	memset(a, 0, sizeof(*a));
 }

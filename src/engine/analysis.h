@@ -24,6 +24,7 @@
 #include "proto/redis/redis_totals.h"
 #include "resp.h"
 #include "attrib/route_learn.h"
+#include "proto/pgsql/pgsql_shared.h"
 #include "proto/pgsql/rtt.h"
 #include "net/tcp_reasm.h"
 
@@ -151,17 +152,11 @@ struct analysis {
 	struct analysis_totals tot;
 	void *shared[PROTO_N];          /* each protocol's, for the whole analysis (proto.h) */
 	uint64_t clock_ns; /* a live capture's time when no packet says it (analysis_settle) */
-	struct hist lat;                /* all round trips with a measured latency */
-	struct hist lat_class[RT_NCLASS];
 	struct attrib attrib;           /* pages and routes, with HTTP ports */
 	struct attrib_pipe pipe;        /* the protocols' way to it (maybe a thread) */
 	struct route_learn learn;       /* routes' parameters, learnt from the requests */
 	struct page_hold hold;          /* the first pages, while they are learnt */
 	struct page_twins *twins;       /* a proxy's copies of the app's pages (page_twins.h) */
-	struct legs *legs;           /* a pooler's or relay's legs on the PostgreSQL ports (legs.h) */
-	struct ping_evidence ping_ev;   /* the pool's ping policy, learnt (rtt.h) */
-	struct rtt_texts *text_kinds;   /* statement texts classified, for every connection (rtt.h) */
-	enum ping_policy ping_policy;   /* what it said at the end (analysis_finish) */
 	bool attributing;
 	uint64_t next_settle;           /* packet count of the next watermark pass */
 	bool finished;
@@ -209,6 +204,12 @@ bool analysis_pg_measured(const struct analysis *a);
 /* Protocol p's state for the whole analysis (proto.h's shared_size; its
  * own header says what it is: redis_totals.h), or NULL. */
 void *analysis_shared(const struct analysis *a, enum proto_id p);
+
+/* What the PostgreSQL connections share (never NULL after analysis_init). */
+static inline const struct pgsql_shared *analysis_pgsql(const struct analysis *a)
+{
+	return (const struct pgsql_shared *)analysis_shared(a, PROTO_PGSQL);
+}
 
 /* The Redis connections' totals (never NULL after analysis_init). */
 static inline const struct redis_totals *analysis_redis(const struct analysis *a)

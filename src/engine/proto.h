@@ -44,7 +44,7 @@ struct proto_ops {
 	 * shared_free at the end (0 and NULL: nothing); the outputs read it
 	 * through analysis_shared. */
 	size_t shared_size;
-	void (*shared_init)(void *shared);
+	int (*shared_init)(void *shared); /* 0, or -1 when out of memory */
 	void (*shared_free)(void *shared);
 	/* A packet on one of its ports was read (the input's per-protocol count). */
 	void (*count_packet)(struct analysis *a, void *shared);

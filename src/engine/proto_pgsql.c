@@ -30,14 +30,19 @@ static void on_msg(void *ctx, const struct pgsql_msg *m)
 		o->on_msg(o->ctx, s->cx.sum, m);
 }
 
+static struct pgsql_shared *shared(const struct pgsql_state *s)
+{
+	return s->cx.shared;
+}
+
 static void on_round_trip(void *ctx, const struct rt *rt)
 {
 	struct pgsql_state *s = ctx;
 	struct analysis *a = s->cx.a;
 	/* matched first: a pooler's copy is known by then (legs.h) */
-	rtt_legs(a->legs, s->leg, rt);
+	rtt_legs(&shared(s)->legs, s->leg, rt);
 	if (a->attributing && rt->nparts <= 1 && /* else its parts went, each on its own */
-	    legs_to_pages(a->legs, s->leg)) {
+	    legs_to_pages(&shared(s)->legs, s->leg)) {
 		struct rt_event e;
 		rtt_event(rt, &e);
 		attrib_pipe_add(&a->pipe, s->cx.sum->id, &e);
@@ -51,7 +56,7 @@ static void on_part(void *ctx, const struct rt *rt)
 {
 	struct pgsql_state *s = ctx;
 	struct analysis *a = s->cx.a;
-	if (legs_to_pages(a->legs, s->leg)) {
+	if (legs_to_pages(&shared(s)->legs, s->leg)) {
 		struct rt_event e;
 		rtt_event(rt, &e);
 		attrib_pipe_add(&a->pipe, s->cx.sum->id, &e);
@@ -75,14 +80,15 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	s->cx = *cx;
 	pgsql_conn_init(&s->pg, from_start);
 	hist_init(&s->lat);
-	s->leg = analysis_leg(a, a->legs, cx->sum->server);
-	rtt_init(&s->rtt, &s->lat, a->lat_class,
+	struct pgsql_shared *sh = cx->shared;
+	s->leg = analysis_leg(a, &sh->legs, cx->sum->server);
+	rtt_init(&s->rtt, &s->lat, sh->lat_class,
 		 a->opts.on_rt || a->attributing ? on_round_trip : NULL, s);
 	s->rtt.on_part = a->attributing ? on_part : NULL;
-	s->rtt.policy = &a->ping_ev;
-	s->rtt.shared = a->text_kinds;
+	s->rtt.policy = &sh->ping_ev;
+	s->rtt.shared = sh->texts;
 	s->rtt.fingerprints = a->attributing;
-	if (legs_on(a->legs))
+	if (legs_on(&sh->legs))
 		follow_legs(s);
 	s->rtt.ring = a->opts.texts;
 	s->rtt.text_values = a->opts.text_values;
@@ -96,7 +102,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 static void data(void *st, int side, const uint8_t *p, size_t n, uint64_t ts)
 {
 	struct pgsql_state *s = st;
-	if (!s->rtt.fingerprints && legs_on(s->cx.a->legs))
+	if (!s->rtt.fingerprints && legs_on(&shared(s)->legs))
 		follow_legs(s); /* opened before the second endpoint */
 	pgsql_feed(&s->pg, (enum pgsql_side)side, p, n, ts, on_msg, s);
 }
@@ -154,7 +160,7 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 		m->skipped_bytes += p->skipped_bytes;
 		m->resyncs += p->resyncs; /* includes a mid-stream pickup's first */
 	}
-	hist_merge(&a->lat, &s->lat);
+	hist_merge(&shared(s)->lat, &s->lat);
 
 	struct analysis_totals *t = &a->tot;
 	add_stats(&t->st, &m->st);
@@ -204,10 +210,23 @@ static int guess_side(const uint8_t *p, size_t n)
 	return pgsql_guess_side(p, n);
 }
 
+static int shared_init(void *shared)
+{
+	return pgsql_shared_init(shared);
+}
+
+static void shared_free(void *shared)
+{
+	pgsql_shared_free(shared);
+}
+
 const struct proto_ops proto_pgsql = {
 	.id = PROTO_PGSQL,
 	.name = "postgresql",
 	.state_size = sizeof(struct pgsql_state),
+	.shared_size = sizeof(struct pgsql_shared),
+	.shared_init = shared_init,
+	.shared_free = shared_free,
 	.count_packet = count_packet,
 	.guess_side = guess_side,
 	.open = open_conn,

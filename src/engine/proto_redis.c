@@ -189,9 +189,10 @@ static void live(const void *st, struct analysis_live *out)
 	out->redis_commands += s->rtt.st.commands;
 }
 
-static void shared_init(void *shared)
+static int shared_init(void *shared)
 {
 	redis_totals_init(shared);
+	return 0;
 }
 
 static void shared_free(void *shared)

@@ -279,7 +279,7 @@ static void pooler_legs(const struct analysis *a, struct evidence *ev)
 					     "pooler or proxy", "pooler or relay", "-p"};
 	static const struct legs_words redis = {"Redis round trips", "commands", "proxy",
 						"proxy or relay", "--redis-port"};
-	legs_finding(a, a->legs, EV_POOLER_LEGS, &pg, ev);
+	legs_finding(a, &analysis_pgsql(a)->legs, EV_POOLER_LEGS, &pg, ev);
 	legs_finding(a, &analysis_redis(a)->legs, EV_REDIS_LEGS, &redis, ev);
 }
 
@@ -314,7 +314,7 @@ static void pooler_legs(const struct analysis *a, struct evidence *ev)
 static void pooler_server_leg(const struct analysis *a, const struct pooler_signs *p,
 			      uint64_t pages, uint64_t pings, struct evidence *ev)
 {
-	if (p->conns == 0 || (pages == 0 && pings == 0) || (a->legs && a->legs->decided))
+	if (p->conns == 0 || (pages == 0 && pings == 0) || analysis_pgsql(a)->legs.decided)
 		return; /* nothing like it, nothing it would mislead, or both legs given */
 	bool pgbouncer = p->name_conns >= 1 || p->set_conns >= 2 ||
 			 (p->set_conns >= 1 && p->startups >= 1) ||

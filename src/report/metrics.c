@@ -149,7 +149,7 @@ char *metrics_render(const struct analysis *a, const struct metrics_info *mi, si
 	const char *app = mi->app ? mi->app : "";
 	struct hist *lat = malloc(sizeof *lat);
 	if (lat)
-		*lat = a->lat; /* the closed connections', then the open ones' merged in */
+		*lat = analysis_pgsql(a)->lat; /* the closed connections', then the open ones' merged in */
 	struct analysis_live now = {0};
 	now.lat = lat;
 	analysis_live(a, &now);

@@ -398,22 +398,22 @@ static cJSON *totals_json(cJSON *root, const struct analysis *a)
 	cJSON *tp = pings(s);
 	/* the pool's policy (rtt.h) and the lone Syncs only timing could
 	 * tell, after it was applied */
-	cJSON_AddStringToObject(tp, "policy", ping_policy_name(a->ping_policy));
+	cJSON_AddStringToObject(tp, "policy", ping_policy_name(analysis_pgsql(a)->ping_policy));
 	cJSON *pe = cJSON_AddObjectToObject(tp, "policy_evidence");
-	cJSON_AddNumberToObject(pe, "release", (double)a->ping_ev.release);
-	cJSON_AddNumberToObject(pe, "acquire", (double)a->ping_ev.acquire);
-	cJSON_AddNumberToObject(pe, "both", (double)a->ping_ev.both);
-	cJSON_AddNumberToObject(pe, "release_by_idle_time", (double)a->ping_ev.release_idle);
-	cJSON_AddNumberToObject(pe, "acquire_by_idle_time", (double)a->ping_ev.acquire_idle);
+	cJSON_AddNumberToObject(pe, "release", (double)analysis_pgsql(a)->ping_ev.release);
+	cJSON_AddNumberToObject(pe, "acquire", (double)analysis_pgsql(a)->ping_ev.acquire);
+	cJSON_AddNumberToObject(pe, "both", (double)analysis_pgsql(a)->ping_ev.both);
+	cJSON_AddNumberToObject(pe, "release_by_idle_time", (double)analysis_pgsql(a)->ping_ev.release_idle);
+	cJSON_AddNumberToObject(pe, "acquire_by_idle_time", (double)analysis_pgsql(a)->ping_ev.acquire_idle);
 	cJSON_AddNumberToObject(tp, "told_by_policy", (double)s->pings_policy);
 	cJSON_AddNumberToObject(tp, "told_by_timing",
 				(double)ping_told_by_timing(s));
 	cJSON_AddItemToObject(tot, "pings", tp);
-	cJSON_AddItemToObject(tot, "latency_us", hist_json(&a->lat));
+	cJSON_AddItemToObject(tot, "latency_us", hist_json(&analysis_pgsql(a)->lat));
 	cJSON *lc = cJSON_AddObjectToObject(tot, "latency_us_by_class");
 	for (int c = 0; c < RT_NCLASS; c++)
-		if (a->lat_class[c].count)
-			cJSON_AddItemToObject(lc, rt_class_name(c), hist_json(&a->lat_class[c]));
+		if (analysis_pgsql(a)->lat_class[c].count)
+			cJSON_AddItemToObject(lc, rt_class_name(c), hist_json(&analysis_pgsql(a)->lat_class[c]));
 	cJSON_AddNumberToObject(tot, "rows", (double)s->rows);
 	cJSON_AddNumberToObject(tot, "errors", (double)s->errors);
 	cJSON_AddNumberToObject(tot, "unanswered", (double)s->unanswered);

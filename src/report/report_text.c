@@ -261,16 +261,16 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 		fprintf(out, "ping roles: the pool pings on %s only (evidence: %" PRIu64 " release, %" PRIu64
 			     " acquire by position; %" PRIu64 " release, %" PRIu64 " acquire by idle time);"
 			     " %" PRIu64 " lone Syncs between two queries labelled by that\n",
-			ping_policy_name(a->ping_policy), a->ping_ev.release, a->ping_ev.acquire,
-			a->ping_ev.release_idle, a->ping_ev.acquire_idle, s->pings_policy);
+			ping_policy_name(analysis_pgsql(a)->ping_policy), analysis_pgsql(a)->ping_ev.release, analysis_pgsql(a)->ping_ev.acquire,
+			analysis_pgsql(a)->ping_ev.release_idle, analysis_pgsql(a)->ping_ev.acquire_idle, s->pings_policy);
 	if (timed)
 		fprintf(out, "ping roles: %" PRIu64 " lone Syncs between two queries told apart by timing"
 			     " alone (the pool's policy is %s): the acquire/release split is uncertain\n",
-			timed, ping_policy_name(a->ping_policy));
-	if (a->lat.count)
+			timed, ping_policy_name(analysis_pgsql(a)->ping_policy));
+	if (analysis_pgsql(a)->lat.count)
 		fprintf(out, "latency: p50 %.3f ms  p99 %.3f ms  max %.3f ms  (%" PRIu64 " round trips)\n",
-			ms(hist_quantile(&a->lat, 0.5)), ms(hist_quantile(&a->lat, 0.99)),
-			ms(a->lat.max), a->lat.count);
+			ms(hist_quantile(&analysis_pgsql(a)->lat, 0.5)), ms(hist_quantile(&analysis_pgsql(a)->lat, 0.99)),
+			ms(analysis_pgsql(a)->lat.max), analysis_pgsql(a)->lat.count);
 	fprintf(out, "rows: %" PRIu64 "  errors: %" PRIu64 "  unanswered: %" PRIu64, s->rows,
 		s->errors, s->unanswered);
 	if (s->cancel_requests)

@@ -209,10 +209,10 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 	db_bind_int64(st, 14, (int64_t)x->rows);
 	db_bind_int64(st, 15, (int64_t)x->errors);
 	db_bind_int64(st, 16, (int64_t)x->unanswered);
-	if (a->lat.count) {
-		db_bind_double(st, 17, (double)hist_quantile(&a->lat, 0.5) / 1e3);
-		db_bind_double(st, 18, (double)hist_quantile(&a->lat, 0.99) / 1e3);
-		db_bind_double(st, 19, (double)a->lat.max / 1e3);
+	if (analysis_pgsql(a)->lat.count) {
+		db_bind_double(st, 17, (double)hist_quantile(&analysis_pgsql(a)->lat, 0.5) / 1e3);
+		db_bind_double(st, 18, (double)hist_quantile(&analysis_pgsql(a)->lat, 0.99) / 1e3);
+		db_bind_double(st, 19, (double)analysis_pgsql(a)->lat.max / 1e3);
 	}
 	db_bind_int64(st, 20, (int64_t)t->gaps);
 	db_bind_int64(st, 21, (int64_t)t->gap_bytes);
@@ -313,9 +313,9 @@ static int put_classes(struct store *s, const struct analysis *a, char *err)
 		db_bind_int64(st, 1, s->run_id);
 		db_bind_text(st, 2, c < RT_NCLASS ? rt_class_name(c) : extra[c - RT_NCLASS]);
 		db_bind_int64(st, 3, (int64_t)n);
-		if (c < RT_NCLASS && a->lat_class[c].count) {
-			db_bind_double(st, 4, (double)hist_quantile(&a->lat_class[c], 0.5) / 1e3);
-			db_bind_double(st, 5, (double)hist_quantile(&a->lat_class[c], 0.99) / 1e3);
+		if (c < RT_NCLASS && analysis_pgsql(a)->lat_class[c].count) {
+			db_bind_double(st, 4, (double)hist_quantile(&analysis_pgsql(a)->lat_class[c], 0.5) / 1e3);
+			db_bind_double(st, 5, (double)hist_quantile(&analysis_pgsql(a)->lat_class[c], 0.99) / 1e3);
 		} else {
 			db_bind_null(st, 4);
 			db_bind_null(st, 5);
