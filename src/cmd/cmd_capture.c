@@ -169,7 +169,7 @@ static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 		(unsigned long long)now.open, rate(rfq, sizeof rfq, rfq_s),
 		rate(pings, sizeof pings, pings_s));
 	if (a->opts.nredis_ports) {
-		double redis_s = dt > 0 ? (double)(now.redis_round_trips - prev->redis_round_trips) / dt
+		double redis_s = dt > 0 ? (double)(now.redis.round_trips - prev->redis.round_trips) / dt
 					: 0;
 		char r[16];
 		fprintf(stderr, "  %s redis rt/s", rate(r, sizeof r, redis_s));
@@ -544,7 +544,7 @@ static void say_counts(struct capture *k, const struct analysis *a, double elaps
 	       elapsed, (unsigned long long)seen, (unsigned long long)(k->drops.drop + k->drops.ifdrop),
 	       (unsigned long long)now.open, (unsigned long long)now.rfq,
 	       (unsigned long long)now.round_trips, (unsigned long long)now.pages,
-	       (unsigned long long)now.redis_round_trips);
+	       (unsigned long long)now.redis.round_trips);
 }
 
 /* Packets until a signal, --duration or --count; once a second the

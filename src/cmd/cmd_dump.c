@@ -262,14 +262,14 @@ static int dump_run(const struct cmd_opts *co, void *state)
 		ao.texts = &d->texts;
 		ao.text_values = d->values;
 		ao.on_rt = on_rt;
-		ao.on_redis_rt = on_redis_rt;
+		ao.redis.on_flight = on_redis_rt;
 	} else {
 		ao.on_msg = on_msg;
-		ao.on_redis = on_redis;
+		ao.redis.on_value = on_redis;
 		ao.on_conn = on_conn;
 	}
 	ao.on_http = on_http;
-	ao.ctx = d;
+	ao.ctx = ao.redis.ctx = d;
 	static struct analysis a;
 	d->learn = &a.learn;
 	bool partial;

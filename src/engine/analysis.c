@@ -26,6 +26,25 @@ static const struct proto_ops *const protos[PROTO_N] = {
 	[PROTO_REDIS] = &proto_redis,
 };
 
+/* Where each protocol's running figures are in struct analysis_live
+ * (proto_ops.live): PostgreSQL's and HTTP's are its own fields. */
+static const size_t live_at[PROTO_N] = {
+	[PROTO_REDIS] = offsetof(struct analysis_live, redis),
+};
+
+/* Where each protocol's own options are in struct analysis_opts (0: none
+ * of its own). */
+static const size_t opts_at[PROTO_N] = {
+	[PROTO_REDIS] = offsetof(struct analysis_opts, redis),
+};
+
+/* Where each protocol's own figures are in a connection's record (0: none
+ * there; proto_closing.figures). */
+static const size_t figures_at[PROTO_N] = {
+	[PROTO_PGSQL] = offsetof(struct conn_summary, st),
+	[PROTO_REDIS] = offsetof(struct conn_summary, redis),
+};
+
 struct conn {
 	struct conn *hnext;
 	struct conn *lru_prev, *lru_next; /* most recently active first */
@@ -149,10 +168,51 @@ static void lru_touch(struct analysis *a, struct conn *c)
 		a->lru_tail = c;
 }
 
+/* ----------------------------------------------------------------------
+ * What the protocols ask of the analysis (proto.h's struct proto_host)
+ * ---------------------------------------------------------------------- */
+
+static void host_round_trip(void *ctx, uint64_t conn, const struct rt_event *e)
+{
+	struct analysis *a = ctx;
+	attrib_pipe_add(&a->pipe, conn, e);
+}
+
+static uint8_t host_leg(void *ctx, struct legs *l, const char *server)
+{
+	return analysis_leg(ctx, l, server);
+}
+
+static void host_opened(void *ctx, struct conn_summary *sum)
+{
+	struct analysis *a = ctx;
+	if (a->opts.on_conn)
+		a->opts.on_conn(a->opts.ctx, sum);
+}
+
+static void host_closed(void *ctx, struct conn_summary *m, const struct reasm_dir *tcp,
+			const struct proto_closing *c)
+{
+	struct analysis *a = ctx;
+	if (figures_at[m->proto] && c->figures_size)
+		memcpy((char *)m + figures_at[m->proto], c->figures, c->figures_size);
+	m->mid_stream = c->mid_stream;
+	m->tls = c->tls;
+	m->undecodable = c->undecodable;
+	analysis_summarize(m, tcp, c->lat);
+	m->malformed += c->malformed;
+	m->skipped_bytes += c->skipped_bytes;
+	m->resyncs += c->resyncs;
+	if (m->evicted)
+		a->tot.evicted++;
+	analysis_list(a, m);
+}
+
 int analysis_init(struct analysis *a, const struct analysis_opts *o)
 {
 	memset(a, 0, sizeof(*a));
 	a->opts = *o;
+	a->host = (struct proto_host){a, false, host_round_trip, host_leg, host_opened, host_closed};
 	if (a->opts.max_open == 0)
 		a->opts.max_open = ANALYSIS_MAX_OPEN;
 	if (a->opts.max_buffer == 0)
@@ -176,7 +236,8 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		if (!protos[p] || !protos[p]->shared_size)
 			continue;
 		if (!(a->shared[p] = calloc(1, protos[p]->shared_size)) ||
-		    protos[p]->shared_init(a->shared[p]) != 0)
+		    protos[p]->shared_init(a->shared[p], opts_at[p] ? (const char *)&a->opts + opts_at[p]
+								   : NULL) != 0)
 			return -1;
 	}
 	a->buckets = calloc(1024, sizeof(*a->buckets));
@@ -188,7 +249,7 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 			return -1;
 		a->attrib.on_page = a->opts.on_page;
 		a->attrib.ctx = a->opts.ctx;
-		a->attributing = true;
+		a->attributing = a->host.attributing = true;
 		a->attrib.infer.threads = a->attrib.rinfer.threads = a->opts.fit_threads > 1 ? 2 : 1;
 		/* a callback into the reader's side would run on the attribution's */
 		attrib_pipe_start(&a->pipe, &a->attrib,
@@ -240,7 +301,8 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 		reasm_init(&c->tcp[s]);
 		c->out[s] = (struct reasm_out){on_data, on_gap, c, s};
 	}
-	struct proto_ctx cx = {a, &c->sum, a->shared[proto->id], k->sport};
+	struct proto_ctx cx = {&a->host, a,        &c->sum, a->shared[proto->id],
+			       c->sum.id, c->sum.server, k->sport};
 	if (proto->open(c->state, &cx, from_start, ts) != 0) {
 		free(c);
 		return NULL;
@@ -716,10 +778,10 @@ void analysis_live(const struct analysis *a, struct analysis_live *o)
 	o->pages = a->tot.http.responses;
 	for (int p = 0; p < PROTO_N; p++)
 		if (protos[p] && protos[p]->live_shared)
-			protos[p]->live_shared(a->shared[p], o);
+			protos[p]->live_shared(a->shared[p], (char *)o + live_at[p]);
 	o->open = a->nopen;
 	o->pooler = a->tot.pooler;
 	for (const struct conn *c = a->lru_head; c; c = c->lru_next) {
-		c->proto->live(c->state, o);
+		c->proto->live(c->state, (char *)o + live_at[c->proto->id]);
 	}
 }

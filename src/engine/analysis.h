@@ -20,7 +20,7 @@
 #include "attrib/page_twins.h"
 #include "proto/legs.h"
 #include "pgsql.h"
-#include "proto.h"
+#include "proto/proto.h"
 #include "proto/redis/redis_totals.h"
 #include "resp.h"
 #include "attrib/route_learn.h"
@@ -62,9 +62,6 @@ typedef void analysis_msg_fn(void *ctx, const struct conn_summary *c, const stru
 typedef void analysis_conn_fn(void *ctx, const struct conn_summary *c);
 typedef void analysis_rt_fn(void *ctx, const struct conn_summary *c, const struct rt *rt);
 typedef void analysis_http_fn(void *ctx, const struct conn_summary *c, const struct http1_msg *m);
-typedef void analysis_redis_fn(void *ctx, const struct conn_summary *c, const struct resp_msg *m);
-typedef void analysis_redis_rt_fn(void *ctx, const struct conn_summary *c,
-				  const struct redis_rt *rt);
 
 struct analysis_opts {
 	uint16_t ports[ANALYSIS_MAX_PORTS];
@@ -82,8 +79,7 @@ struct analysis_opts {
 	analysis_msg_fn *on_msg;      /* every PostgreSQL message (pgrtt dump) */
 	analysis_conn_fn *on_conn;    /* a connection was first seen */
 	analysis_rt_fn *on_rt;        /* every round trip, once classified (in order per connection) */
-	analysis_redis_fn *on_redis;  /* every RESP value (pgrtt dump) */
-	analysis_redis_rt_fn *on_redis_rt; /* every Redis round trip */
+	struct redis_observers redis; /* every RESP value and Redis round trip (pgrtt dump) */
 	struct textring *texts;       /* set: round trips carry their statement's text (dump, trace) */
 	uint32_t threads;             /* 2: attribution on a thread of its own (attrib_pipe.h;
 					 only when nothing reads it before analysis_finish);
@@ -151,6 +147,7 @@ struct analysis {
 	uint32_t nlisted, cap_listed;
 	struct analysis_totals tot;
 	void *shared[PROTO_N];          /* each protocol's, for the whole analysis (proto.h) */
+	struct proto_host host;         /* what the protocols ask of the analysis (proto.h) */
 	uint64_t clock_ns; /* a live capture's time when no packet says it (analysis_settle) */
 	struct attrib attrib;           /* pages and routes, with HTTP ports */
 	struct attrib_pipe pipe;        /* the protocols' way to it (maybe a thread) */
@@ -238,7 +235,8 @@ void analysis_list(struct analysis *a, const struct conn_summary *m);
  * --metrics.  lat, when set, gets the open connections' latencies merged
  * in (the caller merges the closed ones, analysis.lat). */
 struct analysis_live {
-	uint64_t rfq, round_trips, pings, open, pages, redis_round_trips, redis_commands;
+	uint64_t rfq, round_trips, pings, open, pages;
+	struct redis_live redis;
 	uint64_t by_class[RT_NCLASS], ping_roles[PING_NROLE];
 	struct pooler_signs pooler; /* closed connections' and open ones' so far */
 	struct hist *lat;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "proto.h"
+#include "proto/proto.h"
 
 /* What attribution needs of a request until its response completes: its
  * route as route.c names it (page_hold.h puts the learnt parameters in). */
@@ -190,9 +190,10 @@ static bool oldest_open(void *st, uint64_t now, uint64_t not_before, uint64_t *t
 	return http1_oldest_open(s->http, ts) && *ts >= not_before;
 }
 
-static void live(const void *st, struct analysis_live *out)
+static void live(const void *st, void *part)
 {
 	const struct http_state *s = st;
+	struct analysis_live *out = part;
 	out->pages += s->http->responses;
 }
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "proto.h"
+#include "proto/proto.h"
 
 struct pgsql_state {
 	struct proto_ctx cx;
@@ -190,9 +190,10 @@ static bool oldest_open(void *st, uint64_t now, uint64_t not_before, uint64_t *t
 	return rtt_oldest_open(&s->rtt, not_before, ts);
 }
 
-static void live(const void *st, struct analysis_live *out)
+static void live(const void *st, void *part)
 {
 	const struct pgsql_state *s = st;
+	struct analysis_live *out = part;
 	out->rfq += s->rtt.st.rfq;
 	out->round_trips += s->rtt.st.round_trips;
 	out->pings += s->rtt.st.by_class[RT_PING];
@@ -210,8 +211,9 @@ static int guess_side(const uint8_t *p, size_t n)
 	return pgsql_guess_side(p, n);
 }
 
-static int shared_init(void *shared)
+static int shared_init(void *shared, const void *opts)
 {
+	(void)opts;
 	return pgsql_shared_init(shared);
 }
 

@@ -197,9 +197,9 @@ char *metrics_render(const struct analysis *a, const struct metrics_info *mi, si
 	series(f, "pgrtt_capture_gaps_total", app, "", (double)(a->tot.gaps + analysis_redis(a)->gaps));
 	if (a->opts.nredis_ports) {
 		head(f, "pgrtt_redis_round_trips_total", "counter", "Redis round trips (a pipeline is one).");
-		series(f, "pgrtt_redis_round_trips_total", app, "", (double)now.redis_round_trips);
+		series(f, "pgrtt_redis_round_trips_total", app, "", (double)now.redis.round_trips);
 		head(f, "pgrtt_redis_commands_total", "counter", "Redis commands.");
-		series(f, "pgrtt_redis_commands_total", app, "", (double)now.redis_commands);
+		series(f, "pgrtt_redis_commands_total", app, "", (double)now.redis.commands);
 	}
 	if (a->attributing)
 		routes(f, a, app);

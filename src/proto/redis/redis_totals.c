@@ -6,9 +6,11 @@
 
 #include "base/hash.h"
 
-void redis_totals_init(struct redis_totals *t)
+void redis_totals_init(struct redis_totals *t, const struct redis_observers *observe)
 {
 	memset(t, 0, sizeof(*t));
+	if (observe)
+		t->observe = *observe;
 	hist_init(&t->lat);
 	for (int i = 0; i < RT_NCLASS; i++)
 		hist_init(&t->lat_class[i]);

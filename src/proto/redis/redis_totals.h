@@ -23,6 +23,24 @@ struct redis_name_count {
 	uint64_t n;
 };
 
+struct conn_summary; /* the engine's record of a connection: passed on, not read */
+
+/* What dump and trace watch (analysis_opts.redis): every RESP value, every
+ * round trip, with the connection's record (NULL: not watched). */
+typedef void redis_value_fn(void *ctx, const struct conn_summary *c, const struct resp_msg *m);
+typedef void redis_flight_fn(void *ctx, const struct conn_summary *c, const struct redis_rt *rt);
+struct redis_observers {
+	redis_value_fn *on_value;
+	redis_flight_fn *on_flight;
+	void *ctx;
+};
+
+/* What a capture's Redis connections counted so far, the open ones
+ * included: the status line, SIGUSR1 and --metrics (analysis_live). */
+struct redis_live {
+	uint64_t round_trips, commands;
+};
+
 struct redis_totals {
 	uint64_t packets, connections, mid_stream, tls, gaps, gap_bytes, malformed, skipped_bytes,
 		resyncs;
@@ -33,9 +51,10 @@ struct redis_totals {
 	struct hist lat;                    /* every round trip's */
 	struct hist lat_class[RT_NCLASS];   /* by class */
 	struct legs legs;                   /* a proxy's or relay's, on the Redis ports */
+	struct redis_observers observe;
 };
 
-void redis_totals_init(struct redis_totals *t);
+void redis_totals_init(struct redis_totals *t, const struct redis_observers *observe);
 void redis_totals_free(struct redis_totals *t);
 
 /* One more command named raw (as sent): its entry, counted (the rest's,

@@ -1,12 +1,12 @@
-/* proto_redis.c - Redis on a server port: the RESP framer's values feed
+/* redis_plugin.c - Redis on a server port: the RESP framer's values feed
  * the Redis round-trip engine; at close, the connection's figures join the
- * totals and the listing (see proto.h, redis_rtt.h). */
+ * totals and the engine's record of it (see proto.h, redis_rtt.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "proto.h"
-#include "proto/redis/redis_totals.h"
+#include "net/tcp_reasm.h"
+#include "proto/proto.h"
+#include "redis_totals.h"
 
 struct redis_state {
 	struct proto_ctx cx;
@@ -68,27 +68,28 @@ static void on_msg(void *ctx, const struct resp_msg *m)
 		s->resyncs[m->side] = rs;
 		redis_rtt_gap(&s->rtt, (enum resp_side)m->side);
 	}
-	const struct analysis_opts *o = &s->cx.a->opts;
-	if (o->on_redis)
-		o->on_redis(o->ctx, s->cx.sum, m);
+	const struct redis_observers *o = &totals(s)->observe;
+	if (o->on_value)
+		o->on_value(o->ctx, s->cx.sum, m);
 	redis_rtt_msg(&s->rtt, m);
 }
 
 static void on_round_trip(void *ctx, const struct redis_rt *rt)
 {
 	struct redis_state *s = ctx;
-	struct analysis *a = s->cx.a;
+	const struct proto_host *h = s->cx.host;
 	/* matched first: a relay's copy is known by then (legs.h) */
 	if (!rt->damaged && rt->replies > 0)
 		legs_flight(&totals(s)->legs, s->leg, rt->sig, rt->t_start, rt->t_end);
-	if (a->attributing && flight_to_pages(s, rt)) {
+	if (h->attributing && flight_to_pages(s, rt)) {
 		char label[RESP_NAME_MAX + 1];
 		struct rt_event e;
 		redis_flight_event(rt, label, &e);
-		attrib_pipe_add(&a->pipe, s->cx.sum->id, &e);
+		h->round_trip(h->ctx, s->cx.id, &e);
 	}
-	if (a->opts.on_redis_rt)
-		a->opts.on_redis_rt(a->opts.ctx, s->cx.sum, rt);
+	const struct redis_observers *o = &totals(s)->observe;
+	if (o->on_flight)
+		o->on_flight(o->ctx, s->cx.sum, rt);
 }
 
 static void on_command(void *ctx, const struct redis_rt *rt, const struct resp_msg *m)
@@ -98,29 +99,27 @@ static void on_command(void *ctx, const struct redis_rt *rt, const struct resp_m
 		return; /* a relay's server side: its client's commands are on pages */
 	struct rt_event e;
 	redis_cmd_event(rt, m, &e);
-	attrib_pipe_add(&s->cx.a->pipe, s->cx.sum->id, &e);
+	s->cx.host->round_trip(s->cx.host->ctx, s->cx.id, &e);
 }
 
 static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint64_t ts)
 {
 	(void)ts;
 	struct redis_state *s = st;
-	struct analysis *a = cx->a;
+	const struct proto_host *h = cx->host;
 	s->cx = *cx;
 	resp_conn_init(&s->resp, from_start);
 	hist_init(&s->lat);
 	struct redis_totals *t = cx->shared;
-	s->leg = analysis_leg(a, &t->legs, cx->sum->server);
+	s->leg = h->leg(h->ctx, &t->legs, cx->server);
 	redis_rtt_init(&s->rtt, &s->lat, t->lat_class,
-		       a->attributing || a->opts.on_redis_rt || legs_on(&t->legs)
-			       ? on_round_trip
-			       : NULL,
+		       h->attributing || t->observe.on_flight || legs_on(&t->legs) ? on_round_trip
+										  : NULL,
 		       s);
-	if (a->attributing) /* pages get each command where it was sent */
+	if (h->attributing) /* pages get each command where it was sent */
 		s->rtt.on_cmd = on_command;
 	t->connections++;
-	if (a->opts.on_conn)
-		a->opts.on_conn(a->opts.ctx, cx->sum);
+	h->opened(h->ctx, cx->sum);
 	return 0;
 }
 
@@ -144,35 +143,33 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 {
 	(void)ts;
 	struct redis_state *s = st;
-	struct analysis *a = s->cx.a;
 	redis_rtt_finish(&s->rtt);
-
-	struct conn_summary *m = s->cx.sum;
-	m->redis = s->rtt.st;
-	m->mid_stream = s->resp.mid_stream;
-	m->tls = s->resp.tls ? 'D' : 0;
-	m->undecodable = !m->tls && s->resp.dir[0].msgs + s->resp.dir[1].msgs == 0 &&
-			 tcp[0].bytes + tcp[1].bytes > 0;
-	analysis_summarize(m, tcp, &s->lat);
+	struct proto_closing c = {
+		.lat = &s->lat,
+		.figures = &s->rtt.st,
+		.figures_size = sizeof s->rtt.st,
+		.mid_stream = s->resp.mid_stream,
+		.tls = s->resp.tls ? 'D' : 0,
+	};
+	c.undecodable = !c.tls && s->resp.dir[0].msgs + s->resp.dir[1].msgs == 0 &&
+			tcp[0].bytes + tcp[1].bytes > 0;
 	for (int d = 0; d < 2; d++) {
 		const struct resp_dir *p = &s->resp.dir[d];
-		m->malformed += p->malformed;
-		m->skipped_bytes += p->skipped_bytes;
-		m->resyncs += p->resyncs;
+		c.malformed += p->malformed;
+		c.skipped_bytes += p->skipped_bytes;
+		c.resyncs += p->resyncs;
 	}
-	struct redis_totals *t = s->cx.shared;
+	struct redis_totals *t = totals(s);
 	hist_merge(&t->lat, &s->lat);
-	redis_stats_add(&t->st, &m->redis);
-	t->gaps += m->gaps;
-	t->gap_bytes += m->gap_bytes;
-	t->malformed += m->malformed;
-	t->skipped_bytes += m->skipped_bytes;
-	t->resyncs += m->resyncs;
-	t->mid_stream += m->mid_stream;
-	t->tls += m->tls != 0;
-	if (m->evicted)
-		a->tot.evicted++;
-	analysis_list(a, m);
+	redis_stats_add(&t->st, &s->rtt.st);
+	t->gaps += tcp[0].gaps + tcp[1].gaps;
+	t->gap_bytes += tcp[0].gap_bytes + tcp[1].gap_bytes;
+	t->malformed += c.malformed;
+	t->skipped_bytes += c.skipped_bytes;
+	t->resyncs += c.resyncs;
+	t->mid_stream += c.mid_stream;
+	t->tls += c.tls != 0;
+	s->cx.host->closed(s->cx.host->ctx, s->cx.sum, tcp, &c);
 }
 
 static bool oldest_open(void *st, uint64_t now, uint64_t not_before, uint64_t *ts)
@@ -182,16 +179,17 @@ static bool oldest_open(void *st, uint64_t now, uint64_t not_before, uint64_t *t
 	return redis_rtt_oldest_open(&s->rtt, ts) && *ts >= not_before;
 }
 
-static void live(const void *st, struct analysis_live *out)
+static void live(const void *st, void *part)
 {
 	const struct redis_state *s = st;
-	out->redis_round_trips += s->rtt.st.round_trips;
-	out->redis_commands += s->rtt.st.commands;
+	struct redis_live *o = part;
+	o->round_trips += s->rtt.st.round_trips;
+	o->commands += s->rtt.st.commands;
 }
 
-static int shared_init(void *shared)
+static int shared_init(void *shared, const void *opts)
 {
-	redis_totals_init(shared);
+	redis_totals_init(shared, opts);
 	return 0;
 }
 
@@ -200,11 +198,12 @@ static void shared_free(void *shared)
 	redis_totals_free(shared);
 }
 
-static void live_shared(const void *shared, struct analysis_live *out)
+static void live_shared(const void *shared, void *out)
 {
 	const struct redis_totals *t = shared;
-	out->redis_round_trips += t->st.round_trips;
-	out->redis_commands += t->st.commands;
+	struct redis_live *o = out;
+	o->round_trips += t->st.round_trips;
+	o->commands += t->st.commands;
 }
 
 const struct proto_ops proto_redis = {

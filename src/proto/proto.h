@@ -1,0 +1,114 @@
+/* proto.h - a protocol spoken on a server port, as the engine drives it.
+ *
+ * A protocol is one plug-in and one table of these functions (tcpdump's
+ * one file per protocol; nghttp2's callbacks): Redis's turns RESP values
+ * into round trips (src/proto/redis/redis_plugin.c), PostgreSQL's its
+ * messages, HTTP's requests and responses into pages (src/engine/
+ * proto_pgsql.c, proto_http.c).  The engine (src/engine/analysis.c) owns
+ * everything TCP - flows, reassembly, eviction, the watermark - and hands
+ * each protocol the in-order bytes and the gaps of each direction of its
+ * connections, never packets; the protocol asks the engine for the rest
+ * through struct proto_host, and keeps what its connections add up to in
+ * its shared state.  Adding a protocol: docs/adding-a-protocol.md.
+ *
+ * Sides: 0 is the client (PGSQL_FE, HTTP1_CLIENT), 1 the server.
+ */
+#ifndef PGRTT_PROTO_H
+#define PGRTT_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_event.h"
+
+struct analysis;     /* the engine's: a plug-in outside src/engine/ never reads it */
+struct conn_summary; /* the engine's record of a connection: passed to observers, not read */
+struct hist;
+struct legs;
+struct reasm_dir;
+
+enum proto_id { PROTO_NONE, PROTO_PGSQL, PROTO_HTTP, PROTO_REDIS, PROTO_N };
+
+/* What a closing connection says of itself for its record (analysis.h's
+ * conn_summary); the engine adds its TCP figures (gaps, retransmissions,
+ * bytes) and lists it. */
+struct proto_closing {
+	const struct hist *lat; /* its round trips' latencies */
+	const void *figures;    /* its protocol's own figures (Redis: struct redis_stats) */
+	size_t figures_size;
+	bool mid_stream, undecodable;
+	uint8_t tls; /* 0, or 'S' SSL, 'G' GSSAPI, 'D' direct TLS */
+	uint64_t malformed, skipped_bytes, resyncs;
+};
+
+/* What the engine does for a protocol's connections. */
+struct proto_host {
+	void *ctx; /* handed back to each call */
+	/* pages are attributed (--http-port): round_trip takes the events */
+	bool attributing;
+	void (*round_trip)(void *ctx, uint64_t conn, const struct rt_event *e);
+	/* a new connection's leg among l's server endpoints (legs.h); no room to
+	 * follow them is counted where the out-of-memory finding sees it */
+	uint8_t (*leg)(void *ctx, struct legs *l, const char *server);
+	/* a connection was opened (dump lists it) */
+	void (*opened)(void *ctx, struct conn_summary *sum);
+	/* a connection closed: its record filled from c and tcp (both
+	 * directions' reassembly counters) and listed */
+	void (*closed)(void *ctx, struct conn_summary *sum, const struct reasm_dir *tcp,
+		       const struct proto_closing *c);
+};
+
+/* Who a protocol's calls are for: the engine, and the connection. */
+struct proto_ctx {
+	const struct proto_host *host;
+	struct analysis *a; /* for the plug-ins in src/engine/ alone */
+	struct conn_summary *sum;
+	void *shared;       /* the protocol's state for the whole analysis (shared_size) */
+	uint64_t id;        /* the connection's number, from 1 */
+	const char *server; /* its server endpoint, "address:port" */
+	uint16_t port;      /* the server's */
+};
+
+struct proto_ops {
+	enum proto_id id;
+	const char *name;
+	size_t state_size; /* per connection, zeroed before open */
+	/* What its connections share for the whole analysis - their totals,
+	 * latencies, legs - made by shared_init at the start and freed by
+	 * shared_free at the end (0 and NULL: nothing); the outputs read it
+	 * through analysis_shared. */
+	size_t shared_size;
+	/* opts: its part of struct analysis_opts (analysis.c's opts_at[]), or NULL */
+	int (*shared_init)(void *shared, const void *opts); /* 0, or -1 when out of memory */
+	void (*shared_free)(void *shared);
+	/* A packet on one of its ports was read (the input's per-protocol count). */
+	void (*count_packet)(struct analysis *a, void *shared);
+	/* The first payload of a connection whose handshake was missed, when both
+	 * ports are server ports: 0 if the client sent it, 1 the server, -1 who
+	 * knows.  NULL: the lower port number is not guessed at. */
+	int (*guess_side)(const uint8_t *p, size_t n);
+	/* A new connection (from_start: its SYN was seen).  Returns 0, or -1
+	 * when out of memory (close is not called then). */
+	int (*open)(void *st, const struct proto_ctx *cx, bool from_start, uint64_t ts);
+	void (*data)(void *st, int side, const uint8_t *p, size_t n, uint64_t ts);
+	void (*gap)(void *st, int side, uint64_t n, uint64_t ts);
+	/* The connection ended (FIN both ways, RST, eviction, end of input):
+	 * finish what is open, add its figures to the totals, free what open
+	 * allocated.  tcp[0..1]: both directions' reassembly counters. */
+	void (*close)(void *st, const struct reasm_dir *tcp, uint64_t ts);
+	/* The start time of the oldest thing still open that started at or after
+	 * not_before (an unanswered request, an unfinished round trip), given
+	 * that the capture's time is now; false when there is none. */
+	bool (*oldest_open)(void *st, uint64_t now, uint64_t not_before, uint64_t *ts);
+	/* Figures of a connection still open, added to out (the status line):
+	 * out is the protocol's part of struct analysis_live (analysis.c's
+	 * live_at[]: Redis's is its struct redis_live). */
+	void (*live)(const void *st, void *out);
+	/* Those of the closed ones, from the shared state (NULL: none). */
+	void (*live_shared)(const void *shared, void *out);
+};
+
+extern const struct proto_ops proto_pgsql, proto_http, proto_redis;
+
+#endif
