@@ -265,7 +265,7 @@ static void phase_usage(const struct bench *B, const struct child *ac, struct ct
 static void phase_figures(const struct analysis *a, const struct broute *r, bool redis,
 			  struct phase *ph)
 {
-	ph->pg_conns = (double)a->tot.connections;
+	ph->pg_conns = (double)analysis_pgsql(a)->tot.connections;
 	const struct attrib *at = &a->attrib;
 	for (uint32_t i = 0; i < at->nroutes; i++) {
 		const struct attrib_route *x = &at->routes[i];

@@ -111,10 +111,11 @@ static int from_analysis(const struct analysis *a, bool partial, struct adata *d
 		x->redis_cmds_hi = rcm[1];
 		d->pages += n;
 	}
-	d->acq = a->tot.st.pings[PING_ACQUIRE];
-	d->rel = a->tot.st.pings[PING_RELEASE];
-	d->idle = a->tot.st.pings[PING_IDLE];
-	d->returned_in_tx = a->tot.st.returned_in_tx;
+	const struct rtt_stats *st = &analysis_pgsql(a)->tot.st;
+	d->acq = st->pings[PING_ACQUIRE];
+	d->rel = st->pings[PING_RELEASE];
+	d->idle = st->pings[PING_IDLE];
+	d->returned_in_tx = st->returned_in_tx;
 	return 0;
 }
 

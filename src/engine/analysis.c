@@ -568,7 +568,7 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 	bool dst_srv = dst_kind != PROTO_NONE, src_srv = src_kind != PROTO_NONE;
 	if (!dst_srv && !src_srv) {
 		a->tot.other_packets++;
-		if (a->tot.pg_packets == 0) /* the hint is for captures without any */
+		if (analysis_pgsql(a)->tot.packets == 0) /* the hint is for captures without any */
 			note_other_port(a, &s);
 		return;
 	}
@@ -655,7 +655,7 @@ void analysis_finish(struct analysis *a)
 	if (!pg)
 		return; /* analysis_init failed before it */
 	pg->ping_policy = ping_policy_of(&pg->ping_ev);
-	ping_policy_settle(pg->ping_policy, &a->tot.st);
+	ping_policy_settle(pg->ping_policy, &pg->tot.st);
 	for (uint32_t i = 0; i < a->nlisted; i++)
 		ping_policy_settle(pg->ping_policy, &a->listed[i].st);
 	if (a->attributing)
@@ -698,7 +698,8 @@ bool analysis_redis_measured(const struct analysis *a)
 bool analysis_pg_measured(const struct analysis *a)
 {
 	/* evidence.c's fatal findings, the other way round */
-	return a->tot.st.round_trips > 0 || (a->tot.pg_packets == 0 && analysis_redis_measured(a));
+	const struct pgsql_totals *t = &analysis_pgsql(a)->tot;
+	return t->st.round_trips > 0 || (t->packets == 0 && analysis_redis_measured(a));
 }
 
 /* Keep the summary for the listing: the first ANALYSIS_MAX_LISTED, the
@@ -750,37 +751,17 @@ void analysis_list(struct analysis *a, const struct conn_summary *m)
 		t->conns_not_listed++;
 }
 
-void pooler_signs_add(struct pooler_signs *p, const struct rtt_stats *st, uint16_t port)
-{
-	p->startups += st->startups_pooler;
-	p->other_startups += st->startups_other;
-	if (!st->pooler_sets && !st->startups_pooler && !st->pooler_names)
-		return;
-	p->conns++;
-	p->set_conns += st->pooler_sets > 0;
-	p->relink_conns += st->pooler_relinks > 0;
-	p->name_conns += st->pooler_names > 0;
-	p->reset_conns += st->by_class[RT_RESET] > 0;
-	if (!p->port)
-		p->port = port;
-}
 
 void analysis_live(const struct analysis *a, struct analysis_live *o)
 {
 	struct hist *lat = o->lat;
 	memset(o, 0, sizeof(*o));
 	o->lat = lat;
-	o->rfq = a->tot.st.rfq;
-	o->round_trips = a->tot.st.round_trips;
-	memcpy(o->by_class, a->tot.st.by_class, sizeof o->by_class);
-	memcpy(o->ping_roles, a->tot.st.pings, sizeof o->ping_roles);
-	o->pings = a->tot.st.by_class[RT_PING];
 	o->pages = a->tot.http.responses;
 	for (int p = 0; p < PROTO_N; p++)
 		if (protos[p] && protos[p]->live_shared)
 			protos[p]->live_shared(a->shared[p], (char *)o + live_at[p]);
 	o->open = a->nopen;
-	o->pooler = a->tot.pooler;
 	for (const struct conn *c = a->lru_head; c; c = c->lru_next) {
 		c->proto->live(c->state, (char *)o + live_at[c->proto->id]);
 	}

@@ -92,24 +92,10 @@ struct analysis_opts {
 	void *ctx;
 };
 
-/* Connections that look like a pooler's server side (rtt_stats'
- * startups_pooler, pooler_sets, pooler_names; evidence.c's
- * pooler-server-leg): how many, with its SETs, with SETs that show it
- * handed on mid-session (transaction pooling), with its statement names,
- * with resets (DISCARD ALL: session pooling); startups of its shape and of
- * any other; the first one's server port. */
-struct pooler_signs {
-	uint64_t conns, set_conns, relink_conns, name_conns, reset_conns, startups, other_startups;
-	uint16_t port;
-};
-
-/* One connection's signs (st: its figures so far), added to p. */
-void pooler_signs_add(struct pooler_signs *p, const struct rtt_stats *st, uint16_t port);
 
 struct analysis_totals {
-	uint64_t packets, pg_packets, other_packets, not_ip, not_tcp, fragments, truncated_hdr,
-		bad_hdr;
-	uint64_t connections, conns_not_listed, evicted;
+	uint64_t packets, other_packets, not_ip, not_tcp, fragments, truncated_hdr, bad_hdr;
+	uint64_t conns_not_listed, evicted;
 	struct {
 		uint64_t packets, connections, requests, responses, interim, unmatched, malformed,
 			not_decodable, gaps;
@@ -122,11 +108,8 @@ struct analysis_totals {
 		uint32_t nmarked;
 	} http;
 	uint64_t first_ts, last_ts;
-	struct rtt_stats st; /* sums over connections (names unused) */
-	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
-		truncated_segs, mid_stream, tls, tls_mid_stream, undecodable, enc_extra_bytes, nomem;
+	uint64_t nomem;
 	uint64_t buffer_gaps; /* holes given up on because max_buffer was reached */
-	struct pooler_signs pooler; /* closed connections' */
 	/* ports that are not --port but that connections were opened to, or whose
 	 * payload frames as PostgreSQL: a hint when --port is wrong */
 	struct analysis_other_port {

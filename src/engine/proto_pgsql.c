@@ -17,8 +17,8 @@ struct pgsql_state {
 
 static void count_packet(struct analysis *a, void *shared)
 {
-	(void)shared;
-	a->tot.pg_packets++;
+	(void)a;
+	((struct pgsql_shared *)shared)->tot.packets++;
 }
 
 static void on_msg(void *ctx, const struct pgsql_msg *m)
@@ -93,7 +93,7 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	s->rtt.ring = a->opts.texts;
 	s->rtt.text_values = a->opts.text_values;
 	s->rtt.conn_id = cx->sum->id;
-	a->tot.connections++;
+	sh->tot.connections++;
 	if (a->opts.on_conn)
 		a->opts.on_conn(a->opts.ctx, cx->sum);
 	return 0;
@@ -162,7 +162,7 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 	}
 	hist_merge(&shared(s)->lat, &s->lat);
 
-	struct analysis_totals *t = &a->tot;
+	struct pgsql_totals *t = &shared(s)->tot;
 	add_stats(&t->st, &m->st);
 	t->gaps += m->gaps;
 	t->gap_bytes += m->gap_bytes;
@@ -179,7 +179,7 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 	t->undecodable += m->undecodable;
 	pooler_signs_add(&t->pooler, &m->st, s->cx.port);
 	if (m->evicted)
-		t->evicted++;
+		a->tot.evicted++;
 	analysis_list(a, m);
 }
 
@@ -222,6 +222,20 @@ static void shared_free(void *shared)
 	pgsql_shared_free(shared);
 }
 
+static void live_shared(const void *shared, void *part)
+{
+	const struct pgsql_totals *t = &((const struct pgsql_shared *)shared)->tot;
+	struct analysis_live *out = part;
+	out->rfq += t->st.rfq;
+	out->round_trips += t->st.round_trips;
+	for (int c = 0; c < RT_NCLASS; c++)
+		out->by_class[c] += t->st.by_class[c];
+	for (int r = 0; r < PING_NROLE; r++)
+		out->ping_roles[r] += t->st.pings[r];
+	out->pings += t->st.by_class[RT_PING];
+	out->pooler = t->pooler; /* the open connections' are added after */
+}
+
 const struct proto_ops proto_pgsql = {
 	.id = PROTO_PGSQL,
 	.name = "postgresql",
@@ -237,4 +251,5 @@ const struct proto_ops proto_pgsql = {
 	.close = close_conn,
 	.oldest_open = oldest_open,
 	.live = live,
+	.live_shared = live_shared,
 };

@@ -354,6 +354,7 @@ static void pooler_server_leg(const struct analysis *a, const struct pooler_sign
 static void http_findings(const struct analysis *a, struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;
+	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
 	const struct attrib *at = &a->attrib;
 	char ports[256];
 	port_list(ports, sizeof ports, a->opts.http_ports, a->opts.nhttp_ports);
@@ -398,12 +399,12 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 				     s, ports, t->http.packets, t->http.requests, t->http.responses);
 		return;
 	}
-	if (t->st.round_trips && at->rts_in_pages == 0)
+	if (pt->st.round_trips && at->rts_in_pages == 0)
 		evidence_add(ev, EV_PAGES_WITHOUT_ROUND_TRIPS, pages, false,
 			     "%" PRIu64 " pages and %" PRIu64 " round trips, but no round trip started "
 			     "inside a page: is this capture missing the application's database "
 			     "connections (another host, port or interface)?",
-			     pages, t->st.round_trips);
+			     pages, pt->st.round_trips);
 	/* with no round trip in a page nothing was estimated: the finding
 	 * above (or no-postgresql) says why, and "0.0% inferred" beside it
 	 * would read as a figure */
@@ -480,17 +481,18 @@ static void redis_findings(const struct analysis *a, struct evidence *ev)
 void evidence_live(const struct analysis *a, const struct analysis_live *now, struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;
+	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
 	char ports[256];
 	memset(ev, 0, sizeof(*ev));
 	port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
-	if (t->pg_packets == 0 && !(a->opts.nredis_ports && analysis_redis(a)->packets))
+	if (pt->packets == 0 && !(a->opts.nredis_ports && analysis_redis(a)->packets))
 		evidence_add(ev, EV_NO_POSTGRESQL, t->packets, false,
 			     "no packets on PostgreSQL port%s %s yet", a->opts.nports > 1 ? "s" : "",
 			     ports);
-	else if (t->pg_packets && now->round_trips == 0)
-		evidence_add(ev, EV_NO_ROUND_TRIPS, t->pg_packets, false,
+	else if (pt->packets && now->round_trips == 0)
+		evidence_add(ev, EV_NO_ROUND_TRIPS, pt->packets, false,
 			     "%" PRIu64 " packets on PostgreSQL port%s %s, no round trip yet",
-			     t->pg_packets, a->opts.nports > 1 ? "s" : "", ports);
+			     pt->packets, a->opts.nports > 1 ? "s" : "", ports);
 	if (a->attributing && t->http.packets == 0) {
 		port_list(ports, sizeof ports, a->opts.http_ports, a->opts.nhttp_ports);
 		evidence_add(ev, EV_NO_PAGES, 0, false, "no packets on HTTP port%s %s yet",
@@ -513,6 +515,7 @@ static void capture_findings(const struct analysis *a, const struct report_input
 			     struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;
+	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
 	if (in && in->partial)
 		evidence_add(ev, EV_PARTIAL_INPUT, 1, true,
 			     "an input could not be read to its end: figures cover what was read");
@@ -521,60 +524,61 @@ static void capture_findings(const struct analysis *a, const struct report_input
 			     "%" PRIu64 " packets dropped by the kernel, %" PRIu64 " by the interface: "
 			     "counts are lower bounds (try a larger -B)",
 			     in->drops->drop, in->drops->ifdrop);
-	if (t->truncated_segs)
-		evidence_add(ev, EV_TRUNCATED, t->truncated_segs, true,
+	if (pt->truncated_segs)
+		evidence_add(ev, EV_TRUNCATED, pt->truncated_segs, true,
 			     "%" PRIu64 " TCP segments were cut by the capture's snaplen: counts are "
 			     "lower bounds (capture with -s 0)",
-			     t->truncated_segs);
-	if (t->gaps && t->buffer_gaps)
-		evidence_add(ev, EV_GAPS, t->gaps, true,
+			     pt->truncated_segs);
+	if (pt->gaps && t->buffer_gaps)
+		evidence_add(ev, EV_GAPS, pt->gaps, true,
 			     "%" PRIu64 " gaps (%" PRIu64 " bytes never captured; %" PRIu64 " holes given "
 			     "up at the --max-buffer limit): round trips on those connections are lower "
 			     "bounds",
-			     t->gaps, t->gap_bytes, t->buffer_gaps);
-	else if (t->gaps)
-		evidence_add(ev, EV_GAPS, t->gaps, true,
+			     pt->gaps, pt->gap_bytes, t->buffer_gaps);
+	else if (pt->gaps)
+		evidence_add(ev, EV_GAPS, pt->gaps, true,
 			     "%" PRIu64 " gaps (%" PRIu64 " bytes never captured): round trips on "
 			     "those connections are lower bounds",
-			     t->gaps, t->gap_bytes);
-	if (t->malformed)
-		evidence_add(ev, EV_MALFORMED, t->malformed, true,
+			     pt->gaps, pt->gap_bytes);
+	if (pt->malformed)
+		evidence_add(ev, EV_MALFORMED, pt->malformed, true,
 			     "%" PRIu64 " malformed PostgreSQL messages skipped (resynchronised): "
 			     "counts are lower bounds",
-			     t->malformed);
+			     pt->malformed);
 }
 
 void evidence_of(const struct analysis *a, const struct report_input *in, struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;
+	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
 	memset(ev, 0, sizeof(*ev));
-	if (t->pg_packets == 0 && a->opts.nredis_ports && analysis_redis(a)->st.round_trips) {
+	if (pt->packets == 0 && a->opts.nredis_ports && analysis_redis(a)->st.round_trips) {
 		char ports[256];
 		port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
 		evidence_add(ev, EV_REDIS_ONLY, 0, false,
 			     "no packets on PostgreSQL port%s %s: only Redis was measured",
 			     a->opts.nports > 1 ? "s" : "", ports);
-	} else if (t->pg_packets == 0) {
+	} else if (pt->packets == 0) {
 		no_postgresql(a, in, ev);
 	}
-	else if (t->st.round_trips == 0 && t->pg_packets)
-		evidence_add(ev, EV_NO_ROUND_TRIPS, t->pg_packets, false,
+	else if (pt->st.round_trips == 0 && pt->packets)
+		evidence_add(ev, EV_NO_ROUND_TRIPS, pt->packets, false,
 			     "%" PRIu64 " PostgreSQL packets on %" PRIu64 " connections, but not one "
 			     "round trip could be counted%s",
-			     t->pg_packets, t->connections,
-			     t->tls == t->connections ? ": every connection is encrypted" : "");
-	if (t->tls)
-		evidence_add(ev, EV_ENCRYPTED, t->tls, true,
+			     pt->packets, pt->connections,
+			     pt->tls == pt->connections ? ": every connection is encrypted" : "");
+	if (pt->tls)
+		evidence_add(ev, EV_ENCRYPTED, pt->tls, true,
 			     "%" PRIu64 " of %" PRIu64 " connections are encrypted (TLS/GSSAPI%s): "
 			     "their round trips cannot be counted; connect with sslmode=disable on a "
 			     "test system (TLS key logs are not supported yet)",
-			     t->tls, t->connections,
-			     t->tls_mid_stream ? ", recognised mid-stream" : "");
-	if (t->undecodable)
-		evidence_add(ev, EV_UNDECODABLE, t->undecodable, true,
+			     pt->tls, pt->connections,
+			     pt->tls_mid_stream ? ", recognised mid-stream" : "");
+	if (pt->undecodable)
+		evidence_add(ev, EV_UNDECODABLE, pt->undecodable, true,
 			     "%" PRIu64 " connections carried bytes that never framed as PostgreSQL "
 			     "(picked up mid-stream, not recognisably encrypted): not counted",
-			     t->undecodable);
+			     pt->undecodable);
 	capture_findings(a, in, ev);
 	if (t->evicted)
 		evidence_add(ev, EV_EVICTED, t->evicted, false,
@@ -596,24 +600,24 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 			     "out of memory in the attribution to routes: route names, estimated "
 			     "figures or their intervals are rough (values not learnt as parameters, "
 			     "the running guess, the widest bounds)");
-	if (t->enc_extra_bytes)
-		evidence_add(ev, EV_SSL_INJECTION, t->enc_extra_bytes, false,
+	if (pt->enc_extra_bytes)
+		evidence_add(ev, EV_SSL_INJECTION, pt->enc_extra_bytes, false,
 			     "%" PRIu64 " bytes followed the server's 'S' answer to SSLRequest in the "
 			     "same segment: possible man-in-the-middle injection (CVE-2021-23222)",
-			     t->enc_extra_bytes);
+			     pt->enc_extra_bytes);
 	pooler_legs(a, ev);
 	uint64_t pages = 0;
 	for (uint32_t i = 0; a->attributing && i < a->attrib.nroutes; i++)
 		pages += a->attrib.routes[i].pages;
-	pooler_server_leg(a, &t->pooler, pages, t->st.by_class[RT_PING], ev);
+	pooler_server_leg(a, &pt->pooler, pages, pt->st.by_class[RT_PING], ev);
 	if (a->attributing)
 		http_findings(a, ev);
 	if (a->opts.nredis_ports)
 		redis_findings(a, ev);
-	uint64_t plain_mid = t->mid_stream - t->tls_mid_stream;
-	if (plain_mid > t->undecodable)
-		evidence_add(ev, EV_MID_STREAM, plain_mid - t->undecodable, false,
+	uint64_t plain_mid = pt->mid_stream - pt->tls_mid_stream;
+	if (plain_mid > pt->undecodable)
+		evidence_add(ev, EV_MID_STREAM, plain_mid - pt->undecodable, false,
 			     "%" PRIu64 " connections were picked up mid-stream: what they did before "
 			     "the capture started is not counted",
-			     plain_mid - t->undecodable);
+			     plain_mid - pt->undecodable);
 }

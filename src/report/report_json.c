@@ -356,6 +356,7 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 static void input_json(cJSON *root, const struct analysis *a, const struct report_input *in)
 {
 	const struct analysis_totals *t = &a->tot;
+	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
 	cJSON *inp = cJSON_AddObjectToObject(root, "input");
 	cJSON *files = cJSON_AddArrayToObject(inp, "files");
 	for (int i = 0; i < in->nfiles; i++)
@@ -376,7 +377,7 @@ static void input_json(cJSON *root, const struct analysis *a, const struct repor
 	}
 	cJSON *pk = cJSON_AddObjectToObject(inp, "packets");
 	cJSON_AddNumberToObject(pk, "total", (double)t->packets);
-	cJSON_AddNumberToObject(pk, "postgresql", (double)t->pg_packets);
+	cJSON_AddNumberToObject(pk, "postgresql", (double)pt->packets);
 	cJSON_AddNumberToObject(pk, "other_ports", (double)t->other_packets);
 	cJSON_AddNumberToObject(pk, "not_ip", (double)t->not_ip);
 	cJSON_AddNumberToObject(pk, "not_tcp", (double)t->not_tcp);
@@ -388,32 +389,34 @@ static void input_json(cJSON *root, const struct analysis *a, const struct repor
 /* PostgreSQL's totals (and Redis's, with --redis-port): the object. */
 static cJSON *totals_json(cJSON *root, const struct analysis *a)
 {
+	const struct pgsql_shared *pg = analysis_pgsql(a);
 	const struct analysis_totals *t = &a->tot;
-	const struct rtt_stats *s = &t->st;
+	const struct pgsql_totals *pt = &pg->tot;
+	const struct rtt_stats *s = &pt->st;
 	cJSON *tot = cJSON_AddObjectToObject(root, "totals");
-	cJSON_AddNumberToObject(tot, "connections", (double)t->connections);
+	cJSON_AddNumberToObject(tot, "connections", (double)pt->connections);
 	cJSON_AddNumberToObject(tot, "ready_for_query", (double)s->rfq);
 	cJSON_AddNumberToObject(tot, "round_trips", (double)s->round_trips);
 	cJSON_AddItemToObject(tot, "by_class", by_class(s));
 	cJSON *tp = pings(s);
 	/* the pool's policy (rtt.h) and the lone Syncs only timing could
 	 * tell, after it was applied */
-	cJSON_AddStringToObject(tp, "policy", ping_policy_name(analysis_pgsql(a)->ping_policy));
+	cJSON_AddStringToObject(tp, "policy", ping_policy_name(pg->ping_policy));
 	cJSON *pe = cJSON_AddObjectToObject(tp, "policy_evidence");
-	cJSON_AddNumberToObject(pe, "release", (double)analysis_pgsql(a)->ping_ev.release);
-	cJSON_AddNumberToObject(pe, "acquire", (double)analysis_pgsql(a)->ping_ev.acquire);
-	cJSON_AddNumberToObject(pe, "both", (double)analysis_pgsql(a)->ping_ev.both);
-	cJSON_AddNumberToObject(pe, "release_by_idle_time", (double)analysis_pgsql(a)->ping_ev.release_idle);
-	cJSON_AddNumberToObject(pe, "acquire_by_idle_time", (double)analysis_pgsql(a)->ping_ev.acquire_idle);
+	cJSON_AddNumberToObject(pe, "release", (double)pg->ping_ev.release);
+	cJSON_AddNumberToObject(pe, "acquire", (double)pg->ping_ev.acquire);
+	cJSON_AddNumberToObject(pe, "both", (double)pg->ping_ev.both);
+	cJSON_AddNumberToObject(pe, "release_by_idle_time", (double)pg->ping_ev.release_idle);
+	cJSON_AddNumberToObject(pe, "acquire_by_idle_time", (double)pg->ping_ev.acquire_idle);
 	cJSON_AddNumberToObject(tp, "told_by_policy", (double)s->pings_policy);
 	cJSON_AddNumberToObject(tp, "told_by_timing",
 				(double)ping_told_by_timing(s));
 	cJSON_AddItemToObject(tot, "pings", tp);
-	cJSON_AddItemToObject(tot, "latency_us", hist_json(&analysis_pgsql(a)->lat));
+	cJSON_AddItemToObject(tot, "latency_us", hist_json(&pg->lat));
 	cJSON *lc = cJSON_AddObjectToObject(tot, "latency_us_by_class");
 	for (int c = 0; c < RT_NCLASS; c++)
-		if (analysis_pgsql(a)->lat_class[c].count)
-			cJSON_AddItemToObject(lc, rt_class_name(c), hist_json(&analysis_pgsql(a)->lat_class[c]));
+		if (pg->lat_class[c].count)
+			cJSON_AddItemToObject(lc, rt_class_name(c), hist_json(&pg->lat_class[c]));
 	cJSON_AddNumberToObject(tot, "rows", (double)s->rows);
 	cJSON_AddNumberToObject(tot, "errors", (double)s->errors);
 	cJSON_AddNumberToObject(tot, "unanswered", (double)s->unanswered);
@@ -422,18 +425,18 @@ static cJSON *totals_json(cJSON *root, const struct analysis *a)
 	cJSON_AddNumberToObject(tot, "returned_in_transaction", (double)s->returned_in_tx);
 	cJSON_AddItemToObject(tot, "frontend", msg_counts(s, PGSQL_FE));
 	cJSON_AddItemToObject(tot, "backend", msg_counts(s, PGSQL_BE));
-	cJSON_AddNumberToObject(tot, "gaps", (double)t->gaps);
-	cJSON_AddNumberToObject(tot, "gap_bytes", (double)t->gap_bytes);
-	cJSON_AddNumberToObject(tot, "malformed", (double)t->malformed);
-	cJSON_AddNumberToObject(tot, "skipped_bytes", (double)t->skipped_bytes);
-	cJSON_AddNumberToObject(tot, "resyncs", (double)t->resyncs);
-	cJSON_AddNumberToObject(tot, "retransmitted_bytes", (double)t->retrans_bytes);
-	cJSON_AddNumberToObject(tot, "out_of_order_segments", (double)t->ooo_segs);
-	cJSON_AddNumberToObject(tot, "truncated_segments", (double)t->truncated_segs);
-	cJSON_AddNumberToObject(tot, "mid_stream", (double)t->mid_stream);
-	cJSON_AddNumberToObject(tot, "tls", (double)t->tls);
+	cJSON_AddNumberToObject(tot, "gaps", (double)pt->gaps);
+	cJSON_AddNumberToObject(tot, "gap_bytes", (double)pt->gap_bytes);
+	cJSON_AddNumberToObject(tot, "malformed", (double)pt->malformed);
+	cJSON_AddNumberToObject(tot, "skipped_bytes", (double)pt->skipped_bytes);
+	cJSON_AddNumberToObject(tot, "resyncs", (double)pt->resyncs);
+	cJSON_AddNumberToObject(tot, "retransmitted_bytes", (double)pt->retrans_bytes);
+	cJSON_AddNumberToObject(tot, "out_of_order_segments", (double)pt->ooo_segs);
+	cJSON_AddNumberToObject(tot, "truncated_segments", (double)pt->truncated_segs);
+	cJSON_AddNumberToObject(tot, "mid_stream", (double)pt->mid_stream);
+	cJSON_AddNumberToObject(tot, "tls", (double)pt->tls);
 	/* plaintext right after an 'S' answer: a man-in-the-middle sign (CVE-2021-23222) */
-	cJSON_AddNumberToObject(tot, "bytes_after_ssl_answer", (double)t->enc_extra_bytes);
+	cJSON_AddNumberToObject(tot, "bytes_after_ssl_answer", (double)pt->enc_extra_bytes);
 	cJSON_AddNumberToObject(tot, "evicted", (double)t->evicted);
 	cJSON_AddNumberToObject(tot, "connections_not_listed", (double)t->conns_not_listed);
 	if (a->opts.nredis_ports)

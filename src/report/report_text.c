@@ -222,7 +222,9 @@ static void redis_rows(FILE *out, const struct analysis *a)
 
 void report_text(FILE *out, const struct analysis *a, const struct report_input *in)
 {
+	const struct pgsql_shared *pg = analysis_pgsql(a);
 	const struct analysis_totals *t = &a->tot;
+	const struct pgsql_totals *pt = &pg->tot;
 	double dur = t->last_ts > t->first_ts ? (double)(t->last_ts - t->first_ts) / 1e9 : 0;
 
 	fprintf(out, "input: ");
@@ -232,7 +234,7 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 	}
 	fprintf(out, "%s\n", in->partial ? " (incomplete: see warnings)" : "");
 	fprintf(out, "packets: %" PRIu64 " (%" PRIu64 " PostgreSQL) over %.3f s; ports", t->packets,
-		t->pg_packets, dur);
+		pt->packets, dur);
 	for (int i = 0; i < a->opts.nports; i++)
 		fprintf(out, " %u", a->opts.ports[i]);
 	if (a->opts.nredis_ports) {
@@ -249,10 +251,10 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 			in->drops->drop + in->drops->ifdrop ? " (counts below are lower bounds)" : "");
 	struct evidence ev;
 	evidence_of(a, in, &ev);
-	const struct rtt_stats *s = &t->st;
+	const struct rtt_stats *s = &pt->st;
 	fprintf(out, "connections: %" PRIu64 "  ready_for_query: %" PRIu64 "  round_trips: %" PRIu64
 		     "%s\n",
-		t->connections, s->rfq, s->round_trips,
+		pt->connections, s->rfq, s->round_trips,
 		ev.lower_bound ? "  (lower bounds: see warnings)" : "");
 	fprintf(out, "by class: ");
 	class_line(out, s);
@@ -261,16 +263,16 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 		fprintf(out, "ping roles: the pool pings on %s only (evidence: %" PRIu64 " release, %" PRIu64
 			     " acquire by position; %" PRIu64 " release, %" PRIu64 " acquire by idle time);"
 			     " %" PRIu64 " lone Syncs between two queries labelled by that\n",
-			ping_policy_name(analysis_pgsql(a)->ping_policy), analysis_pgsql(a)->ping_ev.release, analysis_pgsql(a)->ping_ev.acquire,
-			analysis_pgsql(a)->ping_ev.release_idle, analysis_pgsql(a)->ping_ev.acquire_idle, s->pings_policy);
+			ping_policy_name(pg->ping_policy), pg->ping_ev.release, pg->ping_ev.acquire,
+			pg->ping_ev.release_idle, pg->ping_ev.acquire_idle, s->pings_policy);
 	if (timed)
 		fprintf(out, "ping roles: %" PRIu64 " lone Syncs between two queries told apart by timing"
 			     " alone (the pool's policy is %s): the acquire/release split is uncertain\n",
-			timed, ping_policy_name(analysis_pgsql(a)->ping_policy));
-	if (analysis_pgsql(a)->lat.count)
+			timed, ping_policy_name(pg->ping_policy));
+	if (pg->lat.count)
 		fprintf(out, "latency: p50 %.3f ms  p99 %.3f ms  max %.3f ms  (%" PRIu64 " round trips)\n",
-			ms(hist_quantile(&analysis_pgsql(a)->lat, 0.5)), ms(hist_quantile(&analysis_pgsql(a)->lat, 0.99)),
-			ms(analysis_pgsql(a)->lat.max), analysis_pgsql(a)->lat.count);
+			ms(hist_quantile(&pg->lat, 0.5)), ms(hist_quantile(&pg->lat, 0.99)),
+			ms(pg->lat.max), pg->lat.count);
 	fprintf(out, "rows: %" PRIu64 "  errors: %" PRIu64 "  unanswered: %" PRIu64, s->rows,
 		s->errors, s->unanswered);
 	if (s->cancel_requests)
@@ -280,7 +282,7 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 	fputc('\n', out);
 	fprintf(out, "damage: gaps %" PRIu64 " (%" PRIu64 " bytes)  malformed %" PRIu64
 		     "  mid-stream %" PRIu64 "  encrypted %" PRIu64 "\n",
-		t->gaps, t->gap_bytes, t->malformed, t->mid_stream, t->tls);
+		pt->gaps, pt->gap_bytes, pt->malformed, pt->mid_stream, pt->tls);
 	if (a->opts.nhttp_ports)
 		fprintf(out, "http: %" PRIu64 " connections, %" PRIu64 " requests, %" PRIu64
 			     " responses (%" PRIu64 " interim, %" PRIu64 " without their request), "
@@ -306,7 +308,7 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 		routes_table(out, a, &ev);
 	if (a->nlisted == 0)
 		return;
-	if (a->tot.connections)
+	if (pg->tot.connections)
 		pg_rows(out, a);
 	redis_rows(out, a);
 	if (t->conns_not_listed)

@@ -172,7 +172,9 @@ static int step_done(struct db_stmt *st, struct db *db, char *err, const char *w
 static int put_totals(struct store *s, const struct analysis *a, const struct store_run_info *in,
 		      char *err)
 {
+	const struct pgsql_shared *pg = analysis_pgsql(a);
 	const struct analysis_totals *t = &a->tot;
+	const struct pgsql_totals *pt = &pg->tot;
 	struct db_stmt *st;
 	const char *sql =
 		"UPDATE runs SET app=?1, source=?2, ports=?3, http_ports=?4, first_ts=?5, last_ts=?6,"
@@ -190,7 +192,7 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 	char ports[256], hports[256];
 	ports_text(ports, sizeof ports, a->opts.ports, a->opts.nports);
 	ports_text(hports, sizeof hports, a->opts.http_ports, a->opts.nhttp_ports);
-	const struct rtt_stats *x = &t->st;
+	const struct rtt_stats *x = &pt->st;
 	if (in->app)
 		db_bind_text(st, 1, in->app);
 	db_bind_text(st, 2, in->source);
@@ -202,24 +204,24 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 	db_bind_double(st, 7, t->last_ts > t->first_ts ? (double)(t->last_ts - t->first_ts) / 1e9 : 0);
 	db_bind_int(st, 8, in->partial);
 	db_bind_int64(st, 9, (int64_t)t->packets);
-	db_bind_int64(st, 10, (int64_t)t->pg_packets);
-	db_bind_int64(st, 11, (int64_t)t->connections);
+	db_bind_int64(st, 10, (int64_t)pt->packets);
+	db_bind_int64(st, 11, (int64_t)pt->connections);
 	db_bind_int64(st, 12, (int64_t)x->rfq);
 	db_bind_int64(st, 13, (int64_t)x->round_trips);
 	db_bind_int64(st, 14, (int64_t)x->rows);
 	db_bind_int64(st, 15, (int64_t)x->errors);
 	db_bind_int64(st, 16, (int64_t)x->unanswered);
-	if (analysis_pgsql(a)->lat.count) {
-		db_bind_double(st, 17, (double)hist_quantile(&analysis_pgsql(a)->lat, 0.5) / 1e3);
-		db_bind_double(st, 18, (double)hist_quantile(&analysis_pgsql(a)->lat, 0.99) / 1e3);
-		db_bind_double(st, 19, (double)analysis_pgsql(a)->lat.max / 1e3);
+	if (pg->lat.count) {
+		db_bind_double(st, 17, (double)hist_quantile(&pg->lat, 0.5) / 1e3);
+		db_bind_double(st, 18, (double)hist_quantile(&pg->lat, 0.99) / 1e3);
+		db_bind_double(st, 19, (double)pg->lat.max / 1e3);
 	}
-	db_bind_int64(st, 20, (int64_t)t->gaps);
-	db_bind_int64(st, 21, (int64_t)t->gap_bytes);
-	db_bind_int64(st, 22, (int64_t)t->malformed);
-	db_bind_int64(st, 23, (int64_t)t->truncated_segs);
-	db_bind_int64(st, 24, (int64_t)t->mid_stream);
-	db_bind_int64(st, 25, (int64_t)t->tls);
+	db_bind_int64(st, 20, (int64_t)pt->gaps);
+	db_bind_int64(st, 21, (int64_t)pt->gap_bytes);
+	db_bind_int64(st, 22, (int64_t)pt->malformed);
+	db_bind_int64(st, 23, (int64_t)pt->truncated_segs);
+	db_bind_int64(st, 24, (int64_t)pt->mid_stream);
+	db_bind_int64(st, 25, (int64_t)pt->tls);
 	if (a->attributing) {
 		db_bind_int64(st, 26, (int64_t)t->http.requests);
 		db_bind_int64(st, 27, (int64_t)t->http.responses);
@@ -294,6 +296,7 @@ int store_add_label(struct store *s, int64_t run_id, const char *label, char *er
 
 static int put_classes(struct store *s, const struct analysis *a, char *err)
 {
+	const struct pgsql_shared *pg = analysis_pgsql(a);
 	struct db_stmt *st;
 	if (db_prepare(s->db, "INSERT INTO run_classes (run_id, class, round_trips, latency_p50_us,"
 			       " latency_p99_us) VALUES (?,?,?,?,?)", &st) != DB_OK) {
@@ -301,7 +304,7 @@ static int put_classes(struct store *s, const struct analysis *a, char *err)
 		return -1;
 	}
 	int rc = 0;
-	const struct rtt_stats *x = &a->tot.st;
+	const struct rtt_stats *x = &pg->tot.st;
 	/* the classes, then the ping roles, then what the pings were (a pool's
 	 * signature, named in reports: docs/storage.md) */
 	static const char *extra[] = {"ping_acquire", "ping_release", "ping_idle",
@@ -313,9 +316,9 @@ static int put_classes(struct store *s, const struct analysis *a, char *err)
 		db_bind_int64(st, 1, s->run_id);
 		db_bind_text(st, 2, c < RT_NCLASS ? rt_class_name(c) : extra[c - RT_NCLASS]);
 		db_bind_int64(st, 3, (int64_t)n);
-		if (c < RT_NCLASS && analysis_pgsql(a)->lat_class[c].count) {
-			db_bind_double(st, 4, (double)hist_quantile(&analysis_pgsql(a)->lat_class[c], 0.5) / 1e3);
-			db_bind_double(st, 5, (double)hist_quantile(&analysis_pgsql(a)->lat_class[c], 0.99) / 1e3);
+		if (c < RT_NCLASS && pg->lat_class[c].count) {
+			db_bind_double(st, 4, (double)hist_quantile(&pg->lat_class[c], 0.5) / 1e3);
+			db_bind_double(st, 5, (double)hist_quantile(&pg->lat_class[c], 0.99) / 1e3);
 		} else {
 			db_bind_null(st, 4);
 			db_bind_null(st, 5);

@@ -22,3 +22,18 @@ void pgsql_shared_free(struct pgsql_shared *p)
 	free(p->texts);
 	p->texts = NULL;
 }
+
+void pooler_signs_add(struct pooler_signs *p, const struct rtt_stats *st, uint16_t port)
+{
+	p->startups += st->startups_pooler;
+	p->other_startups += st->startups_other;
+	if (!st->pooler_sets && !st->startups_pooler && !st->pooler_names)
+		return;
+	p->conns++;
+	p->set_conns += st->pooler_sets > 0;
+	p->relink_conns += st->pooler_relinks > 0;
+	p->name_conns += st->pooler_names > 0;
+	p->reset_conns += st->by_class[RT_RESET] > 0;
+	if (!p->port)
+		p->port = port;
+}

@@ -12,7 +12,34 @@
 #include "proto/legs.h"
 #include "rtt.h"
 
+/* Connections that look like a pooler's server side (rtt_stats'
+ * startups_pooler, pooler_sets, pooler_names; evidence.c's
+ * pooler-server-leg): how many, with its SETs, with SETs that show it
+ * handed on mid-session (transaction pooling), with its statement names,
+ * with resets (DISCARD ALL: session pooling); startups of its shape and of
+ * any other; the first one's server port. */
+struct pooler_signs {
+	uint64_t conns, set_conns, relink_conns, name_conns, reset_conns, startups, other_startups;
+	uint16_t port;
+};
+
+/* One connection's signs (st: its figures so far), added to p. */
+void pooler_signs_add(struct pooler_signs *p, const struct rtt_stats *st, uint16_t port);
+
+/* What the capture's PostgreSQL connections add up to as each closes. */
+struct pgsql_totals {
+	uint64_t packets, connections;
+	struct rtt_stats st; /* sums over connections (names unused) */
+	/* damage: TCP's (gaps, retransmissions, out of order, cut short),
+	 * the framer's, connections picked up mid-stream, encrypted or not
+	 * PostgreSQL at all */
+	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
+		truncated_segs, mid_stream, tls, tls_mid_stream, undecodable, enc_extra_bytes;
+	struct pooler_signs pooler; /* closed connections' */
+};
+
 struct pgsql_shared {
+	struct pgsql_totals tot;
 	struct hist lat;                  /* every round trip with a measured latency */
 	struct hist lat_class[RT_NCLASS]; /* by class */
 	struct legs legs;                 /* a pooler's or relay's, on the PostgreSQL ports */

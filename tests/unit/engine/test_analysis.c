@@ -58,11 +58,11 @@ static void test_eviction_keeps_counts(void)
 		CHECK(a.nopen <= 2);
 	}
 	analysis_finish(&a);
-	CHECK_EQ_U(a.tot.connections, 5);
+	CHECK_EQ_U(analysis_pgsql(&a)->tot.connections, 5);
 	CHECK_EQ_U(a.tot.evicted, 3);
-	CHECK_EQ_U(a.tot.st.rfq, 5);
-	CHECK_EQ_U(a.tot.st.round_trips, 5);
-	CHECK_EQ_U(a.tot.st.by_class[RT_QUERY], 5);
+	CHECK_EQ_U(analysis_pgsql(&a)->tot.st.rfq, 5);
+	CHECK_EQ_U(analysis_pgsql(&a)->tot.st.round_trips, 5);
+	CHECK_EQ_U(analysis_pgsql(&a)->tot.st.by_class[RT_QUERY], 5);
 	CHECK_EQ_U(a.nlisted, 5);
 	CHECK(a.listed[0].evicted && !a.listed[4].evicted);
 	CHECK(strcmp(a.listed[0].client, "10.0.0.2:40000") == 0);
