@@ -160,9 +160,9 @@ static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 {
 	struct analysis_live now = {0};
 	analysis_live(a, &now);
-	double rfq_s = dt > 0 ? (double)(now.rfq - prev->rfq) / dt : 0;
+	double rfq_s = dt > 0 ? (double)(now.pg.rfq - prev->pg.rfq) / dt : 0;
 	double pages_s = dt > 0 ? (double)(now.pages - prev->pages) / dt : 0;
-	double pings_s = dt > 0 ? (double)(now.pings - prev->pings) / dt : 0;
+	double pings_s = dt > 0 ? (double)(now.pg.pings - prev->pg.pings) / dt : 0;
 	char rfq[16], pings[16];
 	fprintf(stderr, "\r\033[K%6.1f s  %llu pkts  %llu dropped  %llu conns  %s rfq/s  %s pings/s",
 		elapsed, (unsigned long long)pkts, (unsigned long long)(d->drop + d->ifdrop),
@@ -542,8 +542,8 @@ static void say_counts(struct capture *k, const struct analysis *a, double elaps
 	warnx_("%.1f s: %llu packets, %llu dropped, %llu open connections, %llu "
 	       "ReadyForQuery, %llu round trips, %llu pages, %llu Redis round trips",
 	       elapsed, (unsigned long long)seen, (unsigned long long)(k->drops.drop + k->drops.ifdrop),
-	       (unsigned long long)now.open, (unsigned long long)now.rfq,
-	       (unsigned long long)now.round_trips, (unsigned long long)now.pages,
+	       (unsigned long long)now.open, (unsigned long long)now.pg.rfq,
+	       (unsigned long long)now.pg.round_trips, (unsigned long long)now.pages,
 	       (unsigned long long)now.redis.round_trips);
 }
 

@@ -259,17 +259,17 @@ static int dump_run(const struct cmd_opts *co, void *state)
 			output_close(d->out, output, EXIT_ERROR);
 			return EXIT_ERROR;
 		}
-		ao.texts = &d->texts;
-		ao.text_values = d->values;
-		ao.on_rt = on_rt;
+		ao.pgsql.texts = &d->texts;
+		ao.pgsql.text_values = d->values;
+		ao.pgsql.on_rt = on_rt;
 		ao.redis.on_flight = on_redis_rt;
 	} else {
-		ao.on_msg = on_msg;
+		ao.pgsql.on_msg = on_msg;
 		ao.redis.on_value = on_redis;
 		ao.on_conn = on_conn;
 	}
 	ao.on_http = on_http;
-	ao.ctx = ao.redis.ctx = d;
+	ao.ctx = ao.pgsql.ctx = ao.redis.ctx = d;
 	static struct analysis a;
 	d->learn = &a.learn;
 	bool partial;

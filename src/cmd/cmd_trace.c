@@ -149,8 +149,8 @@ static int trace_run(const struct cmd_opts *co, void *state)
 		return EXIT_ERROR;
 	}
 	struct analysis_opts ao = {0};
-	ao.texts = &t->texts;
-	ao.text_values = t->values;
+	ao.pgsql.texts = &t->texts;
+	ao.pgsql.text_values = t->values;
 	ao.on_page = on_page;
 	ao.ctx = t;
 	static struct analysis a;

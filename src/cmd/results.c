@@ -64,8 +64,8 @@ int results_begin(const struct db_opts *dbo, struct store **st, struct analysis_
 			*st = NULL;
 			return -1;
 		}
-		ao->on_rt = store_rt;
-		ao->ctx = *st;
+		ao->pgsql.on_rt = store_rt;
+		ao->ctx = ao->pgsql.ctx = *st;
 	}
 	return 0;
 }

@@ -27,14 +27,16 @@ static const struct proto_ops *const protos[PROTO_N] = {
 };
 
 /* Where each protocol's running figures are in struct analysis_live
- * (proto_ops.live): PostgreSQL's and HTTP's are its own fields. */
+ * (proto_ops.live): HTTP's, its pages, are a field of the struct itself. */
 static const size_t live_at[PROTO_N] = {
+	[PROTO_PGSQL] = offsetof(struct analysis_live, pg),
 	[PROTO_REDIS] = offsetof(struct analysis_live, redis),
 };
 
 /* Where each protocol's own options are in struct analysis_opts (0: none
  * of its own). */
 static const size_t opts_at[PROTO_N] = {
+	[PROTO_PGSQL] = offsetof(struct analysis_opts, pgsql),
 	[PROTO_REDIS] = offsetof(struct analysis_opts, redis),
 };
 
@@ -199,6 +201,7 @@ static void host_closed(void *ctx, struct conn_summary *m, const struct reasm_di
 	m->mid_stream = c->mid_stream;
 	m->tls = c->tls;
 	m->undecodable = c->undecodable;
+	m->enc_extra_bytes = c->enc_extra_bytes;
 	analysis_summarize(m, tcp, c->lat);
 	m->malformed += c->malformed;
 	m->skipped_bytes += c->skipped_bytes;
@@ -253,7 +256,7 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		a->attrib.infer.threads = a->attrib.rinfer.threads = a->opts.fit_threads > 1 ? 2 : 1;
 		/* a callback into the reader's side would run on the attribution's */
 		attrib_pipe_start(&a->pipe, &a->attrib,
-				  a->opts.threads > 1 && !a->opts.on_page && !a->opts.texts);
+				  a->opts.threads > 1 && !a->opts.on_page && !a->opts.pgsql.texts);
 		uint32_t v = a->opts.route_values;
 		route_learn_init(&a->learn, v == ROUTE_VALUES_OFF ? 0 : v ? v : ROUTE_LEARN_VALUES);
 		/* held while routes are learnt, and while a proxy in front of
@@ -754,9 +757,9 @@ void analysis_list(struct analysis *a, const struct conn_summary *m)
 
 void analysis_live(const struct analysis *a, struct analysis_live *o)
 {
-	struct hist *lat = o->lat;
+	struct hist *lat = o->pg.lat;
 	memset(o, 0, sizeof(*o));
-	o->lat = lat;
+	o->pg.lat = lat;
 	o->pages = a->tot.http.responses;
 	for (int p = 0; p < PROTO_N; p++)
 		if (protos[p] && protos[p]->live_shared)

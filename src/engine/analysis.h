@@ -58,9 +58,7 @@ struct conn_summary {
 
 struct analysis;
 
-typedef void analysis_msg_fn(void *ctx, const struct conn_summary *c, const struct pgsql_msg *m);
 typedef void analysis_conn_fn(void *ctx, const struct conn_summary *c);
-typedef void analysis_rt_fn(void *ctx, const struct conn_summary *c, const struct rt *rt);
 typedef void analysis_http_fn(void *ctx, const struct conn_summary *c, const struct http1_msg *m);
 
 struct analysis_opts {
@@ -76,16 +74,13 @@ struct analysis_opts {
 	uint64_t grace_ns;            /* --grace: release pings after a response */
 	uint64_t hold_ns;             /* --page-timeout: 0 for ATTRIB_HOLD_NS */
 	attrib_page_fn *on_page;      /* every page with its round trips (pgrtt trace) */
-	analysis_msg_fn *on_msg;      /* every PostgreSQL message (pgrtt dump) */
 	analysis_conn_fn *on_conn;    /* a connection was first seen */
-	analysis_rt_fn *on_rt;        /* every round trip, once classified (in order per connection) */
+	struct pgsql_observers pgsql; /* PostgreSQL's messages and round trips (dump, trace, store) */
 	struct redis_observers redis; /* every RESP value and Redis round trip (pgrtt dump) */
-	struct textring *texts;       /* set: round trips carry their statement's text (dump, trace) */
 	uint32_t threads;             /* 2: attribution on a thread of its own (attrib_pipe.h;
 					 only when nothing reads it before analysis_finish);
 					 0 or 1: on the reading one */
 	uint32_t fit_threads;         /* 2: the fit at the end on two (infer.c); 0 or 1: one */
-	bool text_values;             /* ... as sent (--show-values), not normalised */
 	uint32_t max_open;            /* 0: ANALYSIS_MAX_OPEN */
 	uint64_t max_buffer;          /* --max-buffer: out-of-order bytes held over all
 					 connections; 0: ANALYSIS_MAX_BUFFER */
@@ -218,11 +213,9 @@ void analysis_list(struct analysis *a, const struct conn_summary *m);
  * --metrics.  lat, when set, gets the open connections' latencies merged
  * in (the caller merges the closed ones, analysis.lat). */
 struct analysis_live {
-	uint64_t rfq, round_trips, pings, open, pages;
+	uint64_t open, pages;
+	struct pgsql_live pg;
 	struct redis_live redis;
-	uint64_t by_class[RT_NCLASS], ping_roles[PING_NROLE];
-	struct pooler_signs pooler; /* closed connections' and open ones' so far */
-	struct hist *lat;
 };
 void analysis_live(const struct analysis *a, struct analysis_live *out);
 

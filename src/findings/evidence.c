@@ -489,7 +489,7 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 		evidence_add(ev, EV_NO_POSTGRESQL, t->packets, false,
 			     "no packets on PostgreSQL port%s %s yet", a->opts.nports > 1 ? "s" : "",
 			     ports);
-	else if (pt->packets && now->round_trips == 0)
+	else if (pt->packets && now->pg.round_trips == 0)
 		evidence_add(ev, EV_NO_ROUND_TRIPS, pt->packets, false,
 			     "%" PRIu64 " packets on PostgreSQL port%s %s, no round trip yet",
 			     pt->packets, a->opts.nports > 1 ? "s" : "", ports);
@@ -505,7 +505,7 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 	}
 	pooler_legs(a, ev); /* a scraper would read every round trip twice */
 	/* its open connections' signs too: long-lived */
-	pooler_server_leg(a, &now->pooler, a->attributing ? now->pages : 0, now->pings, ev);
+	pooler_server_leg(a, &now->pg.pooler, a->attributing ? now->pages : 0, now->pg.pings, ev);
 }
 
 /* What the capture itself lost or cut: an input read in part, drops,

@@ -40,6 +40,8 @@ struct proto_closing {
 	bool mid_stream, undecodable;
 	uint8_t tls; /* 0, or 'S' SSL, 'G' GSSAPI, 'D' direct TLS */
 	uint64_t malformed, skipped_bytes, resyncs;
+	/* plaintext after the server agreed to encrypt (PostgreSQL's 'S') */
+	uint64_t enc_extra_bytes;
 };
 
 /* What the engine does for a protocol's connections. */

@@ -151,7 +151,7 @@ char *metrics_render(const struct analysis *a, const struct metrics_info *mi, si
 	if (lat)
 		*lat = analysis_pgsql(a)->lat; /* the closed connections', then the open ones' merged in */
 	struct analysis_live now = {0};
-	now.lat = lat;
+	now.pg.lat = lat;
 	analysis_live(a, &now);
 	char pair[64];
 
@@ -168,17 +168,17 @@ char *metrics_render(const struct analysis *a, const struct metrics_info *mi, si
 	head(f, "pgrtt_open_connections", "gauge", "Connections open now (PostgreSQL, HTTP, Redis).");
 	series(f, "pgrtt_open_connections", app, "", (double)now.open);
 	head(f, "pgrtt_ready_for_query_total", "counter", "PostgreSQL ReadyForQuery messages.");
-	series(f, "pgrtt_ready_for_query_total", app, "", (double)now.rfq);
+	series(f, "pgrtt_ready_for_query_total", app, "", (double)now.pg.rfq);
 	head(f, "pgrtt_round_trips_total", "counter", "PostgreSQL round trips, by class (docs/round-trips.md).");
 	for (int c = 0; c < RT_NCLASS; c++) {
 		kv(pair, sizeof pair, "class", rt_class_name(c));
-		series(f, "pgrtt_round_trips_total", app, pair, (double)now.by_class[c]);
+		series(f, "pgrtt_round_trips_total", app, pair, (double)now.pg.by_class[c]);
 	}
 	head(f, "pgrtt_pings_total", "counter", "Pool pings, by role (acquire, release, idle).");
 	static const char *const roles[PING_NROLE] = {"none", "acquire", "release", "idle"};
 	for (int r = PING_ACQUIRE; r < PING_NROLE; r++) {
 		kv(pair, sizeof pair, "role", roles[r]);
-		series(f, "pgrtt_pings_total", app, pair, (double)now.ping_roles[r]);
+		series(f, "pgrtt_pings_total", app, pair, (double)now.pg.ping_roles[r]);
 	}
 	if (lat) {
 		head(f, "pgrtt_round_trip_duration_seconds", "histogram",

@@ -51,11 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* 18081: the proxy in front of the app (captures/web-proxied.pcap) */
 	struct analysis_opts o = {.ports = {5432, 55432}, .nports = 2, .http_ports = {18080, 18081},
 				  .nhttp_ports = 2, .redis_ports = {6379, 56379}, .nredis_ports = 2,
-				  .grace_ns = 2000000, .on_page = on_page, .on_rt = on_rt};
+				  .grace_ns = 2000000, .on_page = on_page, .pgsql.on_rt = on_rt};
 	if (!ring.buf && textring_init(&ring, 1u << 16) != 0)
 		return 0;
-	o.texts = &ring;
-	o.text_values = size & 1;
+	o.pgsql.texts = &ring;
+	o.pgsql.text_values = size & 1;
 	if (analysis_init(&a, &o) == 0) {
 		struct pcap_pkthdr *h;
 		const u_char *pkt;

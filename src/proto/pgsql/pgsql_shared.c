@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pgsql_shared_init(struct pgsql_shared *p)
+int pgsql_shared_init(struct pgsql_shared *p, const struct pgsql_observers *observe)
 {
 	memset(p, 0, sizeof(*p));
+	if (observe)
+		p->observe = *observe;
 	hist_init(&p->lat);
 	for (int i = 0; i < RT_NCLASS; i++)
 		hist_init(&p->lat_class[i]);

@@ -26,6 +26,32 @@ struct pooler_signs {
 /* One connection's signs (st: its figures so far), added to p. */
 void pooler_signs_add(struct pooler_signs *p, const struct rtt_stats *st, uint16_t port);
 
+struct conn_summary; /* the engine's record of a connection: passed on, not read */
+struct textring;
+
+/* What dump, trace and the store watch (analysis_opts.pgsql), with the
+ * connection's record (NULL: not watched). */
+typedef void pgsql_msg_observer(void *ctx, const struct conn_summary *c, const struct pgsql_msg *m);
+typedef void pgsql_rt_observer(void *ctx, const struct conn_summary *c, const struct rt *rt);
+struct pgsql_observers {
+	pgsql_msg_observer *on_msg;   /* every message (pgrtt dump) */
+	pgsql_rt_observer *on_rt;     /* every round trip, once classified (in order per connection) */
+	void *ctx;
+	struct textring *texts; /* set: round trips carry their statement's text (dump, trace) */
+	bool text_values;       /* ... as sent (--show-values), not normalised */
+};
+
+/* What a capture's PostgreSQL connections counted so far, the open ones
+ * included: the status line, SIGUSR1 and --metrics (analysis_live).  lat,
+ * when the caller sets it, gets the open connections' latencies merged in
+ * (the caller merges the closed ones', pgsql_shared.lat). */
+struct pgsql_live {
+	uint64_t rfq, round_trips, pings;
+	uint64_t by_class[RT_NCLASS], ping_roles[PING_NROLE];
+	struct pooler_signs pooler; /* closed connections' and open ones' so far */
+	struct hist *lat;
+};
+
 /* What the capture's PostgreSQL connections add up to as each closes. */
 struct pgsql_totals {
 	uint64_t packets, connections;
@@ -46,10 +72,11 @@ struct pgsql_shared {
 	struct ping_evidence ping_ev;     /* the pool's ping policy, learnt */
 	enum ping_policy ping_policy;     /* what it said at the end (analysis_finish) */
 	struct rtt_texts *texts;          /* the texts classified */
+	struct pgsql_observers observe;
 };
 
 /* 0, or -1 when out of memory (pgsql_shared_free frees what it made). */
-int pgsql_shared_init(struct pgsql_shared *p);
+int pgsql_shared_init(struct pgsql_shared *p, const struct pgsql_observers *observe);
 void pgsql_shared_free(struct pgsql_shared *p);
 
 #endif

@@ -1,10 +1,12 @@
-/* proto_pgsql.c - PostgreSQL on a server port: the framer's messages feed
- * the round-trip engine; at close, the connection's figures join the
- * totals and the listing (see proto.h). */
+/* pgsql_plugin.c - PostgreSQL on a server port: the framer's messages
+ * feed the round-trip engine; at close, the connection's figures join the
+ * totals and the engine's record of it (see proto.h, rtt.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "net/tcp_reasm.h"
+#include "pgsql.h"
+#include "pgsql_shared.h"
 #include "proto/proto.h"
 
 struct pgsql_state {
@@ -14,6 +16,11 @@ struct pgsql_state {
 	struct rtt rtt;
 	struct hist lat;
 };
+
+static struct pgsql_shared *shared(const struct pgsql_state *s)
+{
+	return s->cx.shared;
+}
 
 static void count_packet(struct analysis *a, void *shared)
 {
@@ -25,41 +32,36 @@ static void on_msg(void *ctx, const struct pgsql_msg *m)
 {
 	struct pgsql_state *s = ctx;
 	rtt_msg(&s->rtt, m);
-	const struct analysis_opts *o = &s->cx.a->opts;
+	const struct pgsql_observers *o = &shared(s)->observe;
 	if (o->on_msg)
 		o->on_msg(o->ctx, s->cx.sum, m);
-}
-
-static struct pgsql_shared *shared(const struct pgsql_state *s)
-{
-	return s->cx.shared;
 }
 
 static void on_round_trip(void *ctx, const struct rt *rt)
 {
 	struct pgsql_state *s = ctx;
-	struct analysis *a = s->cx.a;
+	const struct proto_host *h = s->cx.host;
 	/* matched first: a pooler's copy is known by then (legs.h) */
 	rtt_legs(&shared(s)->legs, s->leg, rt);
-	if (a->attributing && rt->nparts <= 1 && /* else its parts went, each on its own */
+	if (h->attributing && rt->nparts <= 1 && /* else its parts went, each on its own */
 	    legs_to_pages(&shared(s)->legs, s->leg)) {
 		struct rt_event e;
 		rtt_event(rt, &e);
-		attrib_pipe_add(&a->pipe, s->cx.sum->id, &e);
+		h->round_trip(h->ctx, s->cx.id, &e);
 	}
-	if (a->opts.on_rt)
-		a->opts.on_rt(a->opts.ctx, s->cx.sum, rt);
+	const struct pgsql_observers *o = &shared(s)->observe;
+	if (o->on_rt)
+		o->on_rt(o->ctx, s->cx.sum, rt);
 }
 
 /* A part of a flight that has several (rtt.h): pages waited for it alone */
 static void on_part(void *ctx, const struct rt *rt)
 {
 	struct pgsql_state *s = ctx;
-	struct analysis *a = s->cx.a;
 	if (legs_to_pages(&shared(s)->legs, s->leg)) {
 		struct rt_event e;
 		rtt_event(rt, &e);
-		attrib_pipe_add(&a->pipe, s->cx.sum->id, &e);
+		s->cx.host->round_trip(s->cx.host->ctx, s->cx.id, &e);
 	}
 }
 
@@ -76,26 +78,25 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 {
 	(void)ts;
 	struct pgsql_state *s = st;
-	struct analysis *a = cx->a;
+	const struct proto_host *h = cx->host;
 	s->cx = *cx;
 	pgsql_conn_init(&s->pg, from_start);
 	hist_init(&s->lat);
 	struct pgsql_shared *sh = cx->shared;
-	s->leg = analysis_leg(a, &sh->legs, cx->sum->server);
+	s->leg = h->leg(h->ctx, &sh->legs, cx->server);
 	rtt_init(&s->rtt, &s->lat, sh->lat_class,
-		 a->opts.on_rt || a->attributing ? on_round_trip : NULL, s);
-	s->rtt.on_part = a->attributing ? on_part : NULL;
+		 sh->observe.on_rt || h->attributing ? on_round_trip : NULL, s);
+	s->rtt.on_part = h->attributing ? on_part : NULL;
 	s->rtt.policy = &sh->ping_ev;
 	s->rtt.shared = sh->texts;
-	s->rtt.fingerprints = a->attributing;
+	s->rtt.fingerprints = h->attributing;
 	if (legs_on(&sh->legs))
 		follow_legs(s);
-	s->rtt.ring = a->opts.texts;
-	s->rtt.text_values = a->opts.text_values;
-	s->rtt.conn_id = cx->sum->id;
+	s->rtt.ring = sh->observe.texts;
+	s->rtt.text_values = sh->observe.text_values;
+	s->rtt.conn_id = cx->id;
 	sh->tot.connections++;
-	if (a->opts.on_conn)
-		a->opts.on_conn(a->opts.ctx, cx->sum);
+	h->opened(h->ctx, cx->sum);
 	return 0;
 }
 
@@ -143,44 +144,44 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 {
 	(void)ts;
 	struct pgsql_state *s = st;
-	struct analysis *a = s->cx.a;
 	rtt_finish(&s->rtt);
-
-	struct conn_summary *m = s->cx.sum;
-	m->st = s->rtt.st;
-	m->mid_stream = s->pg.mid_stream;
-	m->tls = s->pg.tls;
-	m->enc_extra_bytes = s->pg.enc_extra_bytes;
-	m->undecodable = !m->tls && s->pg.dir[0].msgs + s->pg.dir[1].msgs == 0 &&
-			 tcp[0].bytes + tcp[1].bytes > 0;
-	analysis_summarize(m, tcp, &s->lat);
+	struct proto_closing c = {
+		.lat = &s->lat,
+		.figures = &s->rtt.st,
+		.figures_size = sizeof s->rtt.st,
+		.mid_stream = s->pg.mid_stream,
+		.tls = s->pg.tls,
+		.enc_extra_bytes = s->pg.enc_extra_bytes,
+	};
+	c.undecodable = !c.tls && s->pg.dir[0].msgs + s->pg.dir[1].msgs == 0 &&
+			tcp[0].bytes + tcp[1].bytes > 0;
 	for (int d = 0; d < 2; d++) {
 		const struct pgsql_dir *p = &s->pg.dir[d];
-		m->malformed += p->malformed;
-		m->skipped_bytes += p->skipped_bytes;
-		m->resyncs += p->resyncs; /* includes a mid-stream pickup's first */
+		c.malformed += p->malformed;
+		c.skipped_bytes += p->skipped_bytes;
+		c.resyncs += p->resyncs; /* includes a mid-stream pickup's first */
 	}
 	hist_merge(&shared(s)->lat, &s->lat);
 
 	struct pgsql_totals *t = &shared(s)->tot;
-	add_stats(&t->st, &m->st);
-	t->gaps += m->gaps;
-	t->gap_bytes += m->gap_bytes;
-	t->malformed += m->malformed;
-	t->skipped_bytes += m->skipped_bytes;
-	t->resyncs += m->resyncs;
-	t->retrans_bytes += m->retrans_bytes;
-	t->ooo_segs += m->ooo_segs;
-	t->truncated_segs += m->truncated_segs;
-	t->enc_extra_bytes += m->enc_extra_bytes;
-	t->mid_stream += m->mid_stream;
-	t->tls += m->tls != 0;
-	t->tls_mid_stream += m->tls != 0 && m->mid_stream;
-	t->undecodable += m->undecodable;
-	pooler_signs_add(&t->pooler, &m->st, s->cx.port);
-	if (m->evicted)
-		a->tot.evicted++;
-	analysis_list(a, m);
+	add_stats(&t->st, &s->rtt.st);
+	for (int d = 0; d < 2; d++) {
+		t->gaps += tcp[d].gaps;
+		t->gap_bytes += tcp[d].gap_bytes;
+		t->retrans_bytes += tcp[d].retrans_bytes;
+		t->ooo_segs += tcp[d].ooo_total;
+		t->truncated_segs += tcp[d].truncated_segs;
+	}
+	t->malformed += c.malformed;
+	t->skipped_bytes += c.skipped_bytes;
+	t->resyncs += c.resyncs;
+	t->enc_extra_bytes += c.enc_extra_bytes;
+	t->mid_stream += c.mid_stream;
+	t->tls += c.tls != 0;
+	t->tls_mid_stream += c.tls != 0 && c.mid_stream;
+	t->undecodable += c.undecodable;
+	pooler_signs_add(&t->pooler, &s->rtt.st, s->cx.port);
+	s->cx.host->closed(s->cx.host->ctx, s->cx.sum, tcp, &c);
 }
 
 static bool oldest_open(void *st, uint64_t now, uint64_t not_before, uint64_t *ts)
@@ -193,7 +194,7 @@ static bool oldest_open(void *st, uint64_t now, uint64_t not_before, uint64_t *t
 static void live(const void *st, void *part)
 {
 	const struct pgsql_state *s = st;
-	struct analysis_live *out = part;
+	struct pgsql_live *out = part;
 	out->rfq += s->rtt.st.rfq;
 	out->round_trips += s->rtt.st.round_trips;
 	out->pings += s->rtt.st.by_class[RT_PING];
@@ -213,8 +214,7 @@ static int guess_side(const uint8_t *p, size_t n)
 
 static int shared_init(void *shared, const void *opts)
 {
-	(void)opts;
-	return pgsql_shared_init(shared);
+	return pgsql_shared_init(shared, opts);
 }
 
 static void shared_free(void *shared)
@@ -225,7 +225,7 @@ static void shared_free(void *shared)
 static void live_shared(const void *shared, void *part)
 {
 	const struct pgsql_totals *t = &((const struct pgsql_shared *)shared)->tot;
-	struct analysis_live *out = part;
+	struct pgsql_live *out = part;
 	out->rfq += t->st.rfq;
 	out->round_trips += t->st.round_trips;
 	for (int c = 0; c < RT_NCLASS; c++)
