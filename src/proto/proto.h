@@ -1,10 +1,11 @@
 /* proto.h - a protocol spoken on a server port, as the engine drives it.
  *
  * A protocol is one plug-in and one table of these functions (tcpdump's
- * one file per protocol; nghttp2's callbacks): Redis's turns RESP values
- * into round trips (src/proto/redis/redis_plugin.c), PostgreSQL's its
- * messages, HTTP's requests and responses into pages (src/engine/
- * proto_pgsql.c, proto_http.c).  The engine (src/engine/analysis.c) owns
+ * one file per protocol; nghttp2's callbacks): PostgreSQL's turns its
+ * messages into round trips (src/proto/pgsql/pgsql_plugin.c), Redis's its
+ * RESP values (src/proto/redis/redis_plugin.c), HTTP's requests and
+ * responses into pages (src/engine/proto_http.c, beside the pages it
+ * feeds).  The engine (src/engine/analysis.c) owns
  * everything TCP - flows, reassembly, eviction, the watermark - and hands
  * each protocol the in-order bytes and the gaps of each direction of its
  * connections, never packets; the protocol asks the engine for the rest

@@ -523,7 +523,7 @@ static int put_redis(struct store *s, const struct analysis *a, char *err)
 		if (i == n && !rest)
 			break;
 		db_bind_int64(st, 1, s->run_id);
-		/* names are printable (proto_redis.c); the rest has a name no command has */
+		/* names are printable (redis_totals.c); the rest has a name no command has */
 		db_bind_text(st, 2, i < n ? names[i]->name : "(other)");
 		db_bind_int64(st, 3, (int64_t)(i < n ? names[i]->n : rest));
 		rc = step_done(st, s->db, err, "storing Redis commands");

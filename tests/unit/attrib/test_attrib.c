@@ -141,7 +141,7 @@ static void test_flight_parts(void)
 static uint64_t redis_serial;
 
 /* A flight of `commands` commands sent at once, answered 0.1 ms later, as
- * proto_redis.c gives it: each command, then the flight. */
+ * redis_plugin.c gives it: each command, then the flight. */
 static void redis_rt(uint64_t conn, uint64_t start_ms10, uint32_t commands)
 {
 	struct redis_rt r = {0};
