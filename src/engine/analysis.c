@@ -20,31 +20,22 @@ struct flow_key { /* 40 bytes, no implicit padding: hashed and compared whole */
 _Static_assert(sizeof(struct flow_key) == 40, "flow_key must have no padding");
 _Static_assert(LEGS_NAME_MAX == ADDR_STR_MAX, "a leg is named as its connections' server");
 
-static const struct proto_ops *const protos[PROTO_N] = {
-	[PROTO_PGSQL] = &proto_pgsql,
-	[PROTO_HTTP] = &proto_http,
-	[PROTO_REDIS] = &proto_redis,
-};
+#define NOT_THERE SIZE_MAX
 
-/* Where each protocol's running figures are in struct analysis_live
- * (proto_ops.live): HTTP's, its pages, are a field of the struct itself. */
-static const size_t live_at[PROTO_N] = {
-	[PROTO_PGSQL] = offsetof(struct analysis_live, pg),
-	[PROTO_REDIS] = offsetof(struct analysis_live, redis),
-};
-
-/* Where each protocol's own options are in struct analysis_opts (0: none
- * of its own). */
-static const size_t opts_at[PROTO_N] = {
-	[PROTO_PGSQL] = offsetof(struct analysis_opts, pgsql),
-	[PROTO_REDIS] = offsetof(struct analysis_opts, redis),
-};
-
-/* Where each protocol's own figures are in a connection's record (0: none
- * there; proto_closing.figures). */
-static const size_t figures_at[PROTO_N] = {
-	[PROTO_PGSQL] = offsetof(struct conn_summary, st),
-	[PROTO_REDIS] = offsetof(struct conn_summary, redis),
+/* The protocols, and where each one's parts are in the engine's structs:
+ * a protocol is a line here (docs/adding-a-protocol.md). */
+static const struct registered {
+	const struct proto_ops *ops;
+	size_t opts_at;    /* its own options in struct analysis_opts */
+	size_t live_at;    /* its running figures in struct analysis_live (proto_ops.live) */
+	size_t figures_at; /* its figures in a connection's record (proto_closing.figures) */
+} registry[PROTO_N] = {
+	[PROTO_PGSQL] = {&proto_pgsql, offsetof(struct analysis_opts, pgsql),
+			 offsetof(struct analysis_live, pg), offsetof(struct conn_summary, st)},
+	/* its pages are a field of struct analysis_live itself */
+	[PROTO_HTTP] = {&proto_http, NOT_THERE, 0, NOT_THERE},
+	[PROTO_REDIS] = {&proto_redis, offsetof(struct analysis_opts, redis),
+			 offsetof(struct analysis_live, redis), offsetof(struct conn_summary, redis)},
 };
 
 struct conn {
@@ -196,8 +187,9 @@ static void host_closed(void *ctx, struct conn_summary *m, const struct reasm_di
 			const struct proto_closing *c)
 {
 	struct analysis *a = ctx;
-	if (figures_at[m->proto] && c->figures_size)
-		memcpy((char *)m + figures_at[m->proto], c->figures, c->figures_size);
+	size_t at = registry[m->proto].figures_at;
+	if (at != NOT_THERE && c->figures_size)
+		memcpy((char *)m + at, c->figures, c->figures_size);
 	m->mid_stream = c->mid_stream;
 	m->tls = c->tls;
 	m->undecodable = c->undecodable;
@@ -236,11 +228,12 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 	 * PostgreSQL ports and on Redis's: followed once a second server
 	 * endpoint shows up (zeroed: analysis_free frees what a failure left) */
 	for (int p = 0; p < PROTO_N; p++) {
-		if (!protos[p] || !protos[p]->shared_size)
+		const struct registered *r = &registry[p];
+		if (!r->ops || !r->ops->shared_size)
 			continue;
-		if (!(a->shared[p] = calloc(1, protos[p]->shared_size)) ||
-		    protos[p]->shared_init(a->shared[p], opts_at[p] ? (const char *)&a->opts + opts_at[p]
-								   : NULL) != 0)
+		const void *own = r->opts_at != NOT_THERE ? (const char *)&a->opts + r->opts_at : NULL;
+		if (!(a->shared[p] = calloc(1, r->ops->shared_size)) ||
+		    r->ops->shared_init(a->shared[p], own) != 0)
 			return -1;
 	}
 	a->buckets = calloc(1024, sizeof(*a->buckets));
@@ -296,7 +289,7 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 	c->key = *k;
 	c->hash = h;
 	c->sum.id = ++a->next_id;
-	c->sum.proto = proto->id == PROTO_REDIS ? PROTO_REDIS : PROTO_PGSQL;
+	c->sum.proto = proto->id;
 	c->sum.first_ts = c->sum.last_ts = ts;
 	addr_format(c->sum.client, sizeof c->sum.client, k->af, k->caddr, k->cport);
 	addr_format(c->sum.server, sizeof c->sum.server, k->af, k->saddr, k->sport);
@@ -491,7 +484,7 @@ static struct conn *flow_open(struct analysis *a, const struct seg *s,
 		evict_one(a, ts);
 	enum proto_id server_kind = port_proto(a, k->sport);
 	struct conn *c = conn_new(a, k, h, (s->flags & TCP_SYN) != 0, ts,
-				  protos[server_kind != PROTO_NONE ? server_kind : PROTO_PGSQL]);
+				  registry[server_kind != PROTO_NONE ? server_kind : PROTO_PGSQL].ops);
 	if (!c) {
 		a->tot.nomem++;
 		return NULL;
@@ -576,9 +569,10 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 		return;
 	}
 	/* between two server ports, the database protocol is the one counted */
-	const struct proto_ops *proto =
-		protos[dst_kind == PROTO_PGSQL || src_kind == PROTO_PGSQL ? PROTO_PGSQL
-		       : dst_srv ? dst_kind : src_kind];
+	enum proto_id kind = dst_kind == PROTO_PGSQL || src_kind == PROTO_PGSQL ? PROTO_PGSQL
+			     : dst_srv ? dst_kind
+				       : src_kind;
+	const struct proto_ops *proto = registry[kind].ops;
 	proto->count_packet(a, a->shared[proto->id]);
 
 	bool from_client;
@@ -679,7 +673,7 @@ void analysis_free(struct analysis *a)
 	}
 	for (int p = 0; p < PROTO_N; p++) {
 		if (a->shared[p])
-			protos[p]->shared_free(a->shared[p]);
+			registry[p].ops->shared_free(a->shared[p]);
 		free(a->shared[p]);
 	}
 	free(a->buckets);
@@ -762,10 +756,10 @@ void analysis_live(const struct analysis *a, struct analysis_live *o)
 	o->pg.lat = lat;
 	o->pages = a->tot.http.responses;
 	for (int p = 0; p < PROTO_N; p++)
-		if (protos[p] && protos[p]->live_shared)
-			protos[p]->live_shared(a->shared[p], (char *)o + live_at[p]);
+		if (registry[p].ops && registry[p].ops->live_shared)
+			registry[p].ops->live_shared(a->shared[p], (char *)o + registry[p].live_at);
 	o->open = a->nopen;
 	for (const struct conn *c = a->lru_head; c; c = c->lru_next) {
-		c->proto->live(c->state, (char *)o + live_at[c->proto->id]);
+		c->proto->live(c->state, (char *)o + registry[c->proto->id].live_at);
 	}
 }

@@ -52,7 +52,7 @@ struct conn_summary {
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
 		truncated_segs, enc_extra_bytes;
 	uint64_t lat_count, lat_p50, lat_p99, lat_max;
-	uint8_t proto;            /* enum proto_id: PROTO_PGSQL or PROTO_REDIS */
+	uint8_t proto;            /* enum proto_id: its protocol */
 	struct redis_stats redis; /* a Redis connection's figures (st is PostgreSQL's) */
 };
 
