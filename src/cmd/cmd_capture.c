@@ -161,7 +161,7 @@ static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 	struct analysis_live now = {0};
 	analysis_live(a, &now);
 	double rfq_s = dt > 0 ? (double)(now.pg.rfq - prev->pg.rfq) / dt : 0;
-	double pages_s = dt > 0 ? (double)(now.pages - prev->pages) / dt : 0;
+	double pages_s = dt > 0 ? (double)(now.http.pages - prev->http.pages) / dt : 0;
 	double pings_s = dt > 0 ? (double)(now.pg.pings - prev->pg.pings) / dt : 0;
 	char rfq[16], pings[16];
 	fprintf(stderr, "\r\033[K%6.1f s  %llu pkts  %llu dropped  %llu conns  %s rfq/s  %s pings/s",
@@ -543,7 +543,7 @@ static void say_counts(struct capture *k, const struct analysis *a, double elaps
 	       "ReadyForQuery, %llu round trips, %llu pages, %llu Redis round trips",
 	       elapsed, (unsigned long long)seen, (unsigned long long)(k->drops.drop + k->drops.ifdrop),
 	       (unsigned long long)now.open, (unsigned long long)now.pg.rfq,
-	       (unsigned long long)now.pg.round_trips, (unsigned long long)now.pages,
+	       (unsigned long long)now.pg.round_trips, (unsigned long long)now.http.pages,
 	       (unsigned long long)now.redis.round_trips);
 }
 

@@ -268,8 +268,8 @@ static int dump_run(const struct cmd_opts *co, void *state)
 		ao.redis.on_value = on_redis;
 		ao.on_conn = on_conn;
 	}
-	ao.on_http = on_http;
-	ao.ctx = ao.pgsql.ctx = ao.redis.ctx = d;
+	ao.http.on_msg = on_http;
+	ao.ctx = ao.pgsql.ctx = ao.http.ctx = ao.redis.ctx = d;
 	static struct analysis a;
 	d->learn = &a.learn;
 	bool partial;

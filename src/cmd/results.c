@@ -19,11 +19,11 @@ void warn_evidence(const struct analysis *a, const struct report_input *in)
 	for (int i = 0; i < ev.n; i++)
 		warnx_("%s: %s [%s]", ev.f[i].severity == EV_NOTE ? "note" : "warning",
 		       ev.f[i].message, ev_code_name(ev.f[i].code));
-	const struct analysis_totals *t = &a->tot;
-	for (uint32_t i = 0; i < t->http.nmarked; i++)
+	const struct http_totals *ht = analysis_http(a);
+	for (uint32_t i = 0; i < ht->nmarked; i++)
 		warnx_("warning: HTTP connection %s > %s: %s: not decoded from there on",
-		       t->http.marked[i].client, t->http.marked[i].server,
-		       http1_error_name(t->http.marked[i].error));
+		       ht->marked[i].client, ht->marked[i].server,
+		       http1_error_name(ht->marked[i].error));
 }
 
 static void store_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)

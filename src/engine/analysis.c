@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE
 #include "analysis.h"
 #include "base/timing.h"
+#include "pages.h"
 
 #include <stddef.h>
 
@@ -19,6 +20,7 @@ struct flow_key { /* 40 bytes, no implicit padding: hashed and compared whole */
 
 _Static_assert(sizeof(struct flow_key) == 40, "flow_key must have no padding");
 _Static_assert(LEGS_NAME_MAX == ADDR_STR_MAX, "a leg is named as its connections' server");
+_Static_assert(PROTO_ADDR_MAX == ADDR_STR_MAX, "a plug-in's endpoints are the record's");
 
 #define NOT_THERE SIZE_MAX
 
@@ -32,8 +34,8 @@ static const struct registered {
 } registry[PROTO_N] = {
 	[PROTO_PGSQL] = {&proto_pgsql, offsetof(struct analysis_opts, pgsql),
 			 offsetof(struct analysis_live, pg), offsetof(struct conn_summary, st)},
-	/* its pages are a field of struct analysis_live itself */
-	[PROTO_HTTP] = {&proto_http, NOT_THERE, 0, NOT_THERE},
+	[PROTO_HTTP] = {&proto_http, offsetof(struct analysis_opts, http),
+			offsetof(struct analysis_live, http), NOT_THERE},
 	[PROTO_REDIS] = {&proto_redis, offsetof(struct analysis_opts, redis),
 			 offsetof(struct analysis_live, redis), offsetof(struct conn_summary, redis)},
 };
@@ -183,6 +185,28 @@ static void host_opened(void *ctx, struct conn_summary *sum)
 		a->opts.on_conn(a->opts.ctx, sum);
 }
 
+static void host_lost(void *ctx)
+{
+	struct analysis *a = ctx;
+	a->tot.nomem++;
+}
+
+static uint16_t host_page_endpoint(void *ctx, const char *server)
+{
+	return pages_endpoint(ctx, server);
+}
+
+static void host_request(void *ctx, const struct http1_msg *m, void *slot)
+{
+	pages_request(ctx, m, slot);
+}
+
+static void host_response(void *ctx, uint64_t conn, uint16_t endpoint, const struct http1_msg *m,
+			  const void *slot)
+{
+	pages_response(ctx, conn, endpoint, m, slot);
+}
+
 static void host_closed(void *ctx, struct conn_summary *m, const struct reasm_dir *tcp,
 			const struct proto_closing *c)
 {
@@ -207,7 +231,18 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 {
 	memset(a, 0, sizeof(*a));
 	a->opts = *o;
-	a->host = (struct proto_host){a, false, host_round_trip, host_leg, host_opened, host_closed};
+	a->host = (struct proto_host){
+		.ctx = a,
+		.round_trip = host_round_trip,
+		.leg = host_leg,
+		.opened = host_opened,
+		.closed = host_closed,
+		.lost = host_lost,
+		.page_slot_size = pages_slot_size,
+		.page_endpoint = host_page_endpoint,
+		.request = host_request,
+		.response = host_response,
+	};
 	if (a->opts.max_open == 0)
 		a->opts.max_open = ANALYSIS_MAX_OPEN;
 	if (a->opts.max_buffer == 0)
@@ -297,8 +332,14 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 		reasm_init(&c->tcp[s]);
 		c->out[s] = (struct reasm_out){on_data, on_gap, c, s};
 	}
-	struct proto_ctx cx = {&a->host, a,        &c->sum, a->shared[proto->id],
-			       c->sum.id, c->sum.server, k->sport};
+	struct proto_ctx cx = {.host = &a->host,
+			       .a = a,
+			       .sum = &c->sum,
+			       .shared = a->shared[proto->id],
+			       .id = c->sum.id,
+			       .client = c->sum.client,
+			       .server = c->sum.server,
+			       .port = k->sport};
 	if (proto->open(c->state, &cx, from_start, ts) != 0) {
 		free(c);
 		return NULL;
@@ -754,7 +795,6 @@ void analysis_live(const struct analysis *a, struct analysis_live *o)
 	struct hist *lat = o->pg.lat;
 	memset(o, 0, sizeof(*o));
 	o->pg.lat = lat;
-	o->pages = a->tot.http.responses;
 	for (int p = 0; p < PROTO_N; p++)
 		if (registry[p].ops && registry[p].ops->live_shared)
 			registry[p].ops->live_shared(a->shared[p], (char *)o + registry[p].live_at);

@@ -20,6 +20,7 @@
 #include "attrib/page_twins.h"
 #include "proto/legs.h"
 #include "pgsql.h"
+#include "proto/http/http_totals.h"
 #include "proto/proto.h"
 #include "proto/redis/redis_totals.h"
 #include "resp.h"
@@ -59,7 +60,6 @@ struct conn_summary {
 struct analysis;
 
 typedef void analysis_conn_fn(void *ctx, const struct conn_summary *c);
-typedef void analysis_http_fn(void *ctx, const struct conn_summary *c, const struct http1_msg *m);
 
 struct analysis_opts {
 	uint16_t ports[ANALYSIS_MAX_PORTS];
@@ -68,7 +68,7 @@ struct analysis_opts {
 	int nhttp_ports;
 	uint16_t redis_ports[ANALYSIS_MAX_PORTS]; /* Redis servers (--redis-port) */
 	int nredis_ports;
-	analysis_http_fn *on_http;    /* every complete HTTP message */
+	struct http_observers http;   /* every complete HTTP message (pgrtt dump) */
 	const struct route_set *routes; /* --route patterns (may be NULL) */
 	uint32_t route_values;        /* --route-values: 0 for ROUTE_LEARN_VALUES, ROUTE_VALUES_OFF */
 	uint64_t grace_ns;            /* --grace: release pings after a response */
@@ -91,17 +91,6 @@ struct analysis_opts {
 struct analysis_totals {
 	uint64_t packets, other_packets, not_ip, not_tcp, fragments, truncated_hdr, bad_hdr;
 	uint64_t conns_not_listed, evicted;
-	struct {
-		uint64_t packets, connections, requests, responses, interim, unmatched, malformed,
-			not_decodable, gaps;
-		uint64_t by_error[HTTP1_E_COUNT];
-		/* the first connections that stopped being decodable, and why */
-		struct {
-			char client[ADDR_STR_MAX], server[ADDR_STR_MAX];
-			uint8_t error;
-		} marked[16];
-		uint32_t nmarked;
-	} http;
 	uint64_t first_ts, last_ts;
 	uint64_t nomem;
 	uint64_t buffer_gaps; /* holes given up on because max_buffer was reached */
@@ -186,6 +175,12 @@ static inline const struct pgsql_shared *analysis_pgsql(const struct analysis *a
 	return (const struct pgsql_shared *)analysis_shared(a, PROTO_PGSQL);
 }
 
+/* The HTTP connections' totals (never NULL after analysis_init). */
+static inline const struct http_totals *analysis_http(const struct analysis *a)
+{
+	return (const struct http_totals *)analysis_shared(a, PROTO_HTTP);
+}
+
 /* The Redis connections' totals (never NULL after analysis_init). */
 static inline const struct redis_totals *analysis_redis(const struct analysis *a)
 {
@@ -213,7 +208,8 @@ void analysis_list(struct analysis *a, const struct conn_summary *m);
  * --metrics.  lat, when set, gets the open connections' latencies merged
  * in (the caller merges the closed ones, analysis.lat). */
 struct analysis_live {
-	uint64_t open, pages;
+	uint64_t open;
+	struct http_live http;
 	struct pgsql_live pg;
 	struct redis_live redis;
 };

@@ -353,7 +353,7 @@ static void pooler_server_leg(const struct analysis *a, const struct pooler_sign
 
 static void http_findings(const struct analysis *a, struct evidence *ev)
 {
-	const struct analysis_totals *t = &a->tot;
+	const struct http_totals *ht = analysis_http(a);
 	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
 	const struct attrib *at = &a->attrib;
 	char ports[256];
@@ -373,22 +373,22 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 			     "%" PRIu64 " pages or round trips were not attributed: more than %u waited "
 			     "at once, or memory ran out",
 			     at->dropped, ATTRIB_BUFFER_MAX);
-	if (t->http.not_decodable) {
+	if (ht->not_decodable) {
 		char why[160] = "";
 		size_t n = 0;
 		for (int e = 1; e < HTTP1_E_COUNT && n < sizeof why; e++)
-			if (t->http.by_error[e] && (e == HTTP1_E_HTTP2 || e == HTTP1_E_TLS ||
+			if (ht->by_error[e] && (e == HTTP1_E_HTTP2 || e == HTTP1_E_TLS ||
 						    e == HTTP1_E_UPGRADE))
 				n += (size_t)snprintf(why + n, sizeof why - n, "%s%s %" PRIu64,
 						      n ? ", " : "", http1_error_name(e),
-						      t->http.by_error[e]);
-		evidence_add(ev, EV_HTTP_UNDECODABLE, t->http.not_decodable, true,
+						      ht->by_error[e]);
+		evidence_add(ev, EV_HTTP_UNDECODABLE, ht->not_decodable, true,
 			     "%" PRIu64 " HTTP connections could not be decoded (%s): their pages are "
 			     "not counted",
-			     t->http.not_decodable, why);
+			     ht->not_decodable, why);
 	}
 	if (pages == 0) {
-		if (t->http.packets == 0)
+		if (ht->packets == 0)
 			evidence_add(ev, EV_NO_PAGES, 0, false,
 				     "no packets on HTTP port%s %s: no page to attribute round trips to",
 				     s, ports);
@@ -396,7 +396,7 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 			evidence_add(ev, EV_NO_PAGES, 0, false,
 				     "no complete HTTP page on port%s %s (%" PRIu64 " packets, %" PRIu64
 				     " requests, %" PRIu64 " responses)",
-				     s, ports, t->http.packets, t->http.requests, t->http.responses);
+				     s, ports, ht->packets, ht->requests, ht->responses);
 		return;
 	}
 	if (pt->st.round_trips && at->rts_in_pages == 0)
@@ -481,6 +481,7 @@ static void redis_findings(const struct analysis *a, struct evidence *ev)
 void evidence_live(const struct analysis *a, const struct analysis_live *now, struct evidence *ev)
 {
 	const struct analysis_totals *t = &a->tot;
+	const struct http_totals *ht = analysis_http(a);
 	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
 	char ports[256];
 	memset(ev, 0, sizeof(*ev));
@@ -493,7 +494,7 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 		evidence_add(ev, EV_NO_ROUND_TRIPS, pt->packets, false,
 			     "%" PRIu64 " packets on PostgreSQL port%s %s, no round trip yet",
 			     pt->packets, a->opts.nports > 1 ? "s" : "", ports);
-	if (a->attributing && t->http.packets == 0) {
+	if (a->attributing && ht->packets == 0) {
 		port_list(ports, sizeof ports, a->opts.http_ports, a->opts.nhttp_ports);
 		evidence_add(ev, EV_NO_PAGES, 0, false, "no packets on HTTP port%s %s yet",
 			     a->opts.nhttp_ports > 1 ? "s" : "", ports);
@@ -505,7 +506,7 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 	}
 	pooler_legs(a, ev); /* a scraper would read every round trip twice */
 	/* its open connections' signs too: long-lived */
-	pooler_server_leg(a, &now->pg.pooler, a->attributing ? now->pages : 0, now->pg.pings, ev);
+	pooler_server_leg(a, &now->pg.pooler, a->attributing ? now->http.pages : 0, now->pg.pings, ev);
 }
 
 /* What the capture itself lost or cut: an input read in part, drops,

@@ -26,10 +26,13 @@
 struct analysis;     /* the engine's: a plug-in outside src/engine/ never reads it */
 struct conn_summary; /* the engine's record of a connection: passed to observers, not read */
 struct hist;
+struct http1_msg;
 struct legs;
 struct reasm_dir;
 
 enum proto_id { PROTO_NONE, PROTO_PGSQL, PROTO_HTTP, PROTO_REDIS, PROTO_N };
+
+#define PROTO_ADDR_MAX 56 /* "address:port", "[v6 address]:port", NUL-terminated */
 
 /* What a closing connection says of itself for its record (analysis.h's
  * conn_summary); the engine adds its TCP figures (gaps, retransmissions,
@@ -60,6 +63,17 @@ struct proto_host {
 	 * directions' reassembly counters) and listed */
 	void (*closed)(void *ctx, struct conn_summary *sum, const struct reasm_dir *tcp,
 		       const struct proto_closing *c);
+	/* memory ran out: counted where the out-of-memory finding sees it */
+	void (*lost)(void *ctx);
+	/* Pages (attributing): a request, and its response once complete.
+	 * The engine keeps what it needs of a request until its response in
+	 * page_slot_size bytes the plug-in holds for it; endpoint is the
+	 * server's as page_endpoint gave it at the connection's opening. */
+	size_t page_slot_size;
+	uint16_t (*page_endpoint)(void *ctx, const char *server);
+	void (*request)(void *ctx, const struct http1_msg *m, void *slot);
+	void (*response)(void *ctx, uint64_t conn, uint16_t endpoint, const struct http1_msg *m,
+			 const void *slot);
 };
 
 /* Who a protocol's calls are for: the engine, and the connection. */
@@ -69,7 +83,7 @@ struct proto_ctx {
 	struct conn_summary *sum;
 	void *shared;       /* the protocol's state for the whole analysis (shared_size) */
 	uint64_t id;        /* the connection's number, from 1 */
-	const char *server; /* its server endpoint, "address:port" */
+	const char *client, *server; /* its endpoints, "address:port" */
 	uint16_t port;      /* the server's */
 };
 

@@ -447,30 +447,30 @@ static cJSON *totals_json(cJSON *root, const struct analysis *a)
 /* HTTP's counts, the proxies, the attribution's, and the routes. */
 static void http_json(cJSON *root, const struct analysis *a)
 {
-	const struct analysis_totals *t = &a->tot;
+	const struct http_totals *ht = analysis_http(a);
 	cJSON *h = cJSON_AddObjectToObject(root, "http");
 	cJSON *hp = cJSON_AddArrayToObject(h, "ports");
 	for (int i = 0; i < a->opts.nhttp_ports; i++)
 		cJSON_AddItemToArray(hp, cJSON_CreateNumber(a->opts.http_ports[i]));
-	cJSON_AddNumberToObject(h, "packets", (double)t->http.packets);
-	cJSON_AddNumberToObject(h, "connections", (double)t->http.connections);
-	cJSON_AddNumberToObject(h, "requests", (double)t->http.requests);
-	cJSON_AddNumberToObject(h, "responses", (double)t->http.responses);
-	cJSON_AddNumberToObject(h, "interim_responses", (double)t->http.interim);
-	cJSON_AddNumberToObject(h, "unmatched_responses", (double)t->http.unmatched);
-	cJSON_AddNumberToObject(h, "malformed", (double)t->http.malformed);
-	cJSON_AddNumberToObject(h, "not_decodable", (double)t->http.not_decodable);
-	cJSON_AddNumberToObject(h, "gaps", (double)t->http.gaps);
+	cJSON_AddNumberToObject(h, "packets", (double)ht->packets);
+	cJSON_AddNumberToObject(h, "connections", (double)ht->connections);
+	cJSON_AddNumberToObject(h, "requests", (double)ht->requests);
+	cJSON_AddNumberToObject(h, "responses", (double)ht->responses);
+	cJSON_AddNumberToObject(h, "interim_responses", (double)ht->interim);
+	cJSON_AddNumberToObject(h, "unmatched_responses", (double)ht->unmatched);
+	cJSON_AddNumberToObject(h, "malformed", (double)ht->malformed);
+	cJSON_AddNumberToObject(h, "not_decodable", (double)ht->not_decodable);
+	cJSON_AddNumberToObject(h, "gaps", (double)ht->gaps);
 	cJSON *be = cJSON_AddObjectToObject(h, "stopped_by"); /* connections per reason */
 	for (int e = 1; e < HTTP1_E_COUNT; e++)
-		if (t->http.by_error[e])
-			cJSON_AddNumberToObject(be, http1_error_name(e), (double)t->http.by_error[e]);
+		if (ht->by_error[e])
+			cJSON_AddNumberToObject(be, http1_error_name(e), (double)ht->by_error[e]);
 	cJSON *mk = cJSON_AddArrayToObject(h, "stopped_connections"); /* the first 16 */
-	for (uint32_t i = 0; i < t->http.nmarked; i++) {
+	for (uint32_t i = 0; i < ht->nmarked; i++) {
 		cJSON *x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "client", t->http.marked[i].client);
-		cJSON_AddStringToObject(x, "server", t->http.marked[i].server);
-		cJSON_AddStringToObject(x, "reason", http1_error_name(t->http.marked[i].error));
+		cJSON_AddStringToObject(x, "client", ht->marked[i].client);
+		cJSON_AddStringToObject(x, "server", ht->marked[i].server);
+		cJSON_AddStringToObject(x, "reason", http1_error_name(ht->marked[i].error));
 		cJSON_AddItemToArray(mk, x);
 	}
 	/* proxies in front of the application, both ports given: their

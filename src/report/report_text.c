@@ -224,6 +224,7 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 {
 	const struct pgsql_shared *pg = analysis_pgsql(a);
 	const struct analysis_totals *t = &a->tot;
+	const struct http_totals *ht = analysis_http(a);
 	const struct pgsql_totals *pt = &pg->tot;
 	double dur = t->last_ts > t->first_ts ? (double)(t->last_ts - t->first_ts) / 1e9 : 0;
 
@@ -287,8 +288,8 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 		fprintf(out, "http: %" PRIu64 " connections, %" PRIu64 " requests, %" PRIu64
 			     " responses (%" PRIu64 " interim, %" PRIu64 " without their request), "
 			     "malformed %" PRIu64 ", not decodable %" PRIu64 ", gaps %" PRIu64 "\n",
-			t->http.connections, t->http.requests, t->http.responses, t->http.interim,
-			t->http.unmatched, t->http.malformed, t->http.not_decodable, t->http.gaps);
+			ht->connections, ht->requests, ht->responses, ht->interim,
+			ht->unmatched, ht->malformed, ht->not_decodable, ht->gaps);
 	if (a->opts.nredis_ports)
 		redis_text(out, a);
 	if (t->truncated_hdr || t->fragments || t->bad_hdr || t->nomem || t->evicted)

@@ -174,6 +174,7 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 {
 	const struct pgsql_shared *pg = analysis_pgsql(a);
 	const struct analysis_totals *t = &a->tot;
+	const struct http_totals *ht = analysis_http(a);
 	const struct pgsql_totals *pt = &pg->tot;
 	struct db_stmt *st;
 	const char *sql =
@@ -223,10 +224,10 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 	db_bind_int64(st, 24, (int64_t)pt->mid_stream);
 	db_bind_int64(st, 25, (int64_t)pt->tls);
 	if (a->attributing) {
-		db_bind_int64(st, 26, (int64_t)t->http.requests);
-		db_bind_int64(st, 27, (int64_t)t->http.responses);
-		db_bind_int64(st, 28, (int64_t)t->http.malformed);
-		db_bind_int64(st, 29, (int64_t)t->http.not_decodable);
+		db_bind_int64(st, 26, (int64_t)ht->requests);
+		db_bind_int64(st, 27, (int64_t)ht->responses);
+		db_bind_int64(st, 28, (int64_t)ht->malformed);
+		db_bind_int64(st, 29, (int64_t)ht->not_decodable);
 		db_bind_int64(st, 30, (int64_t)a->attrib.rts_outside);
 		db_bind_int64(st, 31, (int64_t)a->attrib.mixed_pages);
 		db_bind_double(st, 32, a->attrib.mixed_rts);
