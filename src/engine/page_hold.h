@@ -15,7 +15,7 @@
  * nothing is placed differently (attrib.c takes events that start at the
  * same time in the order they came), only later.
  *
- * The reader's side (analysis.c, proto_http.c): no thread of its own. */
+ * The reader's side (analysis.c, pages.c): no thread of its own. */
 #ifndef PGRTT_PAGE_HOLD_H
 #define PGRTT_PAGE_HOLD_H
 

@@ -3,9 +3,9 @@
  * A protocol is one plug-in and one table of these functions (tcpdump's
  * one file per protocol; nghttp2's callbacks): PostgreSQL's turns its
  * messages into round trips (src/proto/pgsql/pgsql_plugin.c), Redis's its
- * RESP values (src/proto/redis/redis_plugin.c), HTTP's requests and
- * responses into pages (src/engine/proto_http.c, beside the pages it
- * feeds).  The engine (src/engine/analysis.c) owns
+ * RESP values (src/proto/redis/redis_plugin.c), HTTP's hands requests and
+ * responses to the engine, which makes them pages (src/proto/http/
+ * http_plugin.c, src/engine/pages.c).  The engine (src/engine/analysis.c) owns
  * everything TCP - flows, reassembly, eviction, the watermark - and hands
  * each protocol the in-order bytes and the gaps of each direction of its
  * connections, never packets; the protocol asks the engine for the rest
