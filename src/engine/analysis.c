@@ -333,7 +333,6 @@ static struct conn *conn_new(struct analysis *a, const struct flow_key *k, uint6
 		c->out[s] = (struct reasm_out){on_data, on_gap, c, s};
 	}
 	struct proto_ctx cx = {.host = &a->host,
-			       .a = a,
 			       .sum = &c->sum,
 			       .shared = a->shared[proto->id],
 			       .id = c->sum.id,
@@ -614,7 +613,7 @@ void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t c
 			     : dst_srv ? dst_kind
 				       : src_kind;
 	const struct proto_ops *proto = registry[kind].ops;
-	proto->count_packet(a, a->shared[proto->id]);
+	proto->count_packet(a->shared[proto->id]);
 
 	bool from_client;
 	struct flow_key k;

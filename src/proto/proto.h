@@ -23,7 +23,6 @@
 
 #include "rt_event.h"
 
-struct analysis;     /* the engine's: a plug-in outside src/engine/ never reads it */
 struct conn_summary; /* the engine's record of a connection: passed to observers, not read */
 struct hist;
 struct http1_msg;
@@ -79,7 +78,6 @@ struct proto_host {
 /* Who a protocol's calls are for: the engine, and the connection. */
 struct proto_ctx {
 	const struct proto_host *host;
-	struct analysis *a; /* for the plug-ins in src/engine/ alone */
 	struct conn_summary *sum;
 	void *shared;       /* the protocol's state for the whole analysis (shared_size) */
 	uint64_t id;        /* the connection's number, from 1 */
@@ -100,7 +98,7 @@ struct proto_ops {
 	int (*shared_init)(void *shared, const void *opts); /* 0, or -1 when out of memory */
 	void (*shared_free)(void *shared);
 	/* A packet on one of its ports was read (the input's per-protocol count). */
-	void (*count_packet)(struct analysis *a, void *shared);
+	void (*count_packet)(void *shared);
 	/* The first payload of a connection whose handshake was missed, when both
 	 * ports are server ports: 0 if the client sent it, 1 the server, -1 who
 	 * knows.  NULL: the lower port number is not guessed at. */

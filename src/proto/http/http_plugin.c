@@ -66,9 +66,8 @@ static bool req_room(struct http_state *s)
 	return true;
 }
 
-static void count_packet(struct analysis *a, void *shared)
+static void count_packet(void *shared)
 {
-	(void)a;
 	struct http_totals *t = shared;
 	t->packets++;
 }

@@ -22,9 +22,8 @@ static struct pgsql_shared *shared(const struct pgsql_state *s)
 	return s->cx.shared;
 }
 
-static void count_packet(struct analysis *a, void *shared)
+static void count_packet(void *shared)
 {
-	(void)a;
 	((struct pgsql_shared *)shared)->tot.packets++;
 }
 

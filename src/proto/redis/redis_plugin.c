@@ -43,9 +43,8 @@ static bool flight_to_pages(struct redis_state *s, const struct redis_rt *rt)
 	return s->paged;
 }
 
-static void count_packet(struct analysis *a, void *shared)
+static void count_packet(void *shared)
 {
-	(void)a;
 	struct redis_totals *t = shared;
 	t->packets++;
 }
