@@ -390,12 +390,14 @@ static void follow_run(struct attrib *a, const struct attrib_rt_rec *r, bool pus
 		a->rt_pool[at].run_key = seen->key;
 }
 
-/* A listing's label into dst (RT_FLIGHT_MAX + 2 bytes), cut to its room. */
+/* A listing's label into dst (RT_FLIGHT_MAX + 2 bytes), cut to its room;
+ * it came from the network: printable ASCII kept, any other byte '?', so
+ * that no output gets it raw. */
 static void copy_label(char *dst, const char *src)
 {
 	size_t i = 0;
 	for (; src && src[i] && i < RT_FLIGHT_MAX + 1; i++)
-		dst[i] = src[i];
+		dst[i] = src[i] > 0x20 && src[i] < 0x7f ? src[i] : '?';
 	memset(dst + i, 0, RT_FLIGHT_MAX + 2 - i);
 }
 

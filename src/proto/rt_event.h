@@ -50,9 +50,10 @@ struct rt_event {
 	uint32_t count;
 	uint32_t rows;
 	/* what only a listing of pages reads (pgrtt trace): the flight's
-	 * letters or, for a FLIGHT, its first command's name, printable
-	 * (NUL-terminated, cut to RT_FLIGHT_MAX + 1); the statement's text
-	 * handle (textring.h, 0 none) and the statements run */
+	 * letters or, for a FLIGHT, its first command's name, as sent
+	 * (NUL-terminated; the listing cuts it to RT_FLIGHT_MAX + 1 and shows
+	 * a byte outside '!'..'~' as '?'); the statement's text handle
+	 * (textring.h, 0 none) and the statements run */
 	const char *label;
 	uint64_t text;
 	uint32_t stmts;

@@ -81,9 +81,8 @@ static void on_round_trip(void *ctx, const struct redis_rt *rt)
 	if (!rt->damaged && rt->replies > 0)
 		legs_flight(&totals(s)->legs, s->leg, rt->sig, rt->t_start, rt->t_end);
 	if (h->attributing && flight_to_pages(s, rt)) {
-		char label[RESP_NAME_MAX + 1];
 		struct rt_event e;
-		redis_flight_event(rt, label, &e);
+		redis_flight_event(rt, &e);
 		h->round_trip(h->ctx, s->cx.id, &e);
 	}
 	const struct redis_observers *o = &totals(s)->observe;

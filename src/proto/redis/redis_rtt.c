@@ -344,9 +344,8 @@ void redis_cmd_event(const struct redis_rt *rt, const struct resp_msg *m, struct
 	};
 }
 
-void redis_flight_event(const struct redis_rt *rt, char *label, struct rt_event *e)
+void redis_flight_event(const struct redis_rt *rt, struct rt_event *e)
 {
-	redis_name_printable(label, rt->first);
 	*e = (struct rt_event){
 		.kind = RT_EVENT_FLIGHT,
 		.cls = rt->cls,
@@ -356,6 +355,6 @@ void redis_flight_event(const struct redis_rt *rt, char *label, struct rt_event 
 		.t_end = rt->t_end,
 		.flight = rt->serial,
 		.count = rt->commands,
-		.label = label,
+		.label = rt->first,
 	};
 }

@@ -117,10 +117,9 @@ void redis_name_printable(char *dst, const char *src);
 
 /* As pages and routes take them (rt_event.h): command m of flight rt, a
  * COMMAND placed by when it was sent, its name the key; flight rt answered,
- * a FLIGHT, labelled with its first command's name made printable into
- * label (RESP_NAME_MAX + 1 bytes; e points into it). */
+ * a FLIGHT, labelled with its first command's name (e points into rt). */
 void redis_cmd_event(const struct redis_rt *rt, const struct resp_msg *m, struct rt_event *e);
-void redis_flight_event(const struct redis_rt *rt, char *label, struct rt_event *e);
+void redis_flight_event(const struct redis_rt *rt, struct rt_event *e);
 
 /* The classes a Redis round trip can have (the others are PostgreSQL's). */
 bool redis_class_used(int cls);

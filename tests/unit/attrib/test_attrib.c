@@ -36,9 +36,8 @@ static void add_cmd(struct attrib *x, uint64_t conn, uint64_t flight, uint64_t t
 
 static void add_flight(struct attrib *x, uint64_t conn, const struct redis_rt *q)
 {
-	char label[RESP_NAME_MAX + 1];
 	struct rt_event e;
-	redis_flight_event(q, label, &e);
+	redis_flight_event(q, &e);
 	attrib_add(x, conn, &e);
 }
 
@@ -1299,8 +1298,41 @@ static void test_ties_in_arrival_order(void)
 	CHECK(strcmp(once, listed) == 0);
 }
 
+/* The labels a page's listing (pgrtt trace) shows come from the network:
+ * a PostgreSQL flight's letters as they are, a Redis flight's first
+ * command with every byte outside '!'..'~' as '?', both cut to their room. */
+static char listed_labels[2][RT_FLIGHT_MAX + 2];
+static void list_labels(void *ctx, const struct attrib_page_view *p)
+{
+	(void)ctx;
+	for (uint32_t i = 0; i < p->nrts && i < 2; i++)
+		memcpy(listed_labels[i], p->rts[i].flight, sizeof listed_labels[i]);
+}
+
+static void test_listed_labels(void)
+{
+	attrib_init(&a, 0, 0);
+	a.on_page = list_labels;
+	uint32_t r = attrib_route_id(&a, "GET /x");
+	struct rt q = rt_at(2 * MS, MS / 10, RT_QUERY, 0);
+	snprintf(q.flight, sizeof q.flight, "PBDES");
+	add_pg(&a, 1, &q);
+	struct redis_rt f = {.t_start = 3 * MS, .t_end = 3 * MS + MS / 10, .commands = 1,
+			     .replies = 1, .cls = RT_QUERY, .serial = 1};
+	snprintf(f.first, sizeof f.first, "G\x1b[2JET\x7fTOO-LONG-FOR-LISTING");
+	add_cmd(&a, 2, 1, f.t_start, 1, f.first);
+	add_flight(&a, 2, &f);
+	attrib_add_page(&a, r, 1 * MS, 9 * MS, 10 * MS, 3, "GET", "/x", 200);
+	attrib_finish(&a);
+	CHECK(strcmp(listed_labels[0], "PBDES") == 0);
+	CHECK(strcmp(listed_labels[1], "G?[2JET?TOO-LONG-FOR-LIST") == 0);
+	printf("  listed: %s, %s\n", listed_labels[0], listed_labels[1]);
+	attrib_free(&a);
+}
+
 int main(void)
 {
+	RUN(test_listed_labels);
 	RUN(test_ties_in_arrival_order);
 	RUN(test_route_ids);
 	RUN(test_grace_and_windows);

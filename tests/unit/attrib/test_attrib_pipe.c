@@ -49,8 +49,7 @@ static void feed(struct attrib *a, bool threaded)
 		snprintf(m.name, sizeof m.name, "%s", i % 2 ? "GET" : "SET");
 		redis_cmd_event(&q, &m, &e);
 		attrib_pipe_add(&p, 200 + conn, &e);
-		char label[RESP_NAME_MAX + 1];
-		redis_flight_event(&q, label, &e);
+		redis_flight_event(&q, &e);
 		attrib_pipe_add(&p, 200 + conn, &e);
 		attrib_pipe_page(&p, route, t0, t0 + MS / 2, t0 + MS, conn, "GET", "/", 200);
 		if (i % 64 == 0)
