@@ -7,8 +7,7 @@
  * on the wire twice - the application's to the pooler, then the pooler's to
  * the server inside it.  Given both ports, the totals and every page's
  * figures count each round trip twice, and nothing in either leg alone
- * says so (2,007 round trips of pgbench through PgBouncer read 4,016; the
- * blog app's 9 per page read 18).
+ * says so (docs/pools.md has the figures).
  *
  * So each finished round trip with a statement is matched against the
  * recent ones of the other legs (below): one on leg B with the same
@@ -28,21 +27,20 @@
  * the round trips before that are on pages twice, and said): the server's
  * leg of a transaction pooler holds no checkout of the application's - each
  * statement and each ping goes to whichever server connection is free - so
- * its round trips, placed on pages, were not even the right ones twice (the
- * C app behind PgBouncer, three routes at once: 7.99 / 13.05 / 10.93 round
- * trips a page for 9 / 12 / 9 on the server's leg, intervals that missed;
- * exact on the application's).  The totals and the connections keep both
- * legs: they are what each port carried.
+ * its round trips, placed on pages, are not even the right ones twice
+ * (docs/pools.md: the server's leg's routes off, the application's exact).
+ * The totals and the connections keep both legs: they are what each port
+ * carried.
  *
  * A leg is a server endpoint, address and port, not a port: one port can
  * carry both legs where the proxy and the server listen on different
  * addresses - Docker's published port (docker-proxy on the host's
  * 127.0.0.1:5432, the server in its container on 172.17.0.2:5432, `-i
  * any` seeing both), an SSH or kubectl tunnel, PgBouncer on 5432 of its own
- * host or container.  There every round trip read twice with the default
- * `-p 5432` and nothing said so (pgbench through a relay: 1,168 round trips
- * for 584).  So the legs are followed as soon as a second endpoint shows
- * up on the PostgreSQL ports; before that nothing is kept.
+ * host or container.  There every round trip would read twice with the
+ * default `-p 5432` and nothing would say so (docs/pools.md).  So the legs
+ * are followed as soon as a second endpoint shows up on the PostgreSQL
+ * ports; before that nothing is kept.
  *
  * Memory is fixed: LEGS_ENDS endpoints' names, and, from the second
  * endpoint on, LEGS_SETS x LEGS_WAYS recent round trips by statement
