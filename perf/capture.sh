@@ -41,8 +41,8 @@ measure() { # NAME PACKETS-CMD DROPS-CMD CAPTURE-CMD...
 
 td_err="$W/td.err"
 measure "tcpdump -w" \
-	"sed -n 's/^\([0-9]*\) packets captured/\1/p' $td_err" \
-	"sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' $td_err" \
+	"sed -n 's/^\([0-9]*\) packets\? captured/\1/p' $td_err" \
+	"sed -n 's/^\([0-9]*\) packets\? dropped by kernel/\1/p' $td_err" \
 	sh -c "exec tcpdump -i lo -s 0 -B 65536 -w $W/td.pcap 'tcp port $PORT' 2>$td_err"
 pj="$W/pgrtt.json"
 measure "pgrtt capture" \

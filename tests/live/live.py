@@ -62,7 +62,7 @@ def capture_once(pcap, argv, env, extra_port):
     time.sleep(0.5)
     td.send_signal(2)
     td.wait(timeout=30)
-    dropped = re.search(r"(\d+) packets dropped by kernel", open(err).read())
+    dropped = re.search(r"(\d+) packets? dropped by kernel", open(err).read())
     return out.stdout, int(dropped.group(1)) if dropped else 0
 
 
