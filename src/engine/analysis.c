@@ -163,6 +163,49 @@ static void lru_touch(struct analysis *a, struct conn *c)
 		a->lru_tail = c;
 }
 
+/* A closing connection's TCP figures (both directions' reassembly) and
+ * latency quantiles into its record. */
+static void analysis_summarize(struct conn_summary *m, const struct reasm_dir *tcp,
+			       const struct hist *lat)
+{
+	for (int d = 0; d < 2; d++) {
+		const struct reasm_dir *t = &tcp[d];
+		m->bytes[d] = t->bytes;
+		m->gaps += t->gaps;
+		m->gap_bytes += t->gap_bytes;
+		m->retrans_bytes += t->retrans_bytes;
+		m->ooo_segs += t->ooo_total;
+		m->truncated_segs += t->truncated_segs;
+	}
+	m->lat_count = lat->count;
+	m->lat_p50 = hist_quantile(lat, 0.50);
+	m->lat_p99 = hist_quantile(lat, 0.99);
+	m->lat_max = lat->max;
+}
+
+/* A closed connection's record into the listing: the first
+ * ANALYSIS_MAX_LISTED, the rest counted in the totals only. */
+static void analysis_list(struct analysis *a, const struct conn_summary *m)
+{
+	struct analysis_totals *t = &a->tot;
+	if (a->nlisted == a->cap_listed && a->cap_listed < ANALYSIS_MAX_LISTED) {
+		uint32_t n = a->cap_listed ? a->cap_listed * 2 : 64;
+		if (n > ANALYSIS_MAX_LISTED)
+			n = ANALYSIS_MAX_LISTED;
+		struct conn_summary *l = realloc(a->listed, n * sizeof(*l));
+		if (l) {
+			a->listed = l;
+			a->cap_listed = n;
+		} else {
+			t->nomem++; /* the listing short of a connection: the totals have it */
+		}
+	}
+	if (a->nlisted < a->cap_listed)
+		a->listed[a->nlisted++] = *m;
+	else
+		t->conns_not_listed++;
+}
+
 /* ----------------------------------------------------------------------
  * What the protocols ask of the analysis (proto.h's struct proto_host)
  * ---------------------------------------------------------------------- */
@@ -173,9 +216,16 @@ static void host_round_trip(void *ctx, uint64_t conn, const struct rt_event *e)
 	attrib_pipe_add(&a->pipe, conn, e);
 }
 
+/* A new connection's leg among l's server endpoints (legs.h, the
+ * protocol's legs); no room to follow the legs is counted in tot.nomem, so
+ * the out-of-memory finding says it. */
 static uint8_t host_leg(void *ctx, struct legs *l, const char *server)
 {
-	return analysis_leg(ctx, l, server);
+	struct analysis *a = ctx;
+	bool was = l->short_of_memory;
+	uint8_t leg = legs_endpoint(l, server);
+	a->tot.nomem += !was && l->short_of_memory; /* legs not followed: said, not silent */
+	return leg;
 }
 
 static void host_opened(void *ctx, struct conn_summary *sum)
@@ -259,9 +309,8 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		a->port_proto[a->opts.redis_ports[i]] = PROTO_REDIS;
 	for (int i = 0; i < a->opts.nports; i++)
 		a->port_proto[a->opts.ports[i]] = PROTO_PGSQL;
-	/* a pooler or relay and its server, both captured (legs.h), on the
-	 * PostgreSQL ports and on Redis's: followed once a second server
-	 * endpoint shows up (zeroed: analysis_free frees what a failure left) */
+	/* each protocol's shared state: its totals, latencies, a relay's legs
+	 * (zeroed: analysis_free frees what a failure left) */
 	for (int p = 0; p < PROTO_N; p++) {
 		const struct registered *r = &registry[p];
 		if (!r->ops || !r->ops->shared_size)
@@ -721,15 +770,9 @@ void analysis_free(struct analysis *a)
 	memset(a, 0, sizeof(*a));
 }
 
-void *analysis_shared(const struct analysis *a, enum proto_id p)
-{
-	return a->shared[p];
-}
-
 bool analysis_redis_measured(const struct analysis *a)
 {
-	const struct redis_totals *t = a->shared[PROTO_REDIS];
-	return a->opts.nredis_ports > 0 && t->st.round_trips > 0;
+	return a->opts.nredis_ports > 0 && analysis_redis(a)->st.round_trips > 0;
 }
 
 bool analysis_pg_measured(const struct analysis *a)
@@ -738,56 +781,6 @@ bool analysis_pg_measured(const struct analysis *a)
 	const struct pgsql_totals *t = &analysis_pgsql(a)->tot;
 	return t->st.round_trips > 0 || (t->packets == 0 && analysis_redis_measured(a));
 }
-
-/* Keep the summary for the listing: the first ANALYSIS_MAX_LISTED, the
- * rest counted in the totals only. */
-uint8_t analysis_leg(struct analysis *a, struct legs *l, const char *server)
-{
-	bool was = l->short_of_memory;
-	uint8_t leg = legs_endpoint(l, server);
-	a->tot.nomem += !was && l->short_of_memory; /* legs not followed: said, not silent */
-	return leg;
-}
-
-void analysis_summarize(struct conn_summary *m, const struct reasm_dir *tcp,
-			const struct hist *lat)
-{
-	for (int d = 0; d < 2; d++) {
-		const struct reasm_dir *t = &tcp[d];
-		m->bytes[d] = t->bytes;
-		m->gaps += t->gaps;
-		m->gap_bytes += t->gap_bytes;
-		m->retrans_bytes += t->retrans_bytes;
-		m->ooo_segs += t->ooo_total;
-		m->truncated_segs += t->truncated_segs;
-	}
-	m->lat_count = lat->count;
-	m->lat_p50 = hist_quantile(lat, 0.50);
-	m->lat_p99 = hist_quantile(lat, 0.99);
-	m->lat_max = lat->max;
-}
-
-void analysis_list(struct analysis *a, const struct conn_summary *m)
-{
-	struct analysis_totals *t = &a->tot;
-	if (a->nlisted == a->cap_listed && a->cap_listed < ANALYSIS_MAX_LISTED) {
-		uint32_t n = a->cap_listed ? a->cap_listed * 2 : 64;
-		if (n > ANALYSIS_MAX_LISTED)
-			n = ANALYSIS_MAX_LISTED;
-		struct conn_summary *l = realloc(a->listed, n * sizeof(*l));
-		if (l) {
-			a->listed = l;
-			a->cap_listed = n;
-		} else {
-			t->nomem++; /* the listing short of a connection: the totals have it */
-		}
-	}
-	if (a->nlisted < a->cap_listed)
-		a->listed[a->nlisted++] = *m;
-	else
-		t->conns_not_listed++;
-}
-
 
 void analysis_live(const struct analysis *a, struct analysis_live *o)
 {

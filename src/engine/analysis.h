@@ -167,7 +167,10 @@ bool analysis_pg_measured(const struct analysis *a);
 
 /* Protocol p's state for the whole analysis (proto.h's shared_size; its
  * own header says what it is: redis_totals.h), or NULL. */
-void *analysis_shared(const struct analysis *a, enum proto_id p);
+static inline void *analysis_shared(const struct analysis *a, enum proto_id p)
+{
+	return a->shared[p];
+}
 
 /* What the PostgreSQL connections share (never NULL after analysis_init). */
 static inline const struct pgsql_shared *analysis_pgsql(const struct analysis *a)
@@ -187,26 +190,11 @@ static inline const struct redis_totals *analysis_redis(const struct analysis *a
 	return (const struct redis_totals *)analysis_shared(a, PROTO_REDIS);
 }
 
-/* A new connection's leg among l's server endpoints (legs.h, the
- * protocol's legs); no room to follow the legs is counted in tot.nomem, so
- * the out-of-memory finding says it. */
-uint8_t analysis_leg(struct analysis *a, struct legs *l, const char *server);
-
-/* A closing connection's TCP figures (both directions' reassembly) and
- * latency quantiles into its summary: what every protocol's close shares. */
-void analysis_summarize(struct conn_summary *m, const struct reasm_dir *tcp,
-			const struct hist *lat);
-
-/* A closed connection's summary into the listing (its protocol's close):
- * the first ANALYSIS_MAX_LISTED, the rest counted in the totals only. */
-void analysis_list(struct analysis *a, const struct conn_summary *m);
-
-/* Running counts while packets still arrive (closed and open connections):
- * for a live status line.  Walks the open connections. */
 /* What is counted so far, the open connections included (their figures
  * reach the totals only when they close): the status line, SIGUSR1 and
- * --metrics.  lat, when set, gets the open connections' latencies merged
- * in (the caller merges the closed ones, analysis.lat). */
+ * --metrics.  Walks the open connections.  pg.lat, when set, gets the open
+ * connections' latencies merged in (the caller merges the closed ones',
+ * pgsql_shared.lat). */
 struct analysis_live {
 	uint64_t open;
 	struct http_live http;

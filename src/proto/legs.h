@@ -72,7 +72,7 @@ struct legs_copy {
 struct legs {
 	char end[LEGS_ENDS][LEGS_NAME_MAX]; /* the endpoints, "address:port", as seen */
 	uint8_t nends;
-	bool short_of_memory; /* no room for the recent ones: not followed (analysis_leg counts it) */
+	bool short_of_memory; /* no room for the recent ones: not followed (the engine counts it: proto_host.leg) */
 	struct legs_copy (*recent)[LEGS_WAYS]; /* LEGS_SETS sets, from the second endpoint */
 	uint64_t stmts[LEGS_ENDS];                /* round trips with a statement, by leg */
 	uint64_t inside[LEGS_ENDS][LEGS_ENDS]; /* [outer][inner]: copies matched */

@@ -1,9 +1,6 @@
 /* pgsql_plugin.c - PostgreSQL on a server port: the framer's messages
  * feed the round-trip engine; at close, the connection's figures join the
  * totals and the engine's record of it (see proto.h, rtt.h). */
-#include <stdlib.h>
-#include <string.h>
-
 #include "net/tcp_reasm.h"
 #include "pgsql.h"
 #include "pgsql_shared.h"

@@ -1,7 +1,6 @@
 /* redis_plugin.c - Redis on a server port: the RESP framer's values feed
  * the Redis round-trip engine; at close, the connection's figures join the
  * totals and the engine's record of it (see proto.h, redis_rtt.h). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "net/tcp_reasm.h"
