@@ -28,7 +28,7 @@ int attrib_init(struct attrib *a, uint64_t grace_ns, uint64_t hold_ns)
 	a->feats = calloc(ATTRIB_FEATURES_MAX, sizeof(*a->feats));
 	a->cands = calloc(1, sizeof(*a->cands));
 	infer_init(&a->infer);
-	infer_init(&a->rinfer);
+	infer_init(&a->cmd_infer);
 	quiet_time_init(&a->quiet);
 	bool ok = a->routes && a->route_slots && a->conn_chunks[0] && a->feats && a->cands &&
 		  checkout_runs_init(&a->runs) == 0;
@@ -43,13 +43,13 @@ void attrib_free(struct attrib *a)
 	free(a->route_slots);
 	for (uint32_t i = 0; i < ATTRIB_CONNS / ATTRIB_CONN_CHUNK; i++)
 		free(a->conn_chunks[i]);
-	free(a->rflights);
+	free(a->open_flights);
 	free(a->feats);
 	free(a->cands);
 	checkout_runs_free(&a->runs);
 	quiet_time_free(&a->quiet);
 	infer_free(&a->infer);
-	infer_free(&a->rinfer);
+	infer_free(&a->cmd_infer);
 	free(a->rts);
 	free(a->rt_pool);
 	free(a->rt_free);
@@ -85,7 +85,7 @@ uint32_t attrib_route_id(struct attrib *a, const char *name)
 	if (r->http_ns)
 		hist_init(r->http_ns);
 	infer_route(&a->infer, a->nroutes); /* false: out of memory, it learns nothing */
-	infer_route(&a->rinfer, a->nroutes);
+	infer_route(&a->cmd_infer, a->nroutes);
 	return a->nroutes++;
 }
 
@@ -158,7 +158,7 @@ static bool rt_room(struct attrib *a)
  * after its commands; anything else as it starts. */
 static uint64_t rec_at(const struct attrib_rt_rec *r)
 {
-	return r->redis && !r->redis_cmd && r->t_end > r->t_start ? r->t_end : r->t_start;
+	return r->cmd_proto && !r->one_cmd && r->t_end > r->t_start ? r->t_end : r->t_start;
 }
 
 static uint32_t rt_push(struct attrib *a, const struct attrib_rt_rec *r)
@@ -423,9 +423,9 @@ static void add_round_trip(struct attrib *a, uint64_t conn, const struct rt_even
 	r.weight = 1;
 	r.timed = e->has_end && e->t_end >= e->t_start;
 	r.shared = false;
-	r.redis = r.redis_cmd = false;
+	r.cmd_proto = r.one_cmd = false;
 	r.commands = 0;
-	r.redis_flight = 0;
+	r.cmd_flight = 0;
 	copy_label(r.flight, e->label);
 	r.text = e->text;
 	r.stmts = e->stmts;
@@ -449,9 +449,9 @@ static void add_command(struct attrib *a, uint64_t conn, const struct rt_event *
 	r.sig = e->key;
 	r.conn = conn;
 	r.t_start = r.t_end = e->t_start;
-	r.redis = r.redis_cmd = true;
+	r.cmd_proto = r.one_cmd = true;
 	r.commands = e->count; /* its place in the flight: the first counts the flight */
-	r.redis_flight = e->flight;
+	r.cmd_flight = e->flight;
 	r.weight = 1;
 	quiet_time_add(&a->quiet, e->t_start, 0);
 	enqueue(a, &r);
@@ -472,9 +472,9 @@ static void add_flight(struct attrib *a, uint64_t conn, const struct rt_event *e
 	r.t_start = e->t_start;
 	r.t_end = e->t_end;
 	r.cls = e->cls;
-	r.redis = true;
+	r.cmd_proto = true;
 	r.commands = e->count;
-	r.redis_flight = e->flight;
+	r.cmd_flight = e->flight;
 	/* its label where a round trip keeps its flight's letters (trace) */
 	copy_label(r.flight, e->label);
 	r.weight = 1;
@@ -553,10 +553,10 @@ double attrib_add_to_page(struct attrib_page *p, const struct attrib_rt_rec *r, 
 
 static void place(struct attrib *a, const struct attrib_rt_rec *r)
 {
-	if (r->redis_cmd)
-		attrib_place_redis_cmd(a, r);
-	else if (r->redis)
-		attrib_place_redis_rt(a, r);
+	if (r->one_cmd)
+		attrib_place_cmd(a, r);
+	else if (r->cmd_proto)
+		attrib_place_cmd_rt(a, r);
 	else
 		attrib_place_rt(a, r, true);
 }
@@ -622,7 +622,7 @@ static void close_page(struct attrib *a, struct attrib_page *p)
 	struct attrib_route *rt = &a->routes[p->route];
 	rt->pages++;
 	rt->inferred += p->inferred;
-	struct infer *const fits[] = {&a->infer, &a->rinfer};
+	struct infer *const fits[] = {&a->infer, &a->cmd_infer};
 	infer_page_in(fits, 2, p->route, p->len);
 	if (p->mixed) {
 		rt->pages_mixed++;
@@ -649,9 +649,9 @@ static void close_page(struct attrib *a, struct attrib_page *p)
 		rt->pings_amb_timing[i] += p->pings_amb_timing[i];
 	}
 	rt->pg_ns += p->pg_ns;
-	rt->redis_rt += p->redis_rt;
-	rt->redis_flights += p->redis_flights;
-	rt->redis_cmds += p->redis_cmds;
+	rt->cmd_rts += p->cmd_rts;
+	rt->cmd_flights += p->cmd_flights;
+	rt->cmds += p->cmds;
 	if (!p->mixed) {
 		rt->conns += p->nconns;
 		rt->conn_pages++;
@@ -730,13 +730,13 @@ void attrib_finish(struct attrib *a)
 	}
 	timing_mark("place"); /* the placing thread caught up, and the last of it placed */
 	attrib_correct_by_fit(a);
-	attrib_correct_redis_by_fit(a);
+	attrib_correct_cmds_by_fit(a);
 	timing_mark("fit.correct");
 }
 
 bool attrib_short_of_memory(const struct attrib *a)
 {
-	return a->infer.short_of_memory || a->rinfer.short_of_memory || a->quiet.failed ||
+	return a->infer.short_of_memory || a->cmd_infer.short_of_memory || a->quiet.failed ||
 	       a->conns_short;
 }
 

@@ -49,8 +49,8 @@
 #define ATTRIB_CONNS 1024            /* connections whose last checkout is remembered */
 #define ATTRIB_CONN_CHUNK 16         /* their entries are made this many at a time */
 #define ATTRIB_TIE_MAX 32            /* pages one remembered round trip was spread over */
-#define ATTRIB_REDIS_CONNS 1024      /* Redis connections whose open flight is followed */
-#define ATTRIB_REDIS_PAGES 16        /* pages one open flight's commands are followed in */
+#define ATTRIB_CMD_CONNS 1024      /* command connections whose open flight is followed */
+#define ATTRIB_CMD_PAGES 16        /* pages one open flight's commands are followed in */
 
 struct attrib_route {
 	char name[ROUTE_MAX];
@@ -82,14 +82,15 @@ struct attrib_route {
 	/* after the fit: bit k, route k's pages and its start in lockstep
 	 * (infer.h struct infer's lock; routes below INFER_LOCK_ROUTES) */
 	uint64_t lockstep;
-	/* Redis (--redis-port): round trips as the pages waited on them, the
-	 * server's flights (a pipeline shared by pages counts once), commands */
-	double redis_rt, redis_flights, redis_cmds;
-	/* after the Redis fit (pages of several routes held its commands):
-	 * the commands' 95% interval, totals as redis_cmds (docs/pages.md);
-	 * redis_interval false: none (exact or aggregate, or no fit) */
-	double redis_cmd_lo, redis_cmd_hi;
-	bool redis_interval;
+	/* A command protocol's (RT_EVENT_COMMAND and FLIGHT: Redis's): round
+	 * trips as the pages waited on them, the server's flights (a pipeline
+	 * shared by pages counts once), commands */
+	double cmd_rts, cmd_flights, cmds;
+	/* after the commands' fit (pages of several routes held them):
+	 * the commands' 95% interval, totals as cmds (docs/pages.md);
+	 * cmd_interval false: none (exact or aggregate, or no fit) */
+	double cmd_lo, cmd_hi;
+	bool cmd_interval;
 	uint32_t rt_min, rt_max;                /* over exact pages */
 	uint64_t rt_dist[ATTRIB_DIST_MAX + 1]; /* exact pages with k round trips; last: more */
 	struct hist *http_ns;                   /* page times */
@@ -105,10 +106,10 @@ struct attrib_rt_rec {
 	bool tail_ping; /* rtt.h: its flight ends with the next checkout's test */
 	bool timed;
 	bool shared; /* split between several pages */
-	bool redis;  /* a Redis round trip (commands: its commands); the rest is PostgreSQL's */
-	bool redis_cmd; /* with redis: one command of flight `flight`, sent at t_start */
+	bool cmd_proto; /* a command protocol's round trip (commands: its commands); else a ROUND_TRIP's */
+	bool one_cmd;   /* with cmd_proto: one command of flight `flight`, sent at t_start */
 	uint32_t commands;
-	uint64_t redis_flight; /* Redis: the flight's serial on its connection (redis_rt.serial) */
+	uint64_t cmd_flight; /* cmd_proto: the flight's serial on its connection (rt_event's flight) */
 	float weight; /* for on_page: this page's share of it */
 	char flight[RT_FLIGHT_MAX + 2];
 	uint64_t text;  /* rtt.h: its statement's text (pgrtt trace) */
@@ -145,7 +146,7 @@ struct attrib_conn;
 struct attrib_feature;
 struct attrib_cands;
 struct attrib_rt_key;
-struct attrib_redis_flight;
+struct attrib_open_flight;
 
 /* An active page as the sweep reads it, for every round trip and every
  * page that starts: side by side, not a page's ~550 bytes apart (with 32
@@ -186,7 +187,7 @@ struct attrib {
 	struct attrib_cands *cands; /* the last candidate set, for the next round trip */
 	/* counters */
 	uint64_t rts_in_pages, rts_outside, dropped;
-	uint64_t redis_in_pages, redis_outside, redis_shared; /* Redis round trips */
+	uint64_t cmd_rts_in_pages, cmd_rts_outside, cmd_rts_shared; /* a command protocol's round trips */
 	/* whether pings mark checkouts (attrib.c, episodes_trusted): query-like
 	 * round trips, pings and transactions that bound a checkout, the
 	 * checkouts pings opened and those that ended unseen */
@@ -203,8 +204,8 @@ struct attrib {
 	uint32_t unplaced_feats;
 	double unplaced_rts;
 	uint32_t lockstep_pairs; /* pairs of routes whose pages start in lockstep */
-	/* the same of the Redis fit: commands whose sending route the capture
-	 * cannot tell (their routes' Redis intervals span none to all of them) */
+	/* the same of the commands' fit: commands whose sending route the
+	 * capture cannot tell (their routes' intervals span none to all of them) */
 	uint32_t unplaced_cmds;
 	double unplaced_cmd_n;
 	/* what inference learns: statement (or class) features, their round
@@ -222,14 +223,14 @@ struct attrib {
 	uint32_t nconns;
 	bool conns_short; /* out of memory: some slots share an entry of the first chunk */
 	uint64_t conns_pending[ATTRIB_CONNS / 64]; /* bit i: slot i's entry holds acquire pings waiting */
-	struct attrib_redis_flight *rflights; /* ATTRIB_REDIS_CONNS, in sets of 4; made by the first */
-	uint64_t rflight_clock;
+	struct attrib_open_flight *open_flights; /* ATTRIB_CMD_CONNS, in sets of 4; made by the first */
+	uint64_t open_flight_clock;
 	struct checkout_runs runs; /* what each connection's checkouts ran, ahead of placing */
 	struct quiet_time quiet;   /* when no round trip was in flight: out of pages' lengths */
 	struct infer infer;
-	struct infer rinfer;   /* Redis commands' routes (their names the features) */
-	uint64_t rfeat[INFER_FEATURES]; /* a Redis feature's name hash + 1 (0: free) */
-	uint64_t redis_mixed;  /* Redis commands held by pages of several routes */
+	struct infer cmd_infer;   /* commands' routes (their keys, Redis's names, the features) */
+	uint64_t cmd_feat[INFER_FEATURES]; /* a command feature's key + 1 (0: free) */
+	uint64_t cmds_mixed;  /* commands held by pages of several routes */
 };
 
 /* hold_ns: how long an open request may hold the watermark (0: the
@@ -266,7 +267,7 @@ void attrib_add_page(struct attrib *a, uint32_t route, uint64_t t0, uint64_t t_a
  * (quiet_time.h) and lists it with its pages for on_page (those still
  * open).  Held by pages of several routes, a command goes to them by the
  * same model as the round trips' statements (infer.h), its key the
- * feature, in a model of its own (rinfer: the routes' round-trip intervals
+ * feature, in a model of its own (cmd_infer: the routes' round-trip intervals
  * stay theirs); at the end the fit corrects each route's commands, and its
  * flights and their round trips in proportion. */
 void attrib_add(struct attrib *a, uint64_t conn, const struct rt_event *e);

@@ -21,10 +21,10 @@ static uint32_t vague_features(const struct infer *in)
  * each route's commands corrected, its round trips and flights in
  * proportion (or, where the running guess gave it none, one of each per
  * command). */
-void attrib_correct_redis_by_fit(struct attrib *a)
+void attrib_correct_cmds_by_fit(struct attrib *a)
 {
-	struct infer *in = &a->rinfer;
-	if (!a->redis_mixed)
+	struct infer *in = &a->cmd_infer;
+	if (!a->cmds_mixed)
 		return;
 	/* the fit's vague commands stay out of unplaced_feats: that note
 	 * speaks of the statements' intervals, and Redis figures have none;
@@ -40,24 +40,24 @@ void attrib_correct_redis_by_fit(struct attrib *a)
 		double d = 0;
 		for (uint32_t f = 0; f < INFER_FEATURES; f++)
 			d += x->final[f] - x->certain[f] - x->given[f];
-		double cmds = rt->redis_cmds + d > 0 ? rt->redis_cmds + d : 0;
+		double cmds = rt->cmds + d > 0 ? rt->cmds + d : 0;
 		/* the interval as the statements' (format.c route_interval): the
 		 * sample's noise, the model's, what the capture cannot place */
 		double half = 1.96 * sqrt(x->var > 0 ? x->var : 0);
 		double lo = cmds - half + x->shift_lo - x->vague_share - x->lock_share - x->alike_share;
 		double hi = cmds + half + x->shift_hi + x->vague_more + x->lock_more + x->alike_more;
-		rt->redis_cmd_lo = lo > 0 ? lo : 0;
-		rt->redis_cmd_hi = hi > rt->redis_cmd_lo ? hi : rt->redis_cmd_lo;
-		rt->redis_interval = rt->pages_mixed > 0;
+		rt->cmd_lo = lo > 0 ? lo : 0;
+		rt->cmd_hi = hi > rt->cmd_lo ? hi : rt->cmd_lo;
+		rt->cmd_interval = rt->pages_mixed > 0;
 		if (d == 0)
 			continue;
-		if (rt->redis_cmds > 1e-9) {
-			rt->redis_rt *= cmds / rt->redis_cmds;
-			rt->redis_flights *= cmds / rt->redis_cmds;
+		if (rt->cmds > 1e-9) {
+			rt->cmd_rts *= cmds / rt->cmds;
+			rt->cmd_flights *= cmds / rt->cmds;
 		} else {
-			rt->redis_rt = rt->redis_flights = cmds;
+			rt->cmd_rts = rt->cmd_flights = cmds;
 		}
-		rt->redis_cmds = cmds;
+		rt->cmds = cmds;
 	}
 }
 

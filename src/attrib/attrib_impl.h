@@ -2,7 +2,7 @@
  * its face): pages, connections' checkouts, Redis flights and candidate
  * sets, and the functions one part calls in another.  attrib.c takes the
  * events in and runs the sweep; attrib_place.c gives a round trip to the
- * pages that held it; attrib_redis.c does it for Redis commands;
+ * pages that held it; attrib_commands.c does it for Redis commands;
  * attrib_correct.c corrects the routes' sums by the fit at the end. */
 #ifndef PGRTT_ATTRIB_IMPL_H
 #define PGRTT_ATTRIB_IMPL_H
@@ -27,7 +27,7 @@ struct attrib_page {
 	uint64_t len; /* t1 - t0 less its quiet stretches (quiet_time.h) */
 	/* what was attributed to it */
 	double rt, rfq, by_class[RT_NCLASS], pings[PING_NROLE], pg_ns;
-	double redis_rt, redis_flights, redis_cmds;
+	double cmd_rts, cmd_flights, cmds;
 	double pings_amb[PING_NROLE], pings_amb_timing[PING_NROLE];
 	uint64_t conns[PAGE_CONNS];
 	uint32_t nconns;
@@ -59,15 +59,15 @@ struct attrib_feature {
 enum episode { EP_NONE, EP_ACQUIRED, EP_RELEASED, EP_OPEN };
 
 /* A Redis connection's open flight: the pages its commands went to, and
- * each page's share of them (attrib_place_redis_cmd). */
-struct attrib_redis_flight {
+ * each page's share of them (attrib_place_cmd). */
+struct attrib_open_flight {
 	uint64_t conn; /* + 1: 0 is an empty entry */
 	uint64_t flight, used;
 	uint32_t n, next; /* pages followed; the one to replace once all are taken */
-	uint32_t slot[ATTRIB_REDIS_PAGES];
-	uint64_t serial[ATTRIB_REDIS_PAGES];
-	double cmds[ATTRIB_REDIS_PAGES];
-	double waits[ATTRIB_REDIS_PAGES]; /* the round trip it was given for the flight */
+	uint32_t slot[ATTRIB_CMD_PAGES];
+	uint64_t serial[ATTRIB_CMD_PAGES];
+	double cmds[ATTRIB_CMD_PAGES];
+	double waits[ATTRIB_CMD_PAGES]; /* the round trip it was given for the flight */
 };
 
 struct attrib_conn {
@@ -174,12 +174,12 @@ const struct attrib_cands *attrib_candidates(struct attrib *a, uint64_t t);
 void attrib_flush_pending(struct attrib *a, struct attrib_conn *e);
 void attrib_place_rt(struct attrib *a, const struct attrib_rt_rec *r, bool may_wait);
 
-/* attrib_redis.c */
-void attrib_place_redis_cmd(struct attrib *a, const struct attrib_rt_rec *r);
-void attrib_place_redis_rt(struct attrib *a, const struct attrib_rt_rec *r);
+/* attrib_commands.c */
+void attrib_place_cmd(struct attrib *a, const struct attrib_rt_rec *r);
+void attrib_place_cmd_rt(struct attrib *a, const struct attrib_rt_rec *r);
 
 /* attrib_correct.c */
-void attrib_correct_redis_by_fit(struct attrib *a);
+void attrib_correct_cmds_by_fit(struct attrib *a);
 void attrib_correct_by_fit(struct attrib *a);
 
 #endif

@@ -280,8 +280,8 @@ static void phase_figures(const struct analysis *a, const struct broute *r, bool
 		ph->acq = x->pings[PING_ACQUIRE] / n;
 		ph->rel = x->pings[PING_RELEASE] / n;
 		ph->idle = x->pings[PING_IDLE] / n;
-		ph->redis_rt = redis ? x->redis_rt / n : -1;
-		ph->redis_cmds = redis ? x->redis_cmds / n : -1;
+		ph->redis_rt = redis ? x->cmd_rts / n : -1;
+		ph->redis_cmds = redis ? x->cmds / n : -1;
 	}
 }
 

@@ -101,8 +101,8 @@ static int from_analysis(const struct analysis *a, bool partial, struct adata *d
 			x->inferred = x->rt_lo = x->rt_hi = NAN;
 			snprintf(x->attribution, sizeof x->attribution, "not measured");
 		}
-		x->redis_rt = analysis_redis_measured(a) ? r->redis_rt / n : NAN;
-		x->redis_cmds = analysis_redis_measured(a) ? r->redis_cmds / n : NAN;
+		x->redis_rt = analysis_redis_measured(a) ? r->cmd_rts / n : NAN;
+		x->redis_cmds = analysis_redis_measured(a) ? r->cmds / n : NAN;
 		double rrt[2], rcm[2];
 		route_redis_interval(r, rrt, rcm); /* NAN where none */
 		x->redis_rt_lo = rrt[0];

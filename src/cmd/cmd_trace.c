@@ -66,7 +66,7 @@ static void on_page(void *ctx, const struct attrib_page_view *p)
 	double given = 0, redis = 0; /* what the page was given: shares and inference */
 	uint32_t pg = 0;
 	for (uint32_t i = 0; i < p->nrts; i++) {
-		if (p->rts[i].redis) {
+		if (p->rts[i].cmd_proto) {
 			redis += p->rts[i].weight;
 		} else {
 			given += p->rts[i].weight;
@@ -87,7 +87,7 @@ static void on_page(void *ctx, const struct attrib_page_view *p)
 	for (uint32_t i = 0; i < p->nrts; i++) {
 		const struct attrib_rt_rec *r = &p->rts[i];
 		char buf[32];
-		if (r->redis) { /* flight: its first command's name (attrib.c) */
+		if (r->cmd_proto) { /* flight: its first command's name (attrib.c) */
 			fprintf(t->out, "  %+9.3f ms  c%-4" PRIu64 " redis %-8s %-12s commands %u",
 				ms(p->t0, r->t_start), r->conn, rt_class_name(r->cls), r->flight,
 				r->commands);

@@ -330,7 +330,7 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 		a->attrib.on_page = a->opts.on_page;
 		a->attrib.ctx = a->opts.ctx;
 		a->attributing = a->host.attributing = true;
-		a->attrib.infer.threads = a->attrib.rinfer.threads = a->opts.fit_threads > 1 ? 2 : 1;
+		a->attrib.infer.threads = a->attrib.cmd_infer.threads = a->opts.fit_threads > 1 ? 2 : 1;
 		/* a callback into the reader's side would run on the attribution's */
 		attrib_pipe_start(&a->pipe, &a->attrib,
 				  a->opts.threads > 1 && !a->opts.on_page && !a->opts.pgsql.texts);

@@ -67,16 +67,16 @@ void route_interval(const struct attrib_route *r, double *lo, double *hi)
 
 bool route_redis_interval(const struct attrib_route *r, double rt[2], double cmds[2])
 {
-	if (!r->redis_interval || r->pages == 0) {
+	if (!r->cmd_interval || r->pages == 0) {
 		rt[0] = rt[1] = cmds[0] = cmds[1] = NAN;
 		return false;
 	}
 	double n = (double)r->pages;
 	/* round trips go with the commands: as many per command as the route
 	 * waited on (one each where it was given none) */
-	double k = r->redis_cmds > 1e-9 ? r->redis_rt / r->redis_cmds : 1;
-	cmds[0] = r->redis_cmd_lo / n;
-	cmds[1] = r->redis_cmd_hi / n;
+	double k = r->cmds > 1e-9 ? r->cmd_rts / r->cmds : 1;
+	cmds[0] = r->cmd_lo / n;
+	cmds[1] = r->cmd_hi / n;
 	rt[0] = cmds[0] * k;
 	rt[1] = cmds[1] * k;
 	return true;

@@ -247,9 +247,9 @@ static void route_redis_json(cJSON *o, const struct attrib_route *r, bool redis_
 		return;
 	}
 	/* attrib.h: as the pages waited on them; the server's; commands */
-	cJSON_AddNumberToObject(o, "redis_round_trips_per_page", per_page(r->redis_rt, n));
-	cJSON_AddNumberToObject(o, "redis_flights_per_page", per_page(r->redis_flights, n));
-	cJSON_AddNumberToObject(o, "redis_commands_per_page", per_page(r->redis_cmds, n));
+	cJSON_AddNumberToObject(o, "redis_round_trips_per_page", per_page(r->cmd_rts, n));
+	cJSON_AddNumberToObject(o, "redis_flights_per_page", per_page(r->cmd_flights, n));
+	cJSON_AddNumberToObject(o, "redis_commands_per_page", per_page(r->cmds, n));
 	double rrt[2], rcm[2]; /* estimated: their 95% intervals (docs/pages.md) */
 	if (route_redis_interval(r, rrt, rcm)) {
 		add_range(o, "redis_round_trips_interval95", rrt[0], rrt[1]);
@@ -495,10 +495,10 @@ static void http_json(cJSON *root, const struct analysis *a)
 	cJSON_AddNumberToObject(h, "round_trips_in_pages", (double)at->rts_in_pages);
 	cJSON_AddNumberToObject(h, "round_trips_outside_pages", (double)at->rts_outside);
 	if (a->opts.nredis_ports) {
-		cJSON_AddNumberToObject(h, "redis_round_trips_in_pages", (double)at->redis_in_pages);
+		cJSON_AddNumberToObject(h, "redis_round_trips_in_pages", (double)at->cmd_rts_in_pages);
 		cJSON_AddNumberToObject(h, "redis_round_trips_outside_pages",
-					(double)at->redis_outside);
-		cJSON_AddNumberToObject(h, "redis_round_trips_shared", (double)at->redis_shared);
+					(double)at->cmd_rts_outside);
+		cJSON_AddNumberToObject(h, "redis_round_trips_shared", (double)at->cmd_rts_shared);
 	}
 	/* pages overlapping pages of other routes: in the routes, estimated */
 	cJSON *mx = cJSON_AddObjectToObject(h, "mixed_routes");

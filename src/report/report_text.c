@@ -51,11 +51,11 @@ static void redis_routes_table(FILE *out, const struct analysis *a)
 			continue;
 		double n = (double)r->pages;
 		fprintf(out, "  %-28s %6" PRIu64 " %13.2f %16.2f %15.2f  %s\n", r->name, r->pages,
-			r->redis_rt / n, r->redis_flights / n, r->redis_cmds / n, route_attribution(r));
+			r->cmd_rts / n, r->cmd_flights / n, r->cmds / n, route_attribution(r));
 	}
 	fprintf(out, "redis round trips: %" PRIu64 " in pages (%" PRIu64 " shared by several), %" PRIu64
 		     " outside any page\n",
-		at->redis_in_pages, at->redis_shared, at->redis_outside);
+		at->cmd_rts_in_pages, at->cmd_rts_shared, at->cmd_rts_outside);
 }
 
 static void routes_table(FILE *out, const struct analysis *a, const struct evidence *ev)

@@ -469,7 +469,7 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 		bind_measured(st, k++, pg, route_inferred_share(r));
 		bind_measured(st, k++, pg, lo);
 		bind_measured(st, k++, pg, hi);
-		double redis[] = {r->redis_rt, r->redis_flights, r->redis_cmds};
+		double redis[] = {r->cmd_rts, r->cmd_flights, r->cmds};
 		for (size_t j = 0; j < sizeof redis / sizeof redis[0]; j++) {
 			if (analysis_redis_measured(a))
 				db_bind_double(st, k++, redis[j] / n);

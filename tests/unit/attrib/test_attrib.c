@@ -170,8 +170,8 @@ static const struct attrib_route *streamed_flight(uint32_t c, const uint64_t at[
 	attrib_finish(&a);
 	const struct attrib_route *rc = &a.routes[c];
 	CHECK_EQ_U(rc->pages, 4);
-	CHECK(fabs(rc->redis_cmds - 4) < 1e-9);
-	CHECK(fabs(rc->redis_rt - 4) < 1e-9);
+	CHECK(fabs(rc->cmds - 4) < 1e-9);
+	CHECK(fabs(rc->cmd_rts - 4) < 1e-9);
 	return rc;
 }
 
@@ -216,9 +216,9 @@ static void test_redis_streaming_flight(void)
 				(uint64_t)(10 * i + 9) * MS, 1 + (uint64_t)i, "GET", "/cached/", 200);
 	static const uint64_t at[4] = {2 * MS, 12 * MS, 22 * MS, 32 * MS}; /* one GET per page */
 	const struct attrib_route *rc = streamed_flight(c, at, 35 * MS);
-	CHECK(fabs(rc->redis_flights - 1) < 1e-9);
-	CHECK_EQ_U(a.redis_in_pages, 1);
-	CHECK_EQ_U(a.redis_shared, 0);
+	CHECK(fabs(rc->cmd_flights - 1) < 1e-9);
+	CHECK_EQ_U(a.cmd_rts_in_pages, 1);
+	CHECK_EQ_U(a.cmd_rts_shared, 0);
 	attrib_free(&a);
 }
 
@@ -237,7 +237,7 @@ static void test_redis_pipeline_kept_full(void)
 				1 + (uint64_t)i, "GET", "/cached/", 200);
 	static const uint64_t at[4] = {2 * MS, 8 * MS, 13 * MS, 18 * MS}; /* alone, then two pages */
 	const struct attrib_route *rc = streamed_flight(c, at, 24 * MS);
-	printf("  a pipeline kept full: %.3f round trips for 4 pages of one GET\n", rc->redis_rt);
+	printf("  a pipeline kept full: %.3f round trips for 4 pages of one GET\n", rc->cmd_rts);
 	attrib_free(&a);
 }
 
@@ -265,13 +265,13 @@ static void test_redis_mixed_routes(void)
 	attrib_finish(&a);
 	const struct attrib_route *rc = &a.routes[c], *rd = &a.routes[d];
 	printf("  redis, mixed routes: cached %.3f, other %.3f commands per page (%u / %u pages)\n",
-	       rc->redis_cmds / rc->pages, rd->redis_cmds / rd->pages, nc, nd);
+	       rc->cmds / rc->pages, rd->cmds / rd->pages, nc, nd);
 	CHECK(rc->pages == nc && rd->pages == nd);
-	CHECK(fabs(rc->redis_cmds / rc->pages - 1) < 0.05);
-	CHECK(rd->redis_cmds / rd->pages < 0.05);
-	CHECK(fabs(rc->redis_cmds + rd->redis_cmds - nc) < 1e-6); /* every command somewhere */
-	CHECK(fabs(rc->redis_rt / rc->pages - 1) < 0.05);
-	CHECK(a.redis_mixed > nc / 2); /* most were held by both routes' pages */
+	CHECK(fabs(rc->cmds / rc->pages - 1) < 0.05);
+	CHECK(rd->cmds / rd->pages < 0.05);
+	CHECK(fabs(rc->cmds + rd->cmds - nc) < 1e-6); /* every command somewhere */
+	CHECK(fabs(rc->cmd_rts / rc->pages - 1) < 0.05);
+	CHECK(a.cmds_mixed > nc / 2); /* most were held by both routes' pages */
 	/* each estimate with its 95% interval, holding the truth (1 and 0 per
 	 * page); the audit judges Redis budgets by it */
 	double rt[2], cm[2], rt2[2], cm2[2];
@@ -298,9 +298,9 @@ static void test_redis_flight_share(void)
 	add_cmd(&a, 5, 0, 12 * MS, 3, "GET"); /* page 2 alone */
 	attrib_finish(&a);
 	const struct attrib_route *rc = &a.routes[c];
-	CHECK(fabs(rc->redis_cmds - 3) < 1e-9);
-	CHECK(fabs(rc->redis_rt - 2) < 1e-9);
-	CHECK(fabs(rc->redis_flights - 1) < 1e-9);
+	CHECK(fabs(rc->cmds - 3) < 1e-9);
+	CHECK(fabs(rc->cmd_rts - 2) < 1e-9);
+	CHECK(fabs(rc->cmd_flights - 1) < 1e-9);
 	attrib_free(&a);
 }
 
@@ -332,16 +332,16 @@ static void test_redis_pages(void)
 	attrib_finish(&a);
 	const struct attrib_route *rc = &a.routes[c], *rd = &a.routes[d];
 	CHECK_EQ_U(rc->pages, 9);
-	CHECK(fabs(rc->redis_rt - 10) < 1e-9);   /* 2 + 8 x 1/8 x 8 */
-	CHECK(fabs(rc->redis_flights - 10) < 1e-9);
-	CHECK(fabs(rc->redis_cmds - 11) < 1e-9);
-	CHECK(fabs(rd->redis_rt - 8) < 1e-9);    /* each page waited on the one flight */
-	CHECK(fabs(rd->redis_flights - 1) < 1e-9); /* the server saw one */
-	CHECK(fabs(rd->redis_cmds - 8) < 1e-9);
+	CHECK(fabs(rc->cmd_rts - 10) < 1e-9);   /* 2 + 8 x 1/8 x 8 */
+	CHECK(fabs(rc->cmd_flights - 10) < 1e-9);
+	CHECK(fabs(rc->cmds - 11) < 1e-9);
+	CHECK(fabs(rd->cmd_rts - 8) < 1e-9);    /* each page waited on the one flight */
+	CHECK(fabs(rd->cmd_flights - 1) < 1e-9); /* the server saw one */
+	CHECK(fabs(rd->cmds - 8) < 1e-9);
 	CHECK(rd->rt == 0);                      /* nothing of PostgreSQL's */
-	CHECK_EQ_U(a.redis_in_pages, 11);
-	CHECK_EQ_U(a.redis_shared, 9);
-	CHECK_EQ_U(a.redis_outside, 1);
+	CHECK_EQ_U(a.cmd_rts_in_pages, 11);
+	CHECK_EQ_U(a.cmd_rts_shared, 9);
+	CHECK_EQ_U(a.cmd_rts_outside, 1);
 	attrib_free(&a);
 }
 
@@ -850,9 +850,9 @@ static void test_unplaced_beside_redis(void)
 	const struct attrib_route *rx = &a.routes[x], *ry = &a.routes[y], *rc = &a.routes[c];
 	printf("  unplaced beside redis: x %.2f y %.2f (unplaced %u, %.0f round trips), cached %.3f"
 	       " commands per page\n", rx->rt / rx->pages, ry->rt / ry->pages, a.unplaced_feats,
-	       a.unplaced_rts, rc->redis_cmds / rc->pages);
-	CHECK(a.redis_mixed > nc / 2); /* the Redis fit ran */
-	CHECK(fabs(rc->redis_cmds / rc->pages - 1) < 0.05);
+	       a.unplaced_rts, rc->cmds / rc->pages);
+	CHECK(a.cmds_mixed > nc / 2); /* the Redis fit ran */
+	CHECK(fabs(rc->cmds / rc->pages - 1) < 0.05);
 	CHECK_EQ_U(a.unplaced_feats, 1);
 	CHECK(fabs(a.unplaced_rts - 2000) < 1e-6);
 	/* the Redis command sent alike beside both routes: a note of its own,
@@ -865,7 +865,7 @@ static void test_unplaced_beside_redis(void)
 	/* and so do their Redis intervals, of the SET: none to one per page */
 	double rt[2], cm[2];
 	CHECK(route_redis_interval(rx, rt, cm));
-	printf("  the SET's routes: x %.3f (%.3f-%.3f) commands per page\n", rx->redis_cmds / rx->pages,
+	printf("  the SET's routes: x %.3f (%.3f-%.3f) commands per page\n", rx->cmds / rx->pages,
 	       cm[0], cm[1]);
 	CHECK(cm[0] <= 1e-6 && cm[1] >= 1 - 1e-6);
 	CHECK(route_redis_interval(ry, rt, cm) && cm[0] <= 1e-6 && cm[1] >= 1 - 1e-6);

@@ -18,7 +18,7 @@ static void feed(struct attrib *a, bool threaded)
 {
 	struct attrib_pipe p;
 	attrib_init(a, 2 * MS, 0);
-	a->infer.threads = a->rinfer.threads = threaded ? 2 : 1;
+	a->infer.threads = a->cmd_infer.threads = threaded ? 2 : 1;
 	attrib_pipe_start(&p, a, threaded);
 	uint64_t rng = 7, serial = 0;
 	for (uint32_t i = 0; i < 20000; i++) {
@@ -70,7 +70,7 @@ static void test_same_through_a_thread(void)
 	for (uint32_t i = 0; i < one.nroutes && i < two.nroutes; i++) {
 		const struct attrib_route *x = &one.routes[i], *y = &two.routes[i];
 		differ += strcmp(x->name, y->name) != 0 || x->pages != y->pages || x->rt != y->rt ||
-			  x->rfq != y->rfq || x->redis_rt != y->redis_rt || x->redis_cmds != y->redis_cmds ||
+			  x->rfq != y->rfq || x->cmd_rts != y->cmd_rts || x->cmds != y->cmds ||
 			  x->inferred != y->inferred || x->var != y->var ||
 			  memcmp(x->by_class, y->by_class, sizeof x->by_class) != 0;
 	}

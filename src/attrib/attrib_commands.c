@@ -1,4 +1,4 @@
-/* attrib_redis.c - a Redis command given to the pages that held its flight (attrib_impl.h). */
+/* attrib_commands.c - a command (Redis's) given to the pages that held its flight (attrib_impl.h). */
 #include "attrib_impl.h"
 #include "base/hash.h"
 #include "base/timing.h"
@@ -10,17 +10,17 @@
 
 /* The entry following connection conn's open flight (created when asked
  * for: the least recently used of its set of 4 given up), or NULL. */
-static struct attrib_redis_flight *redis_flight(struct attrib *a, uint64_t conn, bool create)
+static struct attrib_open_flight *open_flight(struct attrib *a, uint64_t conn, bool create)
 {
-	if (!a->rflights && (!create || !(a->rflights = calloc(ATTRIB_REDIS_CONNS,
-								sizeof(*a->rflights)))))
+	if (!a->open_flights && (!create || !(a->open_flights = calloc(ATTRIB_CMD_CONNS,
+								sizeof(*a->open_flights)))))
 		return NULL;
-	struct attrib_redis_flight *set =
-		&a->rflights[conn_hash(conn) % (ATTRIB_REDIS_CONNS / 4) * 4];
-	struct attrib_redis_flight *old = set;
+	struct attrib_open_flight *set =
+		&a->open_flights[conn_hash(conn) % (ATTRIB_CMD_CONNS / 4) * 4];
+	struct attrib_open_flight *old = set;
 	for (int i = 0; i < 4; i++) {
 		if (set[i].conn == conn + 1) {
-			set[i].used = ++a->rflight_clock;
+			set[i].used = ++a->open_flight_clock;
 			return &set[i];
 		}
 		if (set[i].used < old->used)
@@ -30,20 +30,20 @@ static struct attrib_redis_flight *redis_flight(struct attrib *a, uint64_t conn,
 		return NULL;
 	old->conn = conn + 1;
 	old->flight = UINT64_MAX;
-	old->used = ++a->rflight_clock;
+	old->used = ++a->open_flight_clock;
 	return old;
 }
 
-/* A Redis command name's feature in rinfer: its hash's slot (the last
+/* A Redis command name's feature in cmd_infer: its hash's slot (the last
  * one when all are taken, "others"). */
-static uint32_t redis_feature(struct attrib *a, uint64_t h)
+static uint32_t cmd_feature(struct attrib *a, uint64_t h)
 {
 	for (uint32_t i = 0; i < INFER_FEATURES - 1; i++) {
 		uint32_t f = (uint32_t)((h + i) % (INFER_FEATURES - 1));
-		if (a->rfeat[f] == h + 1)
+		if (a->cmd_feat[f] == h + 1)
 			return f;
-		if (a->rfeat[f] == 0) {
-			a->rfeat[f] = h + 1;
+		if (a->cmd_feat[f] == 0) {
+			a->cmd_feat[f] = h + 1;
 			return f;
 		}
 	}
@@ -65,7 +65,7 @@ static uint32_t redis_feature(struct attrib *a, uint64_t h)
  * scaled by it and capped at one (the largest capped first); never below 1 */
 static double fill_level(double *w, uint32_t n, double target)
 {
-	for (uint32_t i = 1; i < n; i++) /* descending: at most ATTRIB_REDIS_PAGES */
+	for (uint32_t i = 1; i < n; i++) /* descending: at most ATTRIB_CMD_PAGES */
 		for (uint32_t k = i; k > 0 && w[k - 1] < w[k]; k--) {
 			double t = w[k];
 			w[k] = w[k - 1];
@@ -84,10 +84,10 @@ static double fill_level(double *w, uint32_t n, double target)
 	return lambda;
 }
 
-static void redis_waits(struct attrib *a, struct attrib_redis_flight *e)
+static void cmd_waits(struct attrib *a, struct attrib_open_flight *e)
 {
-	double total = 0, fixed = 0, most = 0, order[ATTRIB_REDIS_PAGES];
-	bool open[ATTRIB_REDIS_PAGES];
+	double total = 0, fixed = 0, most = 0, order[ATTRIB_CMD_PAGES];
+	bool open[ATTRIB_CMD_PAGES];
 	uint32_t nopen = 0;
 	for (uint32_t j = 0; j < e->n; j++) {
 		open[j] = a->pages[e->slot[j]].serial == e->serial[j];
@@ -108,44 +108,44 @@ static void redis_waits(struct attrib *a, struct attrib_redis_flight *e)
 			continue;
 		double w = lambda * e->cmds[j];
 		w = w < 1 ? w : 1;
-		a->pages[e->slot[j]].redis_rt += w - e->waits[j];
+		a->pages[e->slot[j]].cmd_rts += w - e->waits[j];
 		e->waits[j] = w;
 	}
 }
 
 /* A Redis command: its candidate pages share it (attrib_add, a COMMAND),
- * and the round trips they waited on follow (redis_waits).  Past
- * ATTRIB_REDIS_PAGES pages in one flight the oldest followed is given up
+ * and the round trips they waited on follow (cmd_waits).  Past
+ * ATTRIB_CMD_PAGES pages in one flight the oldest followed is given up
  * (a page of it sending again would count up to one round trip more). */
-void attrib_place_redis_cmd(struct attrib *a, const struct attrib_rt_rec *r)
+void attrib_place_cmd(struct attrib *a, const struct attrib_rt_rec *r)
 {
 	const struct attrib_cands *k = attrib_candidates(a, r->t_start);
 	bool first = r->commands == 1;
 	if (first) { /* the flight, as the server saw it: once */
-		a->redis_outside += k->n == 0;
-		a->redis_in_pages += k->n > 0;
-		a->redis_shared += k->n > 1;
+		a->cmd_rts_outside += k->n == 0;
+		a->cmd_rts_in_pages += k->n > 0;
+		a->cmd_rts_shared += k->n > 1;
 	}
 	if (k->n == 0)
 		return;
-	struct attrib_redis_flight *e = redis_flight(a, r->conn, true);
+	struct attrib_open_flight *e = open_flight(a, r->conn, true);
 	if (!e) {
 		a->dropped++; /* no memory to follow its flight */
 		return;
 	}
-	if (e->flight != r->redis_flight) {
-		e->flight = r->redis_flight;
+	if (e->flight != r->cmd_flight) {
+		e->flight = r->cmd_flight;
 		e->n = e->next = 0;
 	}
 	/* by route: one route's pages share it equally, certain; several
 	 * routes' by the model's running guess, each route's pages by density */
 	double pr[64];
-	uint32_t f = redis_feature(a, r->sig);
+	uint32_t f = cmd_feature(a, r->sig);
 	if (k->g.n == 1) {
-		infer_certain(&a->rinfer, k->g.grp[0].route, f, 1);
+		infer_certain(&a->cmd_infer, k->g.grp[0].route, f, 1);
 	} else {
-		a->redis_mixed++;
-		infer_weigh(&a->rinfer, f, k->g.grp, k->g.n, pr);
+		a->cmds_mixed++;
+		infer_weigh(&a->cmd_infer, f, k->g.grp, k->g.n, pr);
 	}
 	for (uint32_t i = 0; i < k->n; i++) {
 		uint32_t slot = k->c[i];
@@ -154,33 +154,33 @@ void attrib_place_redis_cmd(struct attrib *a, const struct attrib_rt_rec *r)
 		double share = k->g.n == 1 ? 1.0 / k->n
 			       : x->w > 0   ? pr[k->g.in[i]] * k->d[i] / x->w
 					    : 0;
-		p->redis_cmds += share;
+		p->cmds += share;
 		if (first)
-			p->redis_flights += share;
+			p->cmd_flights += share;
 		uint32_t j = 0;
 		while (j < e->n && !(e->slot[j] == slot && e->serial[j] == p->serial))
 			j++;
 		if (j == e->n) {
-			if (e->n < ATTRIB_REDIS_PAGES)
+			if (e->n < ATTRIB_CMD_PAGES)
 				e->n++;
 			else
-				j = e->next++ % ATTRIB_REDIS_PAGES;
+				j = e->next++ % ATTRIB_CMD_PAGES;
 			e->slot[j] = slot;
 			e->serial[j] = p->serial;
 			e->cmds[j] = e->waits[j] = 0;
 		}
 		e->cmds[j] += share;
 	}
-	redis_waits(a, e);
+	cmd_waits(a, e);
 }
 
 /* A Redis flight answered (attrib_add, a FLIGHT, for on_page): listed with
  * each page still open that had commands in it, at the round trip it
  * waited on. */
-void attrib_place_redis_rt(struct attrib *a, const struct attrib_rt_rec *r)
+void attrib_place_cmd_rt(struct attrib *a, const struct attrib_rt_rec *r)
 {
-	struct attrib_redis_flight *e = redis_flight(a, r->conn, false);
-	if (!e || e->flight != r->redis_flight)
+	struct attrib_open_flight *e = open_flight(a, r->conn, false);
+	if (!e || e->flight != r->cmd_flight)
 		return;
 	for (uint32_t j = 0; j < e->n; j++) {
 		struct attrib_page *p = &a->pages[e->slot[j]];
