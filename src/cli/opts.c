@@ -20,6 +20,7 @@ enum {
 	O_ROUTE_VALUES,
 	O_PAGE_TIMEOUT, O_MAX_BUFFER, O_DB, O_APP, O_LABEL, O_STORE_RTS, O_OUTPUT, O_FORMAT,
 	O_HELP, /* command options have smaller ids */
+	O_PAGE_BUDGET, /* + a page figure's number (OPTG_BUDGETS) */
 };
 
 struct shared {
@@ -211,6 +212,8 @@ int opts_parse(int argc, char **argv, unsigned groups, const char *const *format
 	o->ro.progress = isatty(2);
 	o->format = formats ? formats[0] : NULL;
 	o->rest = rest;
+	for (int i = 0; i < PAGE_FIGS_MAX; i++)
+		o->page_budget[i] = -1;
 
 	/* the getopt_long table: the command's own options (which may take a
 	 * shared name over: audit's --route), the shared groups, --help */
@@ -242,6 +245,11 @@ int opts_parse(int argc, char **argv, unsigned groups, const char *const *format
 				shorts[ns++] = ':';
 		}
 	}
+	const struct page_figure *f;
+	for (int i = 0; (groups & OPTG_BUDGETS) && (f = analysis_page_figure(i, NULL)); i++)
+		if (f->option && nl < MAX_OPTS - 1)
+			lo[nl++] = (struct option){f->option, required_argument, NULL,
+						   O_PAGE_BUDGET + i};
 	lo[nl++] = (struct option){"help", no_argument, NULL, O_HELP};
 	shorts[ns++] = 'h';
 	shorts[ns] = '\0';
@@ -268,6 +276,14 @@ int opts_parse(int argc, char **argv, unsigned groups, const char *const *format
 				return -1;
 			}
 			rest[o->nrest++] = optarg;
+			continue;
+		}
+		if (id >= O_PAGE_BUDGET) {
+			char flag[80];
+			snprintf(flag, sizeof flag, "--%s", analysis_page_figure(id - O_PAGE_BUDGET, NULL)->option);
+			if (!opt_number(flag, optarg, 0, 1e15, "a number >= 0",
+					&o->page_budget[id - O_PAGE_BUDGET]))
+				return -1;
 			continue;
 		}
 		int rc = id < O_READ ? fn(ctx, id, optarg) : shared_opt(o, id, optarg, formats);

@@ -60,6 +60,8 @@ enum opt_group {
 	OPTG_READ = 1 << 10,  /* -r/--read FILE without OPTG_FILES: among the positional
 			       * arguments (audit: capture files, or --db) */
 	OPTG_DB_PICK = 1 << 11, /* --app, --label: which stored run (audit) */
+	OPTG_BUDGETS = 1 << 12, /* --max-...-per-page N of every page figure with a
+				 * budget (figure.h's option: --max-redis-rt-per-page) */
 };
 
 /* An option of one command alone. */
@@ -80,6 +82,9 @@ struct cmd_opts {
 	const char *output; /* NULL: standard output */
 	char **rest;        /* positional arguments when OPTG_FILES is not taken */
 	int nrest;
+	/* OPTG_BUDGETS: each page figure's budget, numbered as
+	 * analysis_page_figure; -1 where none was given */
+	double page_budget[PAGE_FIGS_MAX];
 };
 
 /* Parse argv.  formats: NULL-terminated names for -F (the first is the

@@ -27,7 +27,9 @@ struct adata {
 
 struct policy {
 	double max_rt, max_rfq, max_pings, max_conns, min_pages, max_increase;
-	double max_redis_rt, max_redis_cmds; /* Redis per page (--redis-port) */
+	/* page figures' budgets (figure.h's option), numbered as
+	 * analysis_page_figure; -1: none */
+	double max_page[PAGE_FIGS_MAX];
 	bool forbid_ping, forbid_acq, forbid_rel, forbid_returned;
 	bool allow[EV_NCODES]; /* findings that do not fail the gate */
 	int nbudgets;

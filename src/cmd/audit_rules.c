@@ -42,47 +42,50 @@ static int add_check(struct checks *cs, const char *cls, const char *name, bool 
 
 static const char *PINGS_DOC = "see docs/pools.md for what each pool sends and the setting";
 
-/* Redis per page: not measured (no --redis-port) is no evidence, and fails;
- * estimated where pages of several routes held the commands, it is judged
- * by its 95% interval as the round trips are (failed only when the whole
- * interval is over the budget), and fails where there is none (a stored
- * run keeps none). */
-static void redis_rules(struct checks *cs, const struct route_figures *r, const struct policy *p)
+/* The page figures' budgets (figure.h: Redis's round trips and commands per
+ * page): not measured (without the protocol's ports) is no evidence, and
+ * fails; estimated where pages of several routes held the commands, a
+ * figure is judged by its 95% interval as the round trips are (failed only
+ * when the whole interval is over the budget), and fails where there is
+ * none (a stored run keeps none). */
+static void page_rules(struct checks *cs, const struct route_figures *r, const struct policy *p)
 {
-	const struct {
-		double limit, v, lo, hi;
-		const char *name, *what;
-	} rules[] = {
-		{p->max_redis_rt, r->redis_rt, r->redis_rt_lo, r->redis_rt_hi,
-		 "redis-round-trips-per-page", "Redis round trips"},
-		{p->max_redis_cmds, r->redis_cmds, r->redis_cmds_lo, r->redis_cmds_hi,
-		 "redis-commands-per-page", "Redis commands"},
-	};
-	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-		double limit = rules[i].limit, v = rules[i].v;
-		if (limit < 0)
+	const struct proto_ops *proto;
+	const struct page_figure *f;
+	for (int i = 0; (f = analysis_page_figure(i, &proto)); i++) {
+		double limit = p->max_page[i], v = r->page[i];
+		if (limit < 0 || !f->rule)
 			continue;
 		if (isnan(v))
-			add_check(cs, r->route, rules[i].name, false,
-				  "%s per page not measured: analyse with --redis-port", rules[i].what);
-		else if (strstr(r->attribution, "estimated") && !isnan(rules[i].lo)) {
-			double lo = rules[i].lo, hi = rules[i].hi;
+			add_check(cs, r->route, f->rule, false, "%s per page not measured: analyse with %s",
+				  f->what, proto->port_option);
+		else if (strstr(r->attribution, "estimated") && !isnan(r->page_lo[i])) {
+			double lo = r->page_lo[i], hi = r->page_hi[i];
 			bool over = lo > limit + 1e-9, under = hi <= limit + 1e-9;
-			add_check(cs, r->route, rules[i].name, !over,
+			add_check(cs, r->route, f->rule, !over,
 				  "%.2f %s per page, estimated (95%% interval %.2f-%.2f) %s budget %g%s",
-				  v, rules[i].what, lo, hi,
+				  v, f->what, lo, hi,
 				  over ? "wholly over" : under ? "within" : "straddles", limit,
 				  over || under ? "" : ": not failed, the estimate cannot tell "
 						       "(measure the route alone to know)");
 		} else if (strstr(r->attribution, "estimated"))
-			add_check(cs, r->route, rules[i].name, false,
+			add_check(cs, r->route, f->rule, false,
 				  "%.2f %s per page, estimated: pages of other routes held them, "
 				  "and no interval is kept with a stored run; audit the capture",
-				  v, rules[i].what);
+				  v, f->what);
 		else
-			add_check(cs, r->route, rules[i].name, v <= limit + 1e-9, "%.2f %s per page %s %g",
-				  v, rules[i].what, v <= limit + 1e-9 ? "<=" : ">", limit);
+			add_check(cs, r->route, f->rule, v <= limit + 1e-9, "%.2f %s per page %s %g",
+				  v, f->what, v <= limit + 1e-9 ? "<=" : ">", limit);
 	}
+}
+
+/* Some page figure has a budget. */
+static bool page_budgets(const struct policy *p)
+{
+	for (int i = 0; i < PAGE_FIGS_MAX; i++)
+		if (p->max_page[i] >= 0)
+			return true;
+	return false;
 }
 
 /* The fatal finding allowed by name (--allow), or NULL: rules on what was
@@ -98,7 +101,7 @@ static const char *fatal_allowed(const struct adata *d, const struct policy *p)
 void audit_per_page(struct checks *cs, const struct adata *d, const struct policy *p)
 {
 	bool any = p->max_rt >= 0 || p->max_rfq >= 0 || p->max_pings >= 0 || p->max_conns >= 0 ||
-		   p->max_redis_rt >= 0 || p->max_redis_cmds >= 0 || p->nbudgets;
+		   page_budgets(p) || p->nbudgets;
 	if (any && d->n == 0) {
 		if (!d->http)
 			add_check(cs, "pages", "pages-seen", false,
@@ -128,7 +131,7 @@ void audit_per_page(struct checks *cs, const struct adata *d, const struct polic
 					  "round trips per page not measured (the run measured no "
 					  "PostgreSQL: %s%s)",
 					  allowed ? allowed : "see its warnings", allowed ? " allowed" : "");
-			redis_rules(cs, r, p);
+			page_rules(cs, r, p);
 			continue;
 		}
 		double limit = p->max_rt;
@@ -173,7 +176,7 @@ void audit_per_page(struct checks *cs, const struct adata *d, const struct polic
 				  rel, pings <= p->max_pings + 1e-9 ? "<=" : ">", p->max_pings,
 				  pings > p->max_pings + 1e-9 ? "; " : "",
 				  pings > p->max_pings + 1e-9 ? PINGS_DOC : "");
-		redis_rules(cs, r, p);
+		page_rules(cs, r, p);
 		if (p->max_conns >= 0 && isnan(r->conns)) {
 			add_check(cs, r->route, "connections-per-page", false,
 				  "connections per page not measured: every page overlapped pages of "
@@ -462,8 +465,6 @@ static int policy_number(const cJSON *it, struct policy *p, const char *path)
 		{"max_rfq_per_page", offsetof(struct policy, max_rfq)},
 		{"max_pings_per_page", offsetof(struct policy, max_pings)},
 		{"max_connections_per_page", offsetof(struct policy, max_conns)},
-		{"max_redis_rt_per_page", offsetof(struct policy, max_redis_rt)},
-		{"max_redis_cmds_per_page", offsetof(struct policy, max_redis_cmds)},
 		{"min_pages", offsetof(struct policy, min_pages)},
 		{"max_increase", offsetof(struct policy, max_increase)},
 	};
@@ -475,6 +476,21 @@ static int policy_number(const cJSON *it, struct policy *p, const char *path)
 			return -1;
 		}
 		*(double *)((char *)p + nums[i].off) = it->valuedouble;
+		return 1;
+	}
+	const struct page_figure *f; /* a page figure's budget: its option, '_' for '-' */
+	for (int i = 0; (f = analysis_page_figure(i, NULL)); i++) {
+		char key[64];
+		snprintf(key, sizeof key, "%s", f->option ? f->option : "");
+		for (char *c = key; *c; c++)
+			*c = *c == '-' ? '_' : *c;
+		if (!f->option || strcmp(it->string, key) != 0)
+			continue;
+		if (!cJSON_IsNumber(it) || it->valuedouble < 0) {
+			warnx_("%s: rule \"%s\": expected a number >= 0", path, it->string);
+			return -1;
+		}
+		p->max_page[i] = it->valuedouble;
 		return 1;
 	}
 	return 0;

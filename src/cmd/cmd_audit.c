@@ -26,6 +26,19 @@
 
 static void help(FILE *out)
 {
+	/* the page figures' budgets (figure.h), a line each */
+	char budgets[1024] = "";
+	size_t o = 0;
+	const struct proto_ops *proto;
+	const struct page_figure *f;
+	for (int i = 0; (f = analysis_page_figure(i, &proto)) && o < sizeof budgets; i++) {
+		if (!f->option)
+			continue;
+		char flag[96];
+		int w = snprintf(flag, sizeof flag, "      --%s N", f->option);
+		o += (size_t)snprintf(budgets + o, sizeof budgets - o, "%s%*s%s per page (%s)\n", flag,
+				      w < 31 ? 33 - w : 2, "", f->what, proto->port_option);
+	}
 	fprintf(out, "Usage: pgrtt audit [RULES] [--http-port PORT] [-p PORT] [--redis-port PORT] FILE...\n"
 	      "       pgrtt audit [RULES] --db FILE|URI [--app NAME] [--label K=V] [--run N|latest]\n"
 	      "                                                   (PGRTT_DB without --db)\n"
@@ -38,8 +51,7 @@ static void help(FILE *out)
 	      "      --max-rfq-per-page N       ReadyForQuery per page\n"
 	      "      --max-pings-per-page N     pings per page\n"
 	      "      --max-connections-per-page N  distinct PostgreSQL connections per page\n"
-	      "      --max-redis-rt-per-page N  Redis round trips per page (--redis-port)\n"
-	      "      --max-redis-cmds-per-page N  Redis commands per page (--redis-port)\n"
+	      "%s"
 	      "      --route 'PATTERN=N'        round trips per page for one route\n"
 	      "      --forbid WHAT              ping, acquire-ping, release-ping or\n"
 	      "                                 returned-in-transaction (repeatable)\n"
@@ -63,7 +75,7 @@ static void help(FILE *out)
 	      "output), --write-baseline FILE (also write the measured routes as a baseline).\n"
 	      "Exit status: 0 every rule and the evidence hold, 1 one failed, 2 the input\n"
 	      "could not be used (or nothing usable was measured), 64 usage error.\n",
-	      ev_code_list());
+	      budgets, ev_code_list());
 }
 
 /* ---------------------------------------------------------------------- */
@@ -101,14 +113,17 @@ static int from_analysis(const struct analysis *a, bool partial, struct adata *d
 			x->inferred = x->rt_lo = x->rt_hi = NAN;
 			snprintf(x->attribution, sizeof x->attribution, "not measured");
 		}
-		x->redis_rt = analysis_redis_measured(a) ? r->cmd_rts / n : NAN;
-		x->redis_cmds = analysis_redis_measured(a) ? r->cmds / n : NAN;
-		double rrt[2], rcm[2];
-		route_redis_interval(r, rrt, rcm); /* NAN where none */
-		x->redis_rt_lo = rrt[0];
-		x->redis_rt_hi = rrt[1];
-		x->redis_cmds_lo = rcm[0];
-		x->redis_cmds_hi = rcm[1];
+		const struct proto_ops *proto;
+		const struct page_figure *f;
+		for (int k = 0; (f = analysis_page_figure(k, &proto)); k++) {
+			double iv[2] = {NAN, NAN};
+			bool measured = analysis_measured(a, proto->id);
+			x->page[k] = measured ? route_page_count(r, f->count) / n : NAN;
+			if (measured)
+				route_page_interval(r, f->count, iv); /* NAN where none */
+			x->page_lo[k] = iv[0];
+			x->page_hi[k] = iv[1];
+		}
 		d->pages += n;
 	}
 	const struct rtt_stats *st = &analysis_pgsql(a)->tot.st;
@@ -336,7 +351,7 @@ static int write_baseline(const char *path, const struct adata *d)
 enum {
 	A_MAX_RT = 1, A_MAX_RFQ, A_MAX_PINGS, A_MAX_CONNS, A_MIN_PAGES, A_MAX_INCREASE, A_FORBID,
 	A_ROUTE, A_ALLOW, A_POLICY, A_BASELINE, A_RUN, A_JUNIT, A_WRITE_BASELINE, A_GITHUB,
-	A_MAX_REDIS_RT, A_MAX_REDIS_CMDS, A_BASELINE_FROM,
+	A_BASELINE_FROM,
 };
 
 struct audit_args {
@@ -357,13 +372,10 @@ static int audit_opt(void *ctx, int id, const char *arg)
 		[A_MAX_CONNS] = "--max-connections-per-page",
 		[A_MIN_PAGES] = "--min-pages",
 		[A_MAX_INCREASE] = "--max-increase",
-		[A_MAX_REDIS_RT] = "--max-redis-rt-per-page",
-		[A_MAX_REDIS_CMDS] = "--max-redis-cmds-per-page",
 	};
 	double *nums[] = {[A_MAX_RT] = &p->max_rt,        [A_MAX_RFQ] = &p->max_rfq,
 			  [A_MAX_PINGS] = &p->max_pings,  [A_MAX_CONNS] = &p->max_conns,
-			  [A_MIN_PAGES] = &p->min_pages,  [A_MAX_INCREASE] = &p->max_increase,
-			  [A_MAX_REDIS_RT] = &p->max_redis_rt, [A_MAX_REDIS_CMDS] = &p->max_redis_cmds};
+			  [A_MIN_PAGES] = &p->min_pages,  [A_MAX_INCREASE] = &p->max_increase};
 	switch (id) {
 	case A_MAX_RT:
 	case A_MAX_RFQ:
@@ -371,8 +383,6 @@ static int audit_opt(void *ctx, int id, const char *arg)
 	case A_MAX_CONNS:
 	case A_MIN_PAGES:
 	case A_MAX_INCREASE:
-	case A_MAX_REDIS_RT:
-	case A_MAX_REDIS_CMDS:
 		return opt_number(flags[id], arg, 0, 1e15, "a number >= 0", nums[id]) ? 0 : -1;
 	case A_FORBID:
 		if (strcmp(arg, "ping") == 0)
@@ -446,7 +456,6 @@ static void audit_init(void *state, struct cmd_opts *co)
 {
 	struct audit_args *x = state;
 	x->p.max_rt = x->p.max_rfq = x->p.max_pings = x->p.max_conns = x->p.min_pages = -1;
-	x->p.max_redis_rt = x->p.max_redis_cmds = -1;
 	x->run = "latest";
 	x->co = co; /* the route patterns must exist before the options name them */
 }
@@ -617,6 +626,7 @@ static int audit_run(const struct cmd_opts *co, void *state)
 	struct audit_args *x = state;
 	struct policy p = x->p;
 	const char *dbpath = co->db.db;
+	memcpy(p.max_page, co->page_budget, sizeof p.max_page);
 	if (x->policy && audit_load_policy(x->policy, &p) != 0)
 		return AUDIT_INPUT;
 	/* the same file to compare with and to write: its first run has none */
@@ -643,8 +653,6 @@ static const struct opt_extra own[] = {
 	{"max-rfq-per-page", 0, true, A_MAX_RFQ},
 	{"max-pings-per-page", 0, true, A_MAX_PINGS},
 	{"max-connections-per-page", 0, true, A_MAX_CONNS},
-	{"max-redis-rt-per-page", 0, true, A_MAX_REDIS_RT},
-	{"max-redis-cmds-per-page", 0, true, A_MAX_REDIS_CMDS},
 	{"min-pages", 0, true, A_MIN_PAGES},
 	{"max-increase", 0, true, A_MAX_INCREASE},
 	{"forbid", 0, true, A_FORBID},
@@ -665,7 +673,7 @@ const struct command cmd_audit = {
 	.summary = "CI gate: exit 1 when pages cost too many round trips or pools ping",
 	.help = help,
 	.groups = OPTG_READ | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
-		  OPTG_OUTPUT | OPTG_FORMAT | OPTG_DB_READ | OPTG_DB_PICK,
+		  OPTG_OUTPUT | OPTG_FORMAT | OPTG_DB_READ | OPTG_DB_PICK | OPTG_BUDGETS,
 	.formats = formats,
 	.own = own,
 	.own_opt = audit_opt,

@@ -31,13 +31,17 @@ static const struct registered {
 	size_t opts_at;    /* its own options in struct analysis_opts */
 	size_t live_at;    /* its running figures in struct analysis_live (proto_ops.live) */
 	size_t figures_at; /* its figures in a connection's record (proto_closing.figures) */
+	size_t nports_at;  /* how many ports its port_option gave, in struct analysis_opts */
 } registry[PROTO_N] = {
 	[PROTO_PGSQL] = {&proto_pgsql, offsetof(struct analysis_opts, pgsql),
-			 offsetof(struct analysis_live, pg), offsetof(struct conn_summary, st)},
+			 offsetof(struct analysis_live, pg), offsetof(struct conn_summary, st),
+			 NOT_THERE},
 	[PROTO_HTTP] = {&proto_http, offsetof(struct analysis_opts, http),
-			offsetof(struct analysis_live, http), NOT_THERE},
+			offsetof(struct analysis_live, http), NOT_THERE,
+			offsetof(struct analysis_opts, nhttp_ports)},
 	[PROTO_REDIS] = {&proto_redis, offsetof(struct analysis_opts, redis),
-			 offsetof(struct analysis_live, redis), offsetof(struct conn_summary, redis)},
+			 offsetof(struct analysis_live, redis), offsetof(struct conn_summary, redis),
+			 offsetof(struct analysis_opts, nredis_ports)},
 };
 
 struct conn {
@@ -770,9 +774,41 @@ void analysis_free(struct analysis *a)
 	memset(a, 0, sizeof(*a));
 }
 
-bool analysis_redis_measured(const struct analysis *a)
+const struct proto_ops *analysis_protocol(enum proto_id id)
 {
-	return a->opts.nredis_ports > 0 && analysis_redis(a)->st.round_trips > 0;
+	return id > PROTO_NONE && id < PROTO_N ? registry[id].ops : NULL;
+}
+
+const struct page_figure *analysis_page_figure(int n, const struct proto_ops **proto)
+{
+	for (int p = 0; p < PROTO_N && n >= 0; p++) {
+		const struct proto_ops *ops = registry[p].ops;
+		if (!ops)
+			continue;
+		if (n < ops->npage_figs) {
+			if (proto)
+				*proto = ops;
+			return &ops->page_figs[n];
+		}
+		n -= ops->npage_figs;
+	}
+	return NULL;
+}
+
+bool analysis_asked(const struct analysis *a, enum proto_id id)
+{
+	if (!analysis_protocol(id))
+		return false;
+	size_t at = registry[id].nports_at;
+	return at == NOT_THERE || *(const int *)((const char *)&a->opts + at) > 0;
+}
+
+bool analysis_measured(const struct analysis *a, enum proto_id id)
+{
+	if (!analysis_asked(a, id))
+		return false;
+	const struct proto_ops *ops = registry[id].ops;
+	return !ops->measured || ops->measured(a->shared[id]);
 }
 
 bool analysis_pg_measured(const struct analysis *a)

@@ -152,10 +152,28 @@ void analysis_ending(struct analysis *a);
 
 void analysis_free(struct analysis *a);
 
-/* Redis per page and route stand for something: --redis-port was given and
- * Redis round trips were seen.  Otherwise they are not measured (null,
- * NULL, "-", a failed rule), never 0: a wrong port is no Redis-free app. */
-bool analysis_redis_measured(const struct analysis *a);
+/* The protocol registered as id, or NULL. */
+const struct proto_ops *analysis_protocol(enum proto_id id);
+
+/* Every protocol's figures per page (figure.h), numbered across the
+ * registry in its order: the nth, its protocol in *proto, or NULL past the
+ * last.  Stored runs are read with the same numbers. */
+const struct page_figure *analysis_page_figure(int n, const struct proto_ops **proto);
+
+/* Protocol id's servers were named (its port_option; PostgreSQL's -p
+ * always is). */
+bool analysis_asked(const struct analysis *a, enum proto_id id);
+
+/* Protocol id's figures (per page, per route) stand for something: it was
+ * asked for and its round trips were seen (proto_ops.measured, where it has one).  Otherwise
+ * they are not measured (null, NULL, "-", a failed rule), never 0: a
+ * wrong port is no Redis-free app. */
+bool analysis_measured(const struct analysis *a, enum proto_id id);
+
+static inline bool analysis_redis_measured(const struct analysis *a)
+{
+	return analysis_measured(a, PROTO_REDIS);
+}
 
 /* PostgreSQL was measured: round trips were counted, or the capture holds
  * no PostgreSQL packet at all but Redis was measured (evidence.h's

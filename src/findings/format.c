@@ -65,19 +65,29 @@ void route_interval(const struct attrib_route *r, double *lo, double *hi)
 	*hi = hi_;
 }
 
-bool route_redis_interval(const struct attrib_route *r, double rt[2], double cmds[2])
+double route_page_count(const struct attrib_route *r, enum page_count c)
+{
+	switch (c) {
+	case PAGE_CMD_RTS:
+		return r->cmd_rts;
+	case PAGE_CMD_FLIGHTS:
+		return r->cmd_flights;
+	default:
+		return r->cmds;
+	}
+}
+
+bool route_page_interval(const struct attrib_route *r, enum page_count c, double iv[2])
 {
 	if (!r->cmd_interval || r->pages == 0) {
-		rt[0] = rt[1] = cmds[0] = cmds[1] = NAN;
+		iv[0] = iv[1] = NAN;
 		return false;
 	}
 	double n = (double)r->pages;
 	/* round trips go with the commands: as many per command as the route
 	 * waited on (one each where it was given none) */
-	double k = r->cmds > 1e-9 ? r->cmd_rts / r->cmds : 1;
-	cmds[0] = r->cmd_lo / n;
-	cmds[1] = r->cmd_hi / n;
-	rt[0] = cmds[0] * k;
-	rt[1] = cmds[1] * k;
+	double k = c == PAGE_CMDS ? 1 : r->cmds > 1e-9 ? route_page_count(r, c) / r->cmds : 1;
+	iv[0] = r->cmd_lo / n * k;
+	iv[1] = r->cmd_hi / n * k;
 	return true;
 }

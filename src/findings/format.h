@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "attrib/attrib.h"
+#include "proto/figure.h"
 
 /* "ssl", "gssapi", "direct-tls", "tls" (recognised mid-stream), or NULL. */
 const char *tls_name(uint8_t tls);
@@ -27,9 +28,12 @@ double route_inferred_share(const struct attrib_route *r);
 /* A 95% interval of its round trips per page under the inference: the
  * mean +- 1.96 standard deviations of the inferred part (docs/pages.md). */
 void route_interval(const struct attrib_route *r, double *lo, double *hi);
-/* The Redis figures' 95% intervals per page, round trips as the pages
- * waited on them and commands; false (NAN) where there is none: not
- * estimated (attrib.h redis_interval) */
-bool route_redis_interval(const struct attrib_route *r, double rt[2], double cmds[2]);
+/* A page figure's count (figure.h) of a route's commands, its total over
+ * the route's pages. */
+double route_page_count(const struct attrib_route *r, enum page_count c);
+/* Its 95% interval per page; false (NAN) where there is none: not
+ * estimated (attrib.h cmd_interval).  The fit is of the commands; the
+ * other counts go with them, as many per command as the route had. */
+bool route_page_interval(const struct attrib_route *r, enum page_count c, double iv[2]);
 
 #endif

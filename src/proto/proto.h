@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "figure.h"
 #include "rt_event.h"
 
 struct conn_summary; /* the engine's record of a connection: passed to observers, not read */
@@ -87,7 +88,14 @@ struct proto_ctx {
 
 struct proto_ops {
 	enum proto_id id;
-	const char *name;
+	const char *name;  /* in keys and text: "redis" */
+	const char *title; /* in sentences: "Redis" */
+	/* The option that names its servers' ports ("--redis-port"; NULL:
+	 * -p, PostgreSQL's), and its figures per page (figure.h), npage_figs
+	 * of them: outputs loop over these and never name the protocol. */
+	const char *port_option;
+	const struct page_figure *page_figs;
+	int npage_figs;
 	size_t state_size; /* per connection, zeroed before open */
 	/* What its connections share for the whole analysis - their totals,
 	 * latencies, legs - made by shared_init at the start and freed by
@@ -122,6 +130,10 @@ struct proto_ops {
 	void (*live)(const void *st, void *out);
 	/* Those of the closed ones, from the shared state (NULL: none). */
 	void (*live_shared)(const void *shared, void *out);
+	/* Its round trips were seen: its figures stand for something (its
+	 * ports may be wrong: no traffic is no evidence of none).  NULL: its ports
+	 * being named is enough. */
+	bool (*measured)(const void *shared);
 };
 
 extern const struct proto_ops proto_pgsql, proto_http, proto_redis;

@@ -230,30 +230,27 @@ static void add_range(cJSON *o, const char *name, double lo, double hi)
 	cJSON_AddItemToArray(a, cJSON_CreateNumber(round(hi * 1e6) / 1e6 + 0.0));
 }
 
-/* The Redis figures of a route with none to show: not measured. */
-static void redis_null(cJSON *o)
+/* A route's figures per page of every protocol asked for that pages wait
+ * on beside PostgreSQL (figure.h): null where not measured or where it has
+ * no page, never 0; estimated, their 95% intervals after them. */
+static void page_figures_json(cJSON *o, const struct analysis *a, const struct attrib_route *r)
 {
-	cJSON_AddNullToObject(o, "redis_round_trips_per_page");
-	cJSON_AddNullToObject(o, "redis_flights_per_page");
-	cJSON_AddNullToObject(o, "redis_commands_per_page");
-}
-
-/* A route's Redis per page (with --redis-port; r has pages). */
-static void route_redis_json(cJSON *o, const struct attrib_route *r, bool redis_measured)
-{
+	const struct proto_ops *p;
+	const struct page_figure *f;
 	double n = (double)r->pages;
-	if (!redis_measured) {
-		redis_null(o);
-		return;
+	for (int i = 0; (f = analysis_page_figure(i, &p)); i++) {
+		if (!analysis_asked(a, p->id))
+			continue;
+		if (r->pages && analysis_measured(a, p->id))
+			cJSON_AddNumberToObject(o, f->key, per_page(route_page_count(r, f->count), n));
+		else
+			cJSON_AddNullToObject(o, f->key);
 	}
-	/* attrib.h: as the pages waited on them; the server's; commands */
-	cJSON_AddNumberToObject(o, "redis_round_trips_per_page", per_page(r->cmd_rts, n));
-	cJSON_AddNumberToObject(o, "redis_flights_per_page", per_page(r->cmd_flights, n));
-	cJSON_AddNumberToObject(o, "redis_commands_per_page", per_page(r->cmds, n));
-	double rrt[2], rcm[2]; /* estimated: their 95% intervals (docs/pages.md) */
-	if (route_redis_interval(r, rrt, rcm)) {
-		add_range(o, "redis_round_trips_interval95", rrt[0], rrt[1]);
-		add_range(o, "redis_commands_interval95", rcm[0], rcm[1]);
+	for (int i = 0; (f = analysis_page_figure(i, &p)); i++) {
+		double iv[2]; /* estimated (docs/pages.md) */
+		if (f->interval_key && analysis_measured(a, p->id) &&
+		    route_page_interval(r, f->count, iv))
+			add_range(o, f->interval_key, iv[0], iv[1]);
 	}
 }
 
@@ -265,12 +262,12 @@ static void http_latency_json(cJSON *o, const struct attrib_route *r)
 	cJSON_AddNumberToObject(lat, "p99", (double)hist_quantile(r->http_ns, 0.99) / 1e6);
 }
 
-/* redis: --redis-port was given; redis_measured: and Redis was seen
- * (analysis_redis_measured) - else its figures are null, not 0; likewise
- * pg_measured (analysis_pg_measured) for the round trips */
-static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, bool redis,
-			 bool redis_measured, bool pg_measured)
+/* PostgreSQL not measured (analysis_pg_measured): its figures are null,
+ * not 0; likewise the other protocols' (page_figures_json) */
+static cJSON *route_json(const struct analysis *a, const struct attrib_route *r)
 {
+	const struct attrib *at = &a->attrib;
+	bool pg_measured = analysis_pg_measured(a);
 	double n = (double)r->pages;
 	cJSON *o = cJSON_CreateObject();
 	esc_json_add(o, "route", r->name);
@@ -283,7 +280,7 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 	if (!r->pages || !pg_measured) {
 		/* every page open past --page-timeout, or PostgreSQL not
 		 * measured (a fatal finding, analysis_pg_measured): nothing measured,
-		 * not 0 - but a page's latency and Redis were, where there are pages */
+		 * not 0 - but a page's latency and other protocols were, where there are pages */
 		const char *before[] = {"inferred_share", "round_trips_per_page",
 					"ready_for_query_per_page", "by_class_per_page"};
 		const char *after[] = {"pg_time_per_page_ms", "connections_per_page"};
@@ -295,10 +292,7 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 			cJSON_AddNullToObject(o, "http_latency_ms");
 		for (size_t i = 0; i < sizeof after / sizeof after[0]; i++)
 			cJSON_AddNullToObject(o, after[i]);
-		if (redis && r->pages)
-			route_redis_json(o, r, redis_measured);
-		else if (redis)
-			redis_null(o);
+		page_figures_json(o, a, r);
 		return o;
 	}
 	cJSON_AddNumberToObject(o, "inferred_share", round(route_inferred_share(r) * 1e6) / 1e6);
@@ -347,8 +341,7 @@ static cJSON *route_json(const struct attrib *at, const struct attrib_route *r, 
 		cJSON_AddNullToObject(o, "connections_per_page");
 	else
 		cJSON_AddNumberToObject(o, "connections_per_page", round(cpp * 1e6) / 1e6);
-	if (redis)
-		route_redis_json(o, r, redis_measured);
+	page_figures_json(o, a, r);
 	return o;
 }
 
@@ -494,11 +487,17 @@ static void http_json(cJSON *root, const struct analysis *a)
 	cJSON_AddNumberToObject(h, "grace_ms", (double)at->grace_ns / 1e6);
 	cJSON_AddNumberToObject(h, "round_trips_in_pages", (double)at->rts_in_pages);
 	cJSON_AddNumberToObject(h, "round_trips_outside_pages", (double)at->rts_outside);
-	if (a->opts.nredis_ports) {
-		cJSON_AddNumberToObject(h, "redis_round_trips_in_pages", (double)at->cmd_rts_in_pages);
-		cJSON_AddNumberToObject(h, "redis_round_trips_outside_pages",
-					(double)at->cmd_rts_outside);
-		cJSON_AddNumberToObject(h, "redis_round_trips_shared", (double)at->cmd_rts_shared);
+	for (int p = 0; p < PROTO_N; p++) { /* the commands' round trips (attrib.h) */
+		const struct proto_ops *ops = analysis_protocol(p);
+		if (!ops || !ops->npage_figs || !analysis_asked(a, p))
+			continue;
+		const char *what[] = {"in_pages", "outside_pages", "shared"};
+		uint64_t v[] = {at->cmd_rts_in_pages, at->cmd_rts_outside, at->cmd_rts_shared};
+		for (int k = 0; k < 3; k++) {
+			char key[64];
+			snprintf(key, sizeof key, "%s_round_trips_%s", ops->name, what[k]);
+			cJSON_AddNumberToObject(h, key, (double)v[k]);
+		}
 	}
 	/* pages overlapping pages of other routes: in the routes, estimated */
 	cJSON *mx = cJSON_AddObjectToObject(h, "mixed_routes");
@@ -512,9 +511,7 @@ static void http_json(cJSON *root, const struct analysis *a)
 	for (uint32_t i = 0; i < at->nroutes; i++)
 		if (at->routes[i].pages || at->routes[i].pages_long)
 			cJSON_AddItemToArray(routes,
-					     route_json(at, &at->routes[i], a->opts.nredis_ports > 0,
-							analysis_redis_measured(a),
-							analysis_pg_measured(a)));
+					     route_json(a, &at->routes[i]));
 	
 }
 

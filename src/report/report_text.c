@@ -31,31 +31,36 @@ static void class_line(FILE *out, const struct rtt_stats *st)
 	fputc('\n', out);
 }
 
-/* Redis per page and route, beside PostgreSQL's (--redis-port) */
-static void redis_routes_table(FILE *out, const struct analysis *a)
+/* A protocol's figures per page and route, beside PostgreSQL's (figure.h:
+ * Redis's, with --redis-port) */
+static void page_figures_table(FILE *out, const struct analysis *a, const struct proto_ops *p)
 {
 	const struct attrib *at = &a->attrib;
-	if (!a->opts.nredis_ports)
+	if (!p->npage_figs || !analysis_asked(a, p->id))
 		return;
-	if (!analysis_redis_measured(a)) { /* a wrong port is no Redis-free app */
-		fprintf(out, "redis per page: not measured (no Redis round trip on the --redis-port"
-			     " ports; see warnings)\n");
+	if (!analysis_measured(a, p->id)) { /* a wrong port is no Redis-free app */
+		fprintf(out, "%s per page: not measured (no %s round trip on the %s ports; see warnings)\n",
+			p->name, p->title, p->port_option);
 		return;
 	}
-	/* Redis beside it: waited on, the server's flights, commands (attrib.h) */
-	fprintf(out, "\n  %-28s %6s %13s %16s %15s  %s\n", "route", "pages", "redis rt/page",
-		"redis flights/pg", "redis cmds/page", "attribution");
+	fprintf(out, "\n  %-28s %6s", "route", "pages");
+	for (int k = 0; k < p->npage_figs; k++)
+		fprintf(out, " %s", p->page_figs[k].head);
+	fprintf(out, "  %s\n", "attribution");
 	for (uint32_t i = 0; i < at->nroutes; i++) {
 		const struct attrib_route *r = &at->routes[i];
 		if (!r->pages)
 			continue;
 		double n = (double)r->pages;
-		fprintf(out, "  %-28s %6" PRIu64 " %13.2f %16.2f %15.2f  %s\n", r->name, r->pages,
-			r->cmd_rts / n, r->cmd_flights / n, r->cmds / n, route_attribution(r));
+		fprintf(out, "  %-28s %6" PRIu64, r->name, r->pages);
+		for (int k = 0; k < p->npage_figs; k++)
+			fprintf(out, " %*.2f", (int)strlen(p->page_figs[k].head),
+				route_page_count(r, p->page_figs[k].count) / n);
+		fprintf(out, "  %s\n", route_attribution(r));
 	}
-	fprintf(out, "redis round trips: %" PRIu64 " in pages (%" PRIu64 " shared by several), %" PRIu64
+	fprintf(out, "%s round trips: %" PRIu64 " in pages (%" PRIu64 " shared by several), %" PRIu64
 		     " outside any page\n",
-		at->cmd_rts_in_pages, at->cmd_rts_shared, at->cmd_rts_outside);
+		p->name, at->cmd_rts_in_pages, at->cmd_rts_shared, at->cmd_rts_outside);
 }
 
 static void routes_table(FILE *out, const struct analysis *a, const struct evidence *ev)
@@ -120,7 +125,9 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 		fprintf(out, "pages overlapping other routes: %" PRIu64 " (estimated: %" PRIu64
 			     " round trips held by pages of several routes given by inference)\n",
 			at->mixed_pages, at->rts_mixed);
-	redis_routes_table(out, a);
+	for (int p = 0; p < PROTO_N; p++)
+		if (analysis_protocol(p))
+			page_figures_table(out, a, analysis_protocol(p));
 }
 
 /* The Redis totals: round trips against commands (a pipeline is one round

@@ -71,13 +71,16 @@ static void runs_csv(FILE *out, const struct stored_report *r)
 
 static void routes_csv(FILE *out, const struct stored_report *r)
 {
+	const struct page_figure *f;
 	fputs("run,app,labels,route,pages,round_trips_per_page,ready_for_query_per_page,"
 	      "query_per_page,ping_per_page,ping_acquire_per_page,ping_release_per_page,"
 	      "other_per_page,http_p50_ms,http_p99_ms,attribution,lower_bound,warnings,"
-	      "inferred_share,round_trips_low,round_trips_high,redis_round_trips_per_page,"
-	      "redis_commands_per_page,ping_idle_per_page,transaction_per_page,reset_per_page,"
-	      "prepare_per_page\n",
+	      "inferred_share,round_trips_low,round_trips_high,",
 	      out);
+	for (int k = 0; (f = analysis_page_figure(k, NULL)); k++)
+		if (f->reported)
+			fprintf(out, "%s,", f->key);
+	fputs("ping_idle_per_page,transaction_per_page,reset_per_page,prepare_per_page\n", out);
 	for (int i = 0; i < r->nrows; i++) {
 		const struct route_figures *x = &r->rows[i];
 		double s[SEG_N];
@@ -93,10 +96,13 @@ static void routes_csv(FILE *out, const struct stored_report *r)
 			x->attribution, x->lower_bound);
 		esc_csv(out, x->warnings);
 		fprintf(out, ",%.6g,%.6g,%.6g,", x->inferred, x->rt_lo, x->rt_hi);
-		num(out, x->redis_rt);
-		fputc(',', out);
-		num(out, x->redis_cmds);
-		fprintf(out, ",%.6g,%.6g,%.6g,%.6g\n", s[SEG_IDLE], x->tx, x->reset, x->prepare);
+		for (int k = 0; (f = analysis_page_figure(k, NULL)); k++) {
+			if (!f->reported)
+				continue;
+			num(out, x->page[k]);
+			fputc(',', out);
+		}
+		fprintf(out, "%.6g,%.6g,%.6g,%.6g\n", s[SEG_IDLE], x->tx, x->reset, x->prepare);
 	}
 }
 

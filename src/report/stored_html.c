@@ -186,9 +186,10 @@ static void route_chart(FILE *out, const char *route, const struct svg_bar *bars
 
 static void routes_table(FILE *out, const struct stored_report *r)
 {
-	bool redis = false;
-	for (int i = 0; i < r->nrows; i++)
-		redis |= !isnan(r->rows[i].redis_rt);
+	bool col[PAGE_FIGS_MAX] = {false}; /* the page figures shown */
+	const struct page_figure *f;
+	for (int k = 0; (f = analysis_page_figure(k, NULL)); k++)
+		col[k] = stored_page_column(r, k);
 	fputs("<div class=\"wide\"><table>\n<tr><th class=\"t\">route</th><th class=\"t\">run</th><th>pages</th>"
 	      "<th>round trips / page</th><th>RFQ / page</th>",
 	      out);
@@ -196,8 +197,10 @@ static void routes_table(FILE *out, const struct stored_report *r)
 		fprintf(out, "<th>%s</th>", seg_name[k]);
 	fputs("<th>p50 ms</th><th>p99 ms</th><th class=\"t\">attribution</th><th class=\"t\">warnings</th>",
 	      out);
-	fputs(redis ? "<th>Redis round trips / page</th><th>Redis commands / page</th></tr>\n" : "</tr>\n",
-	      out);
+	for (int k = 0; (f = analysis_page_figure(k, NULL)); k++)
+		if (col[k])
+			fprintf(out, "<th>%s</th>", f->title);
+	fputs("</tr>\n", out);
 	for (int i = 0; i < r->nrows; i++) {
 		const struct route_figures *x = &r->rows[i];
 		char name[300], hw[96];
@@ -214,10 +217,9 @@ static void routes_table(FILE *out, const struct stored_report *r)
 		fprintf(out, "<td>%.2f</td><td>%.2f</td>", x->p50, x->p99);
 		td_text(out, route_how(x, hw, sizeof hw));
 		td_text(out, x->warnings);
-		if (redis) {
-			td_num(out, 2, x->redis_rt);
-			td_num(out, 2, x->redis_cmds);
-		}
+		for (int k = 0; k < PAGE_FIGS_MAX; k++)
+			if (col[k])
+				td_num(out, 2, x->page[k]);
 		fputs("</tr>\n", out);
 	}
 	fputs("</table></div>\n", out);

@@ -109,8 +109,10 @@ static cJSON *route_json(const struct route_figures *r)
 	cJSON_AddItemToArray(iv, cJSON_CreateNumber(r->rt_hi));
 	cJSON_AddBoolToObject(o, "lower_bound", r->lower_bound);
 	json_add_codes(o, "warnings", r->warnings);
-	add_num(o, "redis_round_trips_per_page", r->redis_rt); /* null: not --redis-port */
-	add_num(o, "redis_commands_per_page", r->redis_cmds);
+	const struct page_figure *f; /* null: not measured (without the protocol's ports) */
+	for (int k = 0; (f = analysis_page_figure(k, NULL)); k++)
+		if (f->reported)
+			add_num(o, f->key, r->page[k]);
 	return o;
 }
 

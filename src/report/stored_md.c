@@ -26,14 +26,6 @@ static bool any_redis_run(const struct stored_report *r)
 	return false;
 }
 
-static bool any_redis_route(const struct stored_report *r)
-{
-	for (int i = 0; i < r->nrows; i++)
-		if (!isnan(r->rows[i].redis_rt))
-			return true;
-	return false;
-}
-
 static void run_row(FILE *out, const struct run_figures *f, bool redis)
 {
 	struct run_rates rr;
@@ -107,7 +99,10 @@ static void left_out(FILE *out, const struct stored_report *r)
 
 static void routes_table(FILE *out, const struct stored_report *r)
 {
-	bool redis = any_redis_route(r);
+	bool col[PAGE_FIGS_MAX] = {false}; /* the page figures shown */
+	const struct page_figure *f;
+	for (int k = 0; (f = analysis_page_figure(k, NULL)); k++)
+		col[k] = stored_page_column(r, k);
 	fputs("\n## Round trips per page, by route\n\n", out);
 	if (r->nrows == 0) {
 		fputs("No pages.\n", out);
@@ -118,9 +113,14 @@ static void routes_table(FILE *out, const struct stored_report *r)
 	      " pings (acquire/release/idle) | transactions | resets | other | p50 ms | p99 ms |"
 	      " attribution | warnings |",
 	      out);
-	fputs(redis ? " Redis round trips / page | Redis commands / page |\n" : "\n", out);
-	fputs("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|", out);
-	fputs(redis ? "---:|---:|\n" : "\n", out);
+	for (int k = 0; (f = analysis_page_figure(k, NULL)); k++)
+		if (col[k])
+			fprintf(out, " %s |", f->title);
+	fputs("\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|", out);
+	for (int k = 0; (f = analysis_page_figure(k, NULL)); k++)
+		if (col[k])
+			fputs("---:|", out);
+	fputc('\n', out);
 	for (int i = 0; i < r->nrows; i++) {
 		const struct route_figures *x = &r->rows[i];
 		char name[300], hw[96];
@@ -137,11 +137,11 @@ static void routes_table(FILE *out, const struct stored_report *r)
 			x->p50, x->p99, route_how(x, hw, sizeof hw));
 		esc_md(out, x->warnings);
 		fputs(" |", out);
-		if (redis) {
+		for (int k = 0; k < PAGE_FIGS_MAX; k++) {
+			if (!col[k])
+				continue;
 			fputc(' ', out);
-			num(out, 2, x->redis_rt);
-			fputs(" | ", out);
-			num(out, 2, x->redis_cmds);
+			num(out, 2, x->page[k]);
 			fputs(" |", out);
 		}
 		fputc('\n', out);

@@ -75,6 +75,15 @@ const char *route_how(const struct route_figures *x, char *buf, size_t cap)
 	return buf;
 }
 
+bool stored_page_column(const struct stored_report *r, int i)
+{
+	const struct page_figure *f = analysis_page_figure(i, NULL);
+	for (int k = 0; f && f->reported && k < r->nrows; k++)
+		if (!isnan(r->rows[k].page[i]))
+			return true;
+	return false;
+}
+
 void stored_run_name(char *buf, size_t cap, int64_t run, const char *app, const char *labels)
 {
 	snprintf(buf, cap, "%s%s%s%s#%" PRId64, app[0] ? app : "(no app)", labels[0] ? " (" : "",

@@ -88,6 +88,10 @@ struct stored_report {
 	enum stored_table table;
 };
 
+/* Page figure i (analysis_page_figure's numbers) as a column of the
+ * routes' tables: stored, and measured in one of the rows at least. */
+bool stored_page_column(const struct stored_report *r, int i);
+
 void stored_md(FILE *out, const struct stored_report *r);
 void stored_csv(FILE *out, const struct stored_report *r);
 int stored_json(FILE *out, const struct stored_report *r); /* -1: out of memory */

@@ -96,12 +96,13 @@ struct route_figures {
 	double other; /* round trips of no class above (rt_other, rtt.h) */
 	double inferred;    /* share of rt given by inference (estimated figures) */
 	double rt_lo, rt_hi; /* rt's 95% interval (docs/pages.md); rt, rt when exact */
-	/* Redis per page (docs/pages.md): waited on, commands; NAN when the
-	 * run was not measured with --redis-port */
-	double redis_rt, redis_cmds;
+	/* the other protocols' figures per page (figure.h: Redis's), numbered
+	 * as analysis_page_figure; NAN where the run was not measured with the
+	 * protocol's ports, or where the figure is not stored */
+	double page[PAGE_FIGS_MAX];
 	/* their 95% intervals where estimated (an analysis's; a stored run
 	 * keeps none: NAN) */
-	double redis_rt_lo, redis_rt_hi, redis_cmds_lo, redis_cmds_hi;
+	double page_lo[PAGE_FIGS_MAX], page_hi[PAGE_FIGS_MAX];
 	bool lower_bound;   /* the run's counts are lower bounds */
 	char warnings[256]; /* the run's findings, codes separated by spaces (no notes) */
 };

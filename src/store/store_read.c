@@ -156,11 +156,16 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 		"  AND w.severity != 'note'),"
 		" coalesce(r.inferred_share, 0), coalesce(r.round_trips_low, r.round_trips_per_page),"
 		" coalesce(r.round_trips_high, r.round_trips_per_page),"
-		" r.redis_round_trips_per_page, r.redis_commands_per_page,"
 		" EXISTS (SELECT 1 FROM run_warnings w WHERE w.run_id = r.run_id"
-		"  AND w.severity = 'fatal')"
-		" FROM routes r JOIN runs x ON x.id = r.run_id WHERE %s",
-		q->with_mixed_only ? "1 = 1" : "r.pages > 0");
+		"  AND w.severity = 'fatal')");
+	const struct page_figure *f; /* the reported page figures, from column 26 */
+	for (int i = 0; (f = analysis_page_figure(i, NULL)) && o < sizeof sql; i++)
+		if (f->reported)
+			o += (size_t)snprintf(sql + o, sizeof sql - o, ", r.%s", f->key);
+	if (o < sizeof sql)
+		o += (size_t)snprintf(sql + o, sizeof sql - o,
+				      " FROM routes r JOIN runs x ON x.id = r.run_id WHERE %s",
+				      q->with_mixed_only ? "1 = 1" : "r.pages > 0");
 	o = filter_sql(q, sql, sizeof sql, o);
 	if (o + 40 >= sizeof sql) {
 		snprintf(err, STORE_ERRBUF, "too many filters");
@@ -208,12 +213,13 @@ int store_routes(struct store *s, const struct route_query *q, struct route_figu
 		double *iv[] = {&r->inferred, &r->rt_lo, &r->rt_hi};
 		for (int i = 0; i < 3; i++)
 			*iv[i] = db_column_type(st, 22 + i) == DB_NULL ? NAN : db_column_double(st, 22 + i);
-		r->redis_rt = db_column_type(st, 25) == DB_NULL ? NAN
-									 : db_column_double(st, 25);
-		r->redis_cmds = db_column_type(st, 26) == DB_NULL ? NAN
-									   : db_column_double(st, 26);
-		r->redis_rt_lo = r->redis_rt_hi = r->redis_cmds_lo = r->redis_cmds_hi = NAN;
-		if (db_column_int(st, 27) || strcmp(r->attribution, "not measured") == 0) {
+		for (int i = 0, col = 26; (f = analysis_page_figure(i, NULL)); i++) {
+			r->page[i] = r->page_lo[i] = r->page_hi[i] = NAN;
+			if (f->reported && db_column_type(st, col) != DB_NULL)
+				r->page[i] = db_column_double(st, col);
+			col += f->reported;
+		}
+		if (db_column_int(st, 25) || strcmp(r->attribution, "not measured") == 0) {
 			/* a run with a fatal finding (no-postgresql...), stored before its
 			 * routes' figures were NULL: 0.0 there was nothing measured */
 			double *pg[] = {&r->rt,   &r->rfq, &r->query,   &r->ping,  &r->acq,

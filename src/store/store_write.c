@@ -410,18 +410,29 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 {
 	if (!a->attributing)
 		return 0;
+	/* PostgreSQL's columns, then each page figure's (figure.h) */
+	char sql[2048];
+	size_t o = (size_t)snprintf(sql, sizeof sql,
+				    "INSERT INTO routes (run_id, route, pages, pages_exact, pages_mixed,"
+				    " attribution, round_trips_per_page, round_trips_min, round_trips_max,"
+				    " ready_for_query_per_page, query_per_page, ping_per_page,"
+				    " ping_acquire_per_page, ping_release_per_page, reset_per_page,"
+				    " transaction_per_page, prepare_per_page, other_per_page, http_p50_ms,"
+				    " http_p99_ms, pg_time_per_page_ms, connections_per_page,"
+				    " inferred_share, round_trips_low, round_trips_high");
+	const struct page_figure *f;
+	int nfigs = 0;
+	for (; (f = analysis_page_figure(nfigs, NULL)) && o < sizeof sql; nfigs++)
+		o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s", f->key);
+	if (o < sizeof sql)
+		o += (size_t)snprintf(sql + o, sizeof sql - o, ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+				      "?,?,?,?,?,?,?,?,?");
+	for (int i = 0; i < nfigs && o < sizeof sql; i++)
+		o += (size_t)snprintf(sql + o, sizeof sql - o, ",?");
+	if (o < sizeof sql)
+		o += (size_t)snprintf(sql + o, sizeof sql - o, ")");
 	struct db_stmt *st;
-	if (db_prepare(s->db,
-			       "INSERT INTO routes (run_id, route, pages, pages_exact, pages_mixed,"
-			       " attribution, round_trips_per_page, round_trips_min, round_trips_max,"
-			       " ready_for_query_per_page, query_per_page, ping_per_page,"
-			       " ping_acquire_per_page, ping_release_per_page, reset_per_page,"
-			       " transaction_per_page, prepare_per_page, other_per_page, http_p50_ms,"
-			       " http_p99_ms, pg_time_per_page_ms, connections_per_page,"
-			       " inferred_share, round_trips_low, round_trips_high,"
-			       " redis_round_trips_per_page, redis_flights_per_page,"
-			       " redis_commands_per_page)"
-			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st) != DB_OK) {
+	if (o >= sizeof sql || db_prepare(s->db, sql, &st) != DB_OK) {
 		store_dberr(err, "storing routes", s->db);
 		return -1;
 	}
@@ -469,10 +480,10 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 		bind_measured(st, k++, pg, route_inferred_share(r));
 		bind_measured(st, k++, pg, lo);
 		bind_measured(st, k++, pg, hi);
-		double redis[] = {r->cmd_rts, r->cmd_flights, r->cmds};
-		for (size_t j = 0; j < sizeof redis / sizeof redis[0]; j++) {
-			if (analysis_redis_measured(a))
-				db_bind_double(st, k++, redis[j] / n);
+		const struct proto_ops *proto;
+		for (int j = 0; (f = analysis_page_figure(j, &proto)); j++) {
+			if (analysis_measured(a, proto->id))
+				db_bind_double(st, k++, route_page_count(r, f->count) / n);
 			else
 				db_bind_null(st, k++); /* not measured: not 0 */
 		}

@@ -189,6 +189,8 @@ static void shared_free(void *shared)
 const struct proto_ops proto_http = {
 	.id = PROTO_HTTP,
 	.name = "http",
+	.title = "HTTP",
+	.port_option = "--http-port",
 	.state_size = sizeof(struct http_state),
 	.shared_size = sizeof(struct http_totals),
 	.shared_init = shared_init,

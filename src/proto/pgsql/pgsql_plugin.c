@@ -235,6 +235,7 @@ static void live_shared(const void *shared, void *part)
 const struct proto_ops proto_pgsql = {
 	.id = PROTO_PGSQL,
 	.name = "postgresql",
+	.title = "PostgreSQL",
 	.state_size = sizeof(struct pgsql_state),
 	.shared_size = sizeof(struct pgsql_shared),
 	.shared_init = shared_init,

@@ -203,9 +203,30 @@ static void live_shared(const void *shared, void *out)
 	o->commands += t->st.commands;
 }
 
+static bool measured(const void *shared)
+{
+	return ((const struct redis_totals *)shared)->st.round_trips > 0;
+}
+
+/* What pages wait on of Redis (attrib.h's counts of commands). */
+static const struct page_figure page_figs[] = {
+	{"redis_round_trips_per_page", "Redis round trips / page", "redis rt/page", PAGE_CMD_RTS,
+	 "redis_round_trips_interval95", true, "max-redis-rt-per-page", "redis-round-trips-per-page",
+	 "Redis round trips"},
+	{"redis_flights_per_page", NULL, "redis flights/pg", PAGE_CMD_FLIGHTS, NULL, false, NULL,
+	 NULL, NULL},
+	{"redis_commands_per_page", "Redis commands / page", "redis cmds/page", PAGE_CMDS,
+	 "redis_commands_interval95", true, "max-redis-cmds-per-page", "redis-commands-per-page",
+	 "Redis commands"},
+};
+
 const struct proto_ops proto_redis = {
 	.id = PROTO_REDIS,
 	.name = "redis",
+	.title = "Redis",
+	.port_option = "--redis-port",
+	.page_figs = page_figs,
+	.npage_figs = sizeof page_figs / sizeof page_figs[0],
 	.state_size = sizeof(struct redis_state),
 	.shared_size = sizeof(struct redis_totals),
 	.shared_init = shared_init,
@@ -218,4 +239,5 @@ const struct proto_ops proto_redis = {
 	.oldest_open = oldest_open,
 	.live = live,
 	.live_shared = live_shared,
+	.measured = measured,
 };

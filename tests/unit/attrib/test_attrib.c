@@ -275,7 +275,8 @@ static void test_redis_mixed_routes(void)
 	/* each estimate with its 95% interval, holding the truth (1 and 0 per
 	 * page); the audit judges Redis budgets by it */
 	double rt[2], cm[2], rt2[2], cm2[2];
-	CHECK(route_redis_interval(rc, rt, cm) && route_redis_interval(rd, rt2, cm2));
+	CHECK(route_page_interval(rc, PAGE_CMD_RTS, rt) && route_page_interval(rc, PAGE_CMDS, cm));
+	CHECK(route_page_interval(rd, PAGE_CMD_RTS, rt2) && route_page_interval(rd, PAGE_CMDS, cm2));
 	printf("  redis intervals: cached %.3f-%.3f commands, %.3f-%.3f round trips; other %.3f-%.3f\n",
 	       cm[0], cm[1], rt[0], rt[1], cm2[0], cm2[1]);
 	CHECK(cm[0] <= 1 + 1e-9 && 1 <= cm[1] + 1e-9 && cm[1] - cm[0] < 0.5);
@@ -864,11 +865,11 @@ static void test_unplaced_beside_redis(void)
 	CHECK(rx->unplaced_lo <= -rx->rt + 1e-6 && rx->rt + rx->unplaced_hi >= 2000 - 1e-6);
 	/* and so do their Redis intervals, of the SET: none to one per page */
 	double rt[2], cm[2];
-	CHECK(route_redis_interval(rx, rt, cm));
+	CHECK(route_page_interval(rx, PAGE_CMD_RTS, rt) && route_page_interval(rx, PAGE_CMDS, cm));
 	printf("  the SET's routes: x %.3f (%.3f-%.3f) commands per page\n", rx->cmds / rx->pages,
 	       cm[0], cm[1]);
 	CHECK(cm[0] <= 1e-6 && cm[1] >= 1 - 1e-6);
-	CHECK(route_redis_interval(ry, rt, cm) && cm[0] <= 1e-6 && cm[1] >= 1 - 1e-6);
+	CHECK(route_page_interval(ry, PAGE_CMDS, cm) && cm[0] <= 1e-6 && cm[1] >= 1 - 1e-6);
 	attrib_free(&a);
 }
 

@@ -190,6 +190,54 @@ static void store_and_read(void)
 	unlink(path);
 }
 
+/* Every protocol's page figures (figure.h) are whole, fit the outputs'
+ * arrays, and are columns of the store's routes: a run with pages is
+ * written and read back through them. */
+static void page_figures(void)
+{
+	const struct proto_ops *p;
+	const struct page_figure *f;
+	int n = 0, budgets = 0;
+	for (; (f = analysis_page_figure(n, &p)); n++) {
+		CHECK(f->key && f->head && p->port_option && p->title);
+		CHECK(!f->reported || f->title);
+		CHECK(!f->option == !f->rule && !f->option == !f->what);
+		budgets += f->option != NULL;
+	}
+	CHECK(n >= 3 && n <= PAGE_FIGS_MAX); /* Redis's three at least */
+	CHECK(budgets >= 2);
+	char path[] = "/tmp/pgrtt-test-figures-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	unlink(path);
+	char err[STORE_ERRBUF];
+	struct store *s = store_open(path, STORE_CREATE, err);
+	CHECK(s != NULL);
+	static struct analysis a;
+	struct analysis_opts o = {.ports = {5432}, .nports = 1, .http_ports = {8080},
+				  .nhttp_ports = 1, .redis_ports = {6379}, .nredis_ports = 1};
+	CHECK(analysis_init(&a, &o) == 0);
+	three_queries(&a);
+	CHECK(!analysis_measured(&a, PROTO_REDIS)); /* asked for, none seen: not 0 */
+	CHECK(analysis_asked(&a, PROTO_REDIS) && analysis_asked(&a, PROTO_PGSQL));
+	struct store_run_info info = {"app", "test", NULL, 0, false, NULL};
+	int64_t id = 0;
+	CHECK(store_finish_run(s, &a, &info, &id, err) == 0);
+	struct route_query every = {.with_mixed_only = true};
+	struct route_figures *rows = NULL;
+	int nrows = -1;
+	CHECK(store_routes(s, &every, &rows, &nrows, err) == 0 && nrows == 0);
+	free(rows);
+	store_close(s);
+	analysis_free(&a);
+	char wal[64];
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	unlink(wal);
+	snprintf(wal, sizeof wal, "%s-shm", path);
+	unlink(wal);
+	unlink(path);
+}
+
 static void json_report(void)
 {
 	static struct analysis a;
@@ -328,6 +376,7 @@ int main(void)
 	RUN(escapes);
 	RUN(summaries);
 	RUN(store_and_read);
+	RUN(page_figures);
 	RUN(json_report);
 	RUN(redaction);
 	RUN(utf8_for_stores);

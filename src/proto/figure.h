@@ -1,0 +1,48 @@
+/* figure.h - what a protocol adds to each page of a route, declared once.
+ *
+ * PostgreSQL's round trips are every output's own columns; a protocol that
+ * pages wait on beside it (Redis: its commands, RT_EVENT_COMMAND and
+ * FLIGHT) declares its figures per page here, in its struct proto_ops, and
+ * every output loops over them: analyze's text and JSON, the store's routes
+ * and the reports read from it, audit's budgets (options, policy keys,
+ * rules) and its checks.  None of them names the protocol.
+ *
+ * A figure is one of the attribution's counts for the protocol's commands
+ * (attrib.h's cmd_rts, cmd_flights, cmds), per page.  Missing evidence is
+ * never 0: without the protocol's ports, or with none of its round trips
+ * seen, every output says "not measured" (null, NULL, "-", a failed rule).
+ */
+#ifndef PGRTT_FIGURE_H
+#define PGRTT_FIGURE_H
+#include <stdbool.h>
+
+/* Which of the attribution's counts of commands a page figure is. */
+enum page_count {
+	PAGE_CMD_RTS,     /* round trips as the pages waited on them */
+	PAGE_CMD_FLIGHTS, /* the server's flights (a pipeline shared by pages once) */
+	PAGE_CMDS,        /* commands */
+};
+
+struct page_figure {
+	const char *key;   /* JSON key, the store's routes column, CSV's column */
+	const char *title; /* the stored reports' column ("Redis round trips / page") */
+	const char *head;  /* analyze's text table's column, its width too */
+	enum page_count count;
+	/* JSON key of its 95% interval where pages of several routes held the
+	 * commands (estimated), or NULL: not shown */
+	const char *interval_key;
+	/* read back with a stored run: its reports and audits (the store keeps
+	 * every page figure, in its routes' column key) */
+	bool reported;
+	/* Its budget, or NULL: audit's --OPTION N (the policy file's key is
+	 * OPTION with '_' for '-'), checked by the rule named rule, which
+	 * speaks of what ("Redis round trips") per page. */
+	const char *option, *rule, *what;
+};
+
+/* Enough for every registered protocol's page figures (a unit test holds
+ * the registry to it): outputs keep a figure's values in arrays this long,
+ * indexed as analysis_page_figure() numbers them. */
+#define PAGE_FIGS_MAX 8
+
+#endif
