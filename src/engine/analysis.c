@@ -31,16 +31,20 @@ static const struct registered {
 	size_t opts_at;    /* its own options in struct analysis_opts */
 	size_t live_at;    /* its running figures in struct analysis_live (proto_ops.live) */
 	size_t figures_at; /* its figures in a connection's record (proto_closing.figures) */
-	size_t nports_at;  /* how many ports its port_option gave, in struct analysis_opts */
+	/* its ports in struct analysis_opts, and how many its port_option gave
+	 * (NOT_THERE: -p's, always asked for) */
+	size_t ports_at, nports_at;
 } registry[PROTO_N] = {
 	[PROTO_PGSQL] = {&proto_pgsql, offsetof(struct analysis_opts, pgsql),
 			 offsetof(struct analysis_live, pg), offsetof(struct conn_summary, st),
-			 NOT_THERE},
+			 offsetof(struct analysis_opts, ports), NOT_THERE},
 	[PROTO_HTTP] = {&proto_http, offsetof(struct analysis_opts, http),
 			offsetof(struct analysis_live, http), NOT_THERE,
+			offsetof(struct analysis_opts, http_ports),
 			offsetof(struct analysis_opts, nhttp_ports)},
 	[PROTO_REDIS] = {&proto_redis, offsetof(struct analysis_opts, redis),
 			 offsetof(struct analysis_live, redis), offsetof(struct conn_summary, redis),
+			 offsetof(struct analysis_opts, redis_ports),
 			 offsetof(struct analysis_opts, nredis_ports)},
 };
 
@@ -801,6 +805,25 @@ bool analysis_asked(const struct analysis *a, enum proto_id id)
 		return false;
 	size_t at = registry[id].nports_at;
 	return at == NOT_THERE || *(const int *)((const char *)&a->opts + at) > 0;
+}
+
+const uint16_t *analysis_ports(const struct analysis *a, enum proto_id id, int *n)
+{
+	if (!analysis_protocol(id)) {
+		*n = 0;
+		return NULL;
+	}
+	size_t at = registry[id].nports_at;
+	*n = at == NOT_THERE ? a->opts.nports : *(const int *)((const char *)&a->opts + at);
+	return (const uint16_t *)((const char *)&a->opts + registry[id].ports_at);
+}
+
+const void *analysis_conn_figures(const struct conn_summary *c)
+{
+	if (c->proto == PROTO_PGSQL || !analysis_protocol(c->proto))
+		return NULL;
+	size_t at = registry[c->proto].figures_at;
+	return at == NOT_THERE ? NULL : (const char *)c + at;
 }
 
 bool analysis_measured(const struct analysis *a, enum proto_id id)

@@ -164,6 +164,13 @@ const struct page_figure *analysis_page_figure(int n, const struct proto_ops **p
  * always is). */
 bool analysis_asked(const struct analysis *a, enum proto_id id);
 
+/* The ports its port_option named, *n of them (PostgreSQL's: -p's). */
+const uint16_t *analysis_ports(const struct analysis *a, enum proto_id id, int *n);
+
+/* A connection's own figures (its protocol's conn_figs read them), or
+ * NULL: none (PostgreSQL's are c->st). */
+const void *analysis_conn_figures(const struct conn_summary *c);
+
 /* Protocol id's figures (per page, per route) stand for something: it was
  * asked for and its round trips were seen (proto_ops.measured, where it has one).  Otherwise
  * they are not measured (null, NULL, "-", a failed rule), never 0: a

@@ -460,22 +460,22 @@ static void redis_findings(const struct analysis *a, struct evidence *ev)
 	char ports[256];
 	port_list(ports, sizeof ports, a->opts.redis_ports, a->opts.nredis_ports);
 	const char *s = a->opts.nredis_ports > 1 ? "s" : "";
-	if (r->packets == 0)
+	if (r->tot.packets == 0)
 		evidence_add(ev, EV_NO_REDIS, 0, false,
 			     "no packets on Redis port%s %s: is the server on another port "
 			     "(--redis-port)?",
 			     s, ports);
 	else if (r->st.round_trips == 0)
-		evidence_add(ev, EV_NO_REDIS, r->packets, false,
+		evidence_add(ev, EV_NO_REDIS, r->tot.packets, false,
 			     "%" PRIu64 " packets on Redis port%s %s, but not one round trip could be "
 			     "counted%s",
-			     r->packets, s, ports, r->tls ? " (encrypted connections)" : "");
-	if (r->gaps || r->malformed || r->tls)
-		evidence_add(ev, EV_REDIS_DAMAGE, r->gaps + r->malformed + r->tls, true,
+			     r->tot.packets, s, ports, r->tot.tls ? " (encrypted connections)" : "");
+	if (r->tot.gaps || r->tot.malformed || r->tot.tls)
+		evidence_add(ev, EV_REDIS_DAMAGE, r->tot.gaps + r->tot.malformed + r->tot.tls, true,
 			     "Redis connections with %" PRIu64 " gaps (%" PRIu64 " bytes never "
 			     "captured), %" PRIu64 " malformed values, %" PRIu64 " encrypted: their "
 			     "figures are lower bounds",
-			     r->gaps, r->gap_bytes, r->malformed, r->tls);
+			     r->tot.gaps, r->tot.gap_bytes, r->tot.malformed, r->tot.tls);
 }
 
 void evidence_live(const struct analysis *a, const struct analysis_live *now, struct evidence *ev)
@@ -486,7 +486,7 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 	char ports[256];
 	memset(ev, 0, sizeof(*ev));
 	port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
-	if (pt->packets == 0 && !(a->opts.nredis_ports && analysis_redis(a)->packets))
+	if (pt->packets == 0 && !(a->opts.nredis_ports && analysis_redis(a)->tot.packets))
 		evidence_add(ev, EV_NO_POSTGRESQL, t->packets, false,
 			     "no packets on PostgreSQL port%s %s yet", a->opts.nports > 1 ? "s" : "",
 			     ports);
@@ -499,7 +499,7 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 		evidence_add(ev, EV_NO_PAGES, 0, false, "no packets on HTTP port%s %s yet",
 			     a->opts.nhttp_ports > 1 ? "s" : "", ports);
 	}
-	if (a->opts.nredis_ports && analysis_redis(a)->packets == 0) {
+	if (a->opts.nredis_ports && analysis_redis(a)->tot.packets == 0) {
 		port_list(ports, sizeof ports, a->opts.redis_ports, a->opts.nredis_ports);
 		evidence_add(ev, EV_NO_REDIS, 0, false, "no packets on Redis port%s %s yet",
 			     a->opts.nredis_ports > 1 ? "s" : "", ports);

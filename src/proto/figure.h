@@ -15,6 +15,11 @@
 #ifndef PGRTT_FIGURE_H
 #define PGRTT_FIGURE_H
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/hist.h"
+#include "rt_class.h"
 
 /* Which of the attribution's counts of commands a page figure is. */
 enum page_count {
@@ -44,5 +49,46 @@ struct page_figure {
  * the registry to it): outputs keep a figure's values in arrays this long,
  * indexed as analysis_page_figure() numbers them. */
 #define PAGE_FIGS_MAX 8
+
+/* How a connection's figure adds up over connections. */
+enum conn_sum { CONN_SUM_ADD, CONN_SUM_MAX };
+
+/* A figure of each of a protocol's connections and of their totals: a
+ * uint64_t in the protocol's figures (proto_closing.figures: Redis's
+ * struct redis_stats).  analyze's JSON shows every one, in this order, per
+ * connection and in the totals; the store, the stored reports and
+ * Prometheus those that name themselves there. */
+struct conn_figure {
+	const char *key; /* JSON key */
+	size_t at;       /* its offset in the figures */
+	enum conn_sum sum;
+	/* at is uint64_t[RT_NCLASS]: an object of the classes the protocol
+	 * uses (proto_ops.class_used) */
+	bool by_class;
+	/* The run's total in the store's runs column NAME_COLUMN (NAME the
+	 * protocol's), or NULL; title: its column in the stored runs'
+	 * reports, or NULL. */
+	const char *column, *title;
+	/* Prometheus: the counter pgrtt_NAME_METRIC_total and its HELP, or NULL */
+	const char *metric, *help;
+};
+
+/* What every protocol but PostgreSQL (whose totals are its own) adds up
+ * over its connections, the same way: the engine's outputs and findings
+ * read it through proto_ops.totals. */
+struct proto_totals {
+	uint64_t packets, connections, mid_stream, tls, gaps, gap_bytes, malformed, skipped_bytes,
+		resyncs;
+	struct hist lat;                  /* every round trip's */
+	struct hist lat_class[RT_NCLASS]; /* by class */
+};
+
+/* A key counted by name over a protocol's connections (Redis: its
+ * commands, upper-cased, printable), as proto_ops.by_name lists them. */
+struct name_count {
+	const char *name;
+	uint64_t n;
+};
+#define NAME_COUNTS_MAX 256 /* names listed at most; the rest are counted as one */
 
 #endif

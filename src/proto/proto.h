@@ -96,6 +96,24 @@ struct proto_ops {
 	const char *port_option;
 	const struct page_figure *page_figs;
 	int npage_figs;
+	/* Its connections' figures (figure.h) in the struct its records carry
+	 * (proto_closing.figures), nconn_figs of them, and the classes its
+	 * round trips take (NULL: every class).  PostgreSQL's are its own
+	 * (NULL, 0). */
+	const struct conn_figure *conn_figs;
+	int nconn_figs;
+	bool (*class_used)(int cls);
+	/* With conn_figs: its totals' common part and the sum of its
+	 * connections' figures, in its shared state. */
+	const struct proto_totals *(*totals)(const void *shared);
+	const void *(*figures_sum)(const void *shared);
+	/* Keys it counts by name (Redis: its commands), or NULL: up to cap into
+	 * out, most frequent first, the rest's count in *rest; by_name_noun
+	 * names them in the outputs ("command": by_command, other_commands,
+	 * the store's run_redis_commands). */
+	uint32_t (*by_name)(const void *shared, struct name_count *out, uint32_t cap,
+			    uint64_t *rest);
+	const char *by_name_noun;
 	size_t state_size; /* per connection, zeroed before open */
 	/* What its connections share for the whole analysis - their totals,
 	 * latencies, legs - made by shared_init at the start and freed by

@@ -195,7 +195,7 @@ char *metrics_render(const struct analysis *a, const struct metrics_info *mi, si
 	}
 	head(f, "pgrtt_capture_gaps_total", "counter", "Stretches of TCP data never captured.");
 	series(f, "pgrtt_capture_gaps_total", app, "",
-	       (double)(analysis_pgsql(a)->tot.gaps + analysis_redis(a)->gaps));
+	       (double)(analysis_pgsql(a)->tot.gaps + analysis_redis(a)->tot.gaps));
 	if (a->opts.nredis_ports) {
 		head(f, "pgrtt_redis_round_trips_total", "counter", "Redis round trips (a pipeline is one).");
 		series(f, "pgrtt_redis_round_trips_total", app, "", (double)now.redis.round_trips);

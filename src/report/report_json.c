@@ -95,68 +95,72 @@ static void damage_json(cJSON *o, const struct conn_summary *c)
 	cJSON_AddNumberToObject(o, "packets", (double)c->packets);
 }
 
-static cJSON *redis_by_class(const struct redis_stats *st)
+/* A protocol's figures (figure.h's conn_figs) of one connection or of
+ * their totals, in its order. */
+static void conn_figures_json(cJSON *o, const struct proto_ops *p, const void *figs)
 {
-	cJSON *o = cJSON_CreateObject();
-	for (int c = 0; c < RT_NCLASS; c++)
-		if (redis_class_used(c))
-			cJSON_AddNumberToObject(o, rt_class_name(c), (double)st->by_class[c]);
-	return o;
+	for (int i = 0; i < p->nconn_figs; i++) {
+		const struct conn_figure *f = &p->conn_figs[i];
+		const uint64_t *v = (const uint64_t *)((const char *)figs + f->at);
+		if (!f->by_class) {
+			cJSON_AddNumberToObject(o, f->key, (double)*v);
+			continue;
+		}
+		cJSON *bc = cJSON_AddObjectToObject(o, f->key);
+		for (int c = 0; c < RT_NCLASS; c++)
+			if (!p->class_used || p->class_used(c))
+				cJSON_AddNumberToObject(bc, rt_class_name(c), (double)v[c]);
+	}
 }
 
-/* What a Redis connection's figures and the totals' share. */
-static void redis_figures(cJSON *o, const struct redis_stats *st)
-{
-	cJSON_AddNumberToObject(o, "commands", (double)st->commands);
-	cJSON_AddNumberToObject(o, "replies", (double)st->replies);
-	cJSON_AddNumberToObject(o, "round_trips", (double)st->round_trips);
-	cJSON_AddItemToObject(o, "by_class", redis_by_class(st));
-	cJSON_AddNumberToObject(o, "pipelined_round_trips", (double)st->pipelined);
-	cJSON_AddNumberToObject(o, "largest_pipeline", (double)st->max_pipeline);
-	cJSON_AddNumberToObject(o, "pushes", (double)st->pushes);
-	cJSON_AddNumberToObject(o, "commands_without_reply", (double)st->no_reply);
-	cJSON_AddNumberToObject(o, "errors", (double)st->errors);
-	cJSON_AddNumberToObject(o, "unanswered", (double)st->unanswered);
-	cJSON_AddNumberToObject(o, "replies_written_off", (double)st->written_off);
-}
-
-static cJSON *redis_connection(const struct conn_summary *c)
+/* A connection of a protocol with figures of its own (not PostgreSQL's). */
+static cJSON *figures_connection(const struct proto_ops *p, const struct conn_summary *c)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)c->id);
-	cJSON_AddStringToObject(o, "protocol", "redis");
+	cJSON_AddStringToObject(o, "protocol", p->name);
 	cJSON_AddStringToObject(o, "client", c->client);
 	cJSON_AddStringToObject(o, "server", c->server);
 	add_ts(o, "first_ts", c->first_ts);
 	add_ts(o, "last_ts", c->last_ts);
-	redis_figures(o, &c->redis);
+	conn_figures_json(o, p, analysis_conn_figures(c));
 	cJSON_AddItemToObject(o, "latency_us", latency(c->lat_count, c->lat_p50, c->lat_p99, c->lat_max));
 	damage_json(o, c);
-	cJSON_AddNumberToObject(o, "bytes_client", (double)c->bytes[RESP_CLIENT]);
-	cJSON_AddNumberToObject(o, "bytes_server", (double)c->bytes[RESP_SERVER]);
+	cJSON_AddNumberToObject(o, "bytes_client", (double)c->bytes[0]);
+	cJSON_AddNumberToObject(o, "bytes_server", (double)c->bytes[1]);
 	cJSON_AddBoolToObject(o, "rst", c->rst_seen);
 	cJSON_AddBoolToObject(o, "syn_seen", c->syn_seen);
 	cJSON_AddStringToObject(o, "server_from", c->server_from ? c->server_from : "port");
 	return o;
 }
 
-static cJSON *redis_totals_json(const struct analysis *a)
+/* The totals of a protocol with figures of its own: its ports, its
+ * connections' figures summed, its keys by name, latencies, damage. */
+static cJSON *figures_totals(const struct analysis *a, const struct proto_ops *p)
 {
-	const struct redis_totals *t = analysis_redis(a);
+	const void *shared = analysis_shared(a, p->id);
+	const struct proto_totals *t = p->totals(shared);
 	cJSON *o = cJSON_CreateObject();
 	cJSON *ports = cJSON_AddArrayToObject(o, "ports");
-	for (int i = 0; i < a->opts.nredis_ports; i++)
-		cJSON_AddItemToArray(ports, cJSON_CreateNumber(a->opts.redis_ports[i]));
+	int nports;
+	const uint16_t *port = analysis_ports(a, p->id, &nports);
+	for (int i = 0; i < nports; i++)
+		cJSON_AddItemToArray(ports, cJSON_CreateNumber(port[i]));
 	cJSON_AddNumberToObject(o, "packets", (double)t->packets);
 	cJSON_AddNumberToObject(o, "connections", (double)t->connections);
-	redis_figures(o, &t->st);
-	const struct redis_name_count *names[REDIS_NAMES_MAX];
-	uint64_t rest;
-	uint32_t n = redis_totals_commands(t, names, &rest);
-	cJSON *bc = cJSON_AddObjectToObject(o, "by_command");
-	for (uint32_t i = 0; i < n; i++)
-		cJSON_AddNumberToObject(bc, names[i]->name, (double)names[i]->n);
-	cJSON_AddNumberToObject(o, "other_commands", (double)rest);
+	conn_figures_json(o, p, p->figures_sum(shared));
+	if (p->by_name) {
+		static struct name_count names[NAME_COUNTS_MAX];
+		uint64_t rest;
+		uint32_t n = p->by_name(shared, names, NAME_COUNTS_MAX, &rest);
+		char key[64];
+		snprintf(key, sizeof key, "by_%s", p->by_name_noun);
+		cJSON *bn = cJSON_AddObjectToObject(o, key);
+		for (uint32_t i = 0; i < n; i++)
+			cJSON_AddNumberToObject(bn, names[i].name, (double)names[i].n);
+		snprintf(key, sizeof key, "other_%ss", p->by_name_noun);
+		cJSON_AddNumberToObject(o, key, (double)rest);
+	}
 	cJSON_AddItemToObject(o, "latency_us", hist_json(&t->lat));
 	cJSON *lc = cJSON_AddObjectToObject(o, "latency_us_by_class");
 	for (int c = 0; c < RT_NCLASS; c++)
@@ -174,8 +178,8 @@ static cJSON *redis_totals_json(const struct analysis *a)
 
 static cJSON *connection(const struct conn_summary *c)
 {
-	if (c->proto == PROTO_REDIS)
-		return redis_connection(c);
+	if (analysis_conn_figures(c))
+		return figures_connection(analysis_protocol(c->proto), c);
 	const struct rtt_stats *st = &c->st;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)c->id);
@@ -379,7 +383,8 @@ static void input_json(cJSON *root, const struct analysis *a, const struct repor
 	cJSON_AddNumberToObject(pk, "bad_headers", (double)t->bad_hdr);
 }
 
-/* PostgreSQL's totals (and Redis's, with --redis-port): the object. */
+/* PostgreSQL's totals (and every other protocol's asked for: Redis's, with
+ * --redis-port): the object. */
 static cJSON *totals_json(cJSON *root, const struct analysis *a)
 {
 	const struct pgsql_shared *pg = analysis_pgsql(a);
@@ -432,8 +437,11 @@ static cJSON *totals_json(cJSON *root, const struct analysis *a)
 	cJSON_AddNumberToObject(tot, "bytes_after_ssl_answer", (double)pt->enc_extra_bytes);
 	cJSON_AddNumberToObject(tot, "evicted", (double)t->evicted);
 	cJSON_AddNumberToObject(tot, "connections_not_listed", (double)t->conns_not_listed);
-	if (a->opts.nredis_ports)
-		cJSON_AddItemToObject(tot, "redis", redis_totals_json(a));
+	for (int p = 0; p < PROTO_N; p++) { /* every other protocol's asked for, by name */
+		const struct proto_ops *ops = analysis_protocol(p);
+		if (ops && ops->nconn_figs && analysis_asked(a, p))
+			cJSON_AddItemToObject(tot, ops->name, figures_totals(a, ops));
+	}
 	return tot;
 }
 

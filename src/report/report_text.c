@@ -137,7 +137,7 @@ static void redis_text(FILE *out, const struct analysis *a)
 	const struct redis_totals *t = analysis_redis(a);
 	const struct redis_stats *s = &t->st;
 	fprintf(out, "redis: %" PRIu64 " connections  commands: %" PRIu64 "  round_trips: %" PRIu64,
-		t->connections, s->commands, s->round_trips);
+		t->tot.connections, s->commands, s->round_trips);
 	if (s->round_trips)
 		fprintf(out, "  (%.2f commands per round trip; %" PRIu64 " pipelined, largest %" PRIu64
 			     ")",
@@ -169,16 +169,16 @@ static void redis_text(FILE *out, const struct analysis *a)
 			fprintf(out, " (others %" PRIu64 ")", more);
 		fputc('\n', out);
 	}
-	if (t->lat.count)
+	if (t->tot.lat.count)
 		fprintf(out, "redis latency: p50 %.3f ms  p99 %.3f ms  max %.3f ms\n",
-			ms(hist_quantile(&t->lat, 0.5)), ms(hist_quantile(&t->lat, 0.99)),
-			ms(t->lat.max));
+			ms(hist_quantile(&t->tot.lat, 0.5)), ms(hist_quantile(&t->tot.lat, 0.99)),
+			ms(t->tot.lat.max));
 	fprintf(out, "redis replies: %" PRIu64 "  errors: %" PRIu64 "  pushes: %" PRIu64
 		     "  without reply: %" PRIu64 "  unanswered: %" PRIu64 "\n",
 		s->replies, s->errors, s->pushes, s->no_reply, s->unanswered);
 	fprintf(out, "redis damage: gaps %" PRIu64 " (%" PRIu64 " bytes)  malformed %" PRIu64
 		     "  mid-stream %" PRIu64 "  encrypted %" PRIu64 "\n",
-		t->gaps, t->gap_bytes, t->malformed, t->mid_stream, t->tls);
+		t->tot.gaps, t->tot.gap_bytes, t->tot.malformed, t->tot.mid_stream, t->tot.tls);
 }
 
 static void pg_rows(FILE *out, const struct analysis *a);
@@ -246,7 +246,7 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 	for (int i = 0; i < a->opts.nports; i++)
 		fprintf(out, " %u", a->opts.ports[i]);
 	if (a->opts.nredis_ports) {
-		fprintf(out, "; %" PRIu64 " Redis, ports", analysis_redis(a)->packets);
+		fprintf(out, "; %" PRIu64 " Redis, ports", analysis_redis(a)->tot.packets);
 		for (int i = 0; i < a->opts.nredis_ports; i++)
 			fprintf(out, " %u", a->opts.redis_ports[i]);
 	}

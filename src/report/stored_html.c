@@ -101,6 +101,8 @@ static double bar_sum(const struct svg_bar *b)
 
 static void runs_chart(FILE *out, const struct run_figures *const *runs, int n)
 {
+	if (n <= 0)
+		return;
 	struct svg_bar *bars = calloc((size_t)n, sizeof(*bars));
 	if (!bars)
 		return;

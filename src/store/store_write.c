@@ -510,13 +510,13 @@ static int put_redis(struct store *s, const struct analysis *a, char *err)
 	char ports[256];
 	ports_text(ports, sizeof ports, a->opts.redis_ports, a->opts.nredis_ports);
 	db_bind_text(st, 1, ports);
-	db_bind_int64(st, 2, (int64_t)t->connections);
+	db_bind_int64(st, 2, (int64_t)t->tot.connections);
 	db_bind_int64(st, 3, (int64_t)t->st.commands);
 	db_bind_int64(st, 4, (int64_t)t->st.round_trips);
 	db_bind_int64(st, 5, (int64_t)t->st.pipelined);
-	if (t->lat.count) {
-		db_bind_double(st, 6, (double)hist_quantile(&t->lat, 0.5) / 1e3);
-		db_bind_double(st, 7, (double)hist_quantile(&t->lat, 0.99) / 1e3);
+	if (t->tot.lat.count) {
+		db_bind_double(st, 6, (double)hist_quantile(&t->tot.lat, 0.5) / 1e3);
+		db_bind_double(st, 7, (double)hist_quantile(&t->tot.lat, 0.99) / 1e3);
 	}
 	db_bind_int64(st, 8, s->run_id);
 	int rc = step_done(st, s->db, err, "storing Redis figures");

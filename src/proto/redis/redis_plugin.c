@@ -1,6 +1,7 @@
 /* redis_plugin.c - Redis on a server port: the RESP framer's values feed
  * the Redis round-trip engine; at close, the connection's figures join the
  * totals and the engine's record of it (see proto.h, redis_rtt.h). */
+#include <stddef.h>
 #include <string.h>
 
 #include "net/tcp_reasm.h"
@@ -45,7 +46,7 @@ static bool flight_to_pages(struct redis_state *s, const struct redis_rt *rt)
 static void count_packet(void *shared)
 {
 	struct redis_totals *t = shared;
-	t->packets++;
+	t->tot.packets++;
 }
 
 static void on_msg(void *ctx, const struct resp_msg *m)
@@ -109,13 +110,13 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	hist_init(&s->lat);
 	struct redis_totals *t = cx->shared;
 	s->leg = h->leg(h->ctx, &t->legs, cx->server);
-	redis_rtt_init(&s->rtt, &s->lat, t->lat_class,
+	redis_rtt_init(&s->rtt, &s->lat, t->tot.lat_class,
 		       h->attributing || t->observe.on_flight || legs_on(&t->legs) ? on_round_trip
 										  : NULL,
 		       s);
 	if (h->attributing) /* pages get each command where it was sent */
 		s->rtt.on_cmd = on_command;
-	t->connections++;
+	t->tot.connections++;
 	h->opened(h->ctx, cx->sum);
 	return 0;
 }
@@ -157,15 +158,15 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 		c.resyncs += p->resyncs;
 	}
 	struct redis_totals *t = totals(s);
-	hist_merge(&t->lat, &s->lat);
+	hist_merge(&t->tot.lat, &s->lat);
 	redis_stats_add(&t->st, &s->rtt.st);
-	t->gaps += tcp[0].gaps + tcp[1].gaps;
-	t->gap_bytes += tcp[0].gap_bytes + tcp[1].gap_bytes;
-	t->malformed += c.malformed;
-	t->skipped_bytes += c.skipped_bytes;
-	t->resyncs += c.resyncs;
-	t->mid_stream += c.mid_stream;
-	t->tls += c.tls != 0;
+	t->tot.gaps += tcp[0].gaps + tcp[1].gaps;
+	t->tot.gap_bytes += tcp[0].gap_bytes + tcp[1].gap_bytes;
+	t->tot.malformed += c.malformed;
+	t->tot.skipped_bytes += c.skipped_bytes;
+	t->tot.resyncs += c.resyncs;
+	t->tot.mid_stream += c.mid_stream;
+	t->tot.tls += c.tls != 0;
 	s->cx.host->closed(s->cx.host->ctx, s->cx.sum, tcp, &c);
 }
 
@@ -220,6 +221,48 @@ static const struct page_figure page_figs[] = {
 	 "Redis commands"},
 };
 
+#define AT(field) offsetof(struct redis_stats, field)
+/* A connection's figures and their totals' (struct redis_stats). */
+static const struct conn_figure conn_figs[] = {
+	{"commands", AT(commands), CONN_SUM_ADD, false, "commands", NULL, "commands",
+	 "Redis commands."},
+	{"replies", AT(replies), CONN_SUM_ADD, false, NULL, NULL, NULL, NULL},
+	{"round_trips", AT(round_trips), CONN_SUM_ADD, false, "round_trips", "Redis round trips",
+	 "round_trips", "Redis round trips (a pipeline is one)."},
+	{"by_class", AT(by_class), CONN_SUM_ADD, true, NULL, NULL, NULL, NULL},
+	{"pipelined_round_trips", AT(pipelined), CONN_SUM_ADD, false, "pipelined_round_trips", NULL,
+	 NULL, NULL},
+	{"largest_pipeline", AT(max_pipeline), CONN_SUM_MAX, false, NULL, NULL, NULL, NULL},
+	{"pushes", AT(pushes), CONN_SUM_ADD, false, NULL, NULL, NULL, NULL},
+	{"commands_without_reply", AT(no_reply), CONN_SUM_ADD, false, NULL, NULL, NULL, NULL},
+	{"errors", AT(errors), CONN_SUM_ADD, false, NULL, NULL, NULL, NULL},
+	{"unanswered", AT(unanswered), CONN_SUM_ADD, false, NULL, NULL, NULL, NULL},
+	{"replies_written_off", AT(written_off), CONN_SUM_ADD, false, NULL, NULL, NULL, NULL},
+};
+
+static const struct proto_totals *totals_of(const void *shared)
+{
+	return &((const struct redis_totals *)shared)->tot;
+}
+
+static const void *figures_sum(const void *shared)
+{
+	return &((const struct redis_totals *)shared)->st;
+}
+
+static uint32_t by_name(const void *shared, struct name_count *out, uint32_t cap, uint64_t *rest)
+{
+	const struct redis_name_count *names[REDIS_NAMES_MAX];
+	uint32_t n = redis_totals_commands(shared, names, rest);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i < cap)
+			out[i] = (struct name_count){names[i]->name, names[i]->n};
+		else
+			*rest += names[i]->n;
+	}
+	return n < cap ? n : cap;
+}
+
 const struct proto_ops proto_redis = {
 	.id = PROTO_REDIS,
 	.name = "redis",
@@ -227,6 +270,13 @@ const struct proto_ops proto_redis = {
 	.port_option = "--redis-port",
 	.page_figs = page_figs,
 	.npage_figs = sizeof page_figs / sizeof page_figs[0],
+	.conn_figs = conn_figs,
+	.nconn_figs = sizeof conn_figs / sizeof conn_figs[0],
+	.class_used = redis_class_used,
+	.totals = totals_of,
+	.figures_sum = figures_sum,
+	.by_name = by_name,
+	.by_name_noun = "command",
 	.state_size = sizeof(struct redis_state),
 	.shared_size = sizeof(struct redis_totals),
 	.shared_init = shared_init,

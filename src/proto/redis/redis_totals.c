@@ -11,9 +11,9 @@ void redis_totals_init(struct redis_totals *t, const struct redis_observers *obs
 	memset(t, 0, sizeof(*t));
 	if (observe)
 		t->observe = *observe;
-	hist_init(&t->lat);
+	hist_init(&t->tot.lat);
 	for (int i = 0; i < RT_NCLASS; i++)
-		hist_init(&t->lat_class[i]);
+		hist_init(&t->tot.lat_class[i]);
 	legs_init(&t->legs);
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base/hist.h"
+#include "proto/figure.h"
 #include "proto/legs.h"
 #include "redis_rtt.h"
 #include "resp.h"
@@ -42,14 +43,11 @@ struct redis_live {
 };
 
 struct redis_totals {
-	uint64_t packets, connections, mid_stream, tls, gaps, gap_bytes, malformed, skipped_bytes,
-		resyncs;
-	struct redis_stats st; /* sums over connections */
+	struct proto_totals tot; /* first: what every protocol adds up (figure.h) */
+	struct redis_stats st;   /* sums over connections */
 	/* commands by name, upper-cased, printable; past REDIS_NAMES_MAX names, "" */
 	struct redis_name_count by_command[REDIS_NAMES_MAX];
 	uint32_t nnames;
-	struct hist lat;                    /* every round trip's */
-	struct hist lat_class[RT_NCLASS];   /* by class */
 	struct legs legs;                   /* a proxy's or relay's, on the Redis ports */
 	struct redis_observers observe;
 };
