@@ -826,6 +826,14 @@ const void *analysis_conn_figures(const struct conn_summary *c)
 	return at == NOT_THERE ? NULL : (const char *)c + at;
 }
 
+const void *analysis_live_figures(const struct analysis_live *o, enum proto_id id)
+{
+	const struct proto_ops *ops = analysis_protocol(id);
+	if (!ops || !ops->nconn_figs)
+		return NULL;
+	return (const char *)o + registry[id].live_at;
+}
+
 bool analysis_measured(const struct analysis *a, enum proto_id id)
 {
 	if (!analysis_asked(a, id))

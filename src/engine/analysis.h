@@ -171,6 +171,11 @@ const uint16_t *analysis_ports(const struct analysis *a, enum proto_id id, int *
  * NULL: none (PostgreSQL's are c->st). */
 const void *analysis_conn_figures(const struct conn_summary *c);
 
+struct analysis_live;
+/* The running figures of a protocol with conn_figs, in o (analysis_live
+ * below), or NULL. */
+const void *analysis_live_figures(const struct analysis_live *o, enum proto_id id);
+
 /* Protocol id's figures (per page, per route) stand for something: it was
  * asked for and its round trips were seen (proto_ops.measured, where it has one).  Otherwise
  * they are not measured (null, NULL, "-", a failed rule), never 0: a
@@ -224,7 +229,7 @@ struct analysis_live {
 	uint64_t open;
 	struct http_live http;
 	struct pgsql_live pg;
-	struct redis_live redis;
+	struct redis_stats redis; /* its conn_figs' struct, summed */
 };
 void analysis_live(const struct analysis *a, struct analysis_live *out);
 

@@ -144,7 +144,8 @@ struct proto_ops {
 	bool (*oldest_open)(void *st, uint64_t now, uint64_t not_before, uint64_t *ts);
 	/* Figures of a connection still open, added to out (the status line):
 	 * out is the protocol's part of struct analysis_live (analysis.c's
-	 * live_at[]: Redis's is its struct redis_live). */
+	 * live_at[]): a protocol with conn_figs keeps its figures' struct
+	 * there (Redis's struct redis_stats), which --metrics reads. */
 	void (*live)(const void *st, void *out);
 	/* Those of the closed ones, from the shared state (NULL: none). */
 	void (*live_shared)(const void *shared, void *out);

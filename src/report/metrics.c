@@ -139,6 +139,26 @@ static void routes(FILE *f, const struct analysis *a, const char *app)
 			route_series(f, "pgrtt_route_estimated", app, names[k], "", sums[k].estimated);
 }
 
+/* A protocol's counters (figure.h's conn_figs with a metric), once its
+ * ports were named: pgrtt_NAME_METRIC_total, the open connections' too. */
+static void proto_counters(FILE *f, const struct analysis *a, const struct analysis_live *now,
+			   enum proto_id id, const char *app)
+{
+	const struct proto_ops *p = analysis_protocol(id);
+	const void *figs = analysis_live_figures(now, id);
+	if (!figs || !analysis_asked(a, id))
+		return;
+	for (int i = 0; i < p->nconn_figs; i++) {
+		const struct conn_figure *c = &p->conn_figs[i];
+		if (!c->metric || c->by_class)
+			continue;
+		char name[128];
+		snprintf(name, sizeof name, "pgrtt_%s_%s_total", p->name, c->metric);
+		head(f, name, "counter", c->help);
+		series(f, name, app, "", (double)*(const uint64_t *)((const char *)figs + c->at));
+	}
+}
+
 char *metrics_render(const struct analysis *a, const struct metrics_info *mi, size_t *len)
 {
 	char *buf = NULL;
@@ -194,14 +214,15 @@ char *metrics_render(const struct analysis *a, const struct metrics_info *mi, si
 		free(lat);
 	}
 	head(f, "pgrtt_capture_gaps_total", "counter", "Stretches of TCP data never captured.");
-	series(f, "pgrtt_capture_gaps_total", app, "",
-	       (double)(analysis_pgsql(a)->tot.gaps + analysis_redis(a)->tot.gaps));
-	if (a->opts.nredis_ports) {
-		head(f, "pgrtt_redis_round_trips_total", "counter", "Redis round trips (a pipeline is one).");
-		series(f, "pgrtt_redis_round_trips_total", app, "", (double)now.redis.round_trips);
-		head(f, "pgrtt_redis_commands_total", "counter", "Redis commands.");
-		series(f, "pgrtt_redis_commands_total", app, "", (double)now.redis.commands);
+	uint64_t gaps = analysis_pgsql(a)->tot.gaps;
+	for (int p = 0; p < PROTO_N; p++) {
+		const struct proto_ops *ops = analysis_protocol(p);
+		if (ops && ops->totals)
+			gaps += ops->totals(analysis_shared(a, p))->gaps;
 	}
+	series(f, "pgrtt_capture_gaps_total", app, "", (double)gaps);
+	for (int p = 0; p < PROTO_N; p++)
+		proto_counters(f, a, &now, p, app);
 	if (a->attributing)
 		routes(f, a, app);
 	/* what the figures above cannot vouch for yet: a wrong port reads as

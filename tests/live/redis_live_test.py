@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # livelib here, checklib in tests/
 from checklib import check, failures, required, skip  # noqa: E402
@@ -47,12 +48,17 @@ def tshark_commands(pcap, port):
     return sum(len(line.split(",")) for line in out.split("\n") if line.strip())
 
 
-def under_capture(args, load):
+def under_capture(args, load, metrics=None):
     """pgrtt capture around load(), stopped by SIGINT once the load is done
     (a fixed --duration was short of a slow run's load: a CI run's -w file
-    lacked redis-py's part); its JSON and stderr"""
+    lacked redis-py's part); its JSON and stderr.  metrics: a dict that
+    gets /metrics' samples (name: value) as the load has ended"""
+    extra = []
+    if metrics is not None:
+        mport = free_port()
+        extra = ["--metrics", f"127.0.0.1:{mport}"]
     cap = subprocess.Popen([PGRTT, "capture", "-i", "lo", "-B", "65536", "--duration", "120",
-                            "--no-status", "-F", "json"] + args, stdout=subprocess.PIPE,
+                            "--no-status", "-F", "json"] + extra + args, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     # its first line says the handle is open and filtering: a load begun
     # before that would go uncounted
@@ -61,6 +67,19 @@ def under_capture(args, load):
         load()
     finally:
         time.sleep(0.5)  # the last replies through the ring
+        for _ in range(20 if metrics is not None else 0):  # until two scrapes agree
+            body = urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics",
+                                          timeout=10).read().decode()
+            now = {}  # Redis's samples: other tests' traffic on lo moves the rest
+            for line in body.splitlines():
+                if line.startswith("pgrtt_redis_"):
+                    name, _, value = line.rpartition(" ")
+                    now[name.split("{")[0]] = float(value)
+            if now == metrics:
+                break
+            metrics.clear()
+            metrics.update(now)
+            time.sleep(0.3)
         cap.send_signal(signal.SIGINT)
     out, err = cap.communicate(timeout=60)
     return cap.returncode, json.loads(out) if out.strip() else {}, first + err
@@ -95,9 +114,15 @@ def main():
                                                              "redisclient.py"), str(port),
                             "redis-py"], check=True, capture_output=True)
         wfile = os.path.join(tmp, "w.pcap")
-        rc, d, err = under_capture(["-p", str(pg), "--redis-port", str(port), "-w", wfile], bench)
+        scraped = {}
+        rc, d, err = under_capture(["-p", str(pg), "--redis-port", str(port), "-w", wfile], bench,
+                                   scraped)
         check("capture: exit", rc, 0)
         r = d.get("totals", {}).get("redis", {})
+        check("/metrics counts the Redis round trips and commands as the run's totals",
+              (scraped.get("pgrtt_redis_round_trips_total"),
+               scraped.get("pgrtt_redis_commands_total")),
+              (r.get("round_trips"), r.get("commands")))
         by = r.get("by_command", {})
         check("the server ran what the benchmark sent (commandstats)",
               (server.get("get"), server.get("set"), server.get("config|get")), (5200, 2000, 4))

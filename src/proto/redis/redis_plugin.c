@@ -180,9 +180,7 @@ static bool oldest_open(void *st, uint64_t now, uint64_t not_before, uint64_t *t
 static void live(const void *st, void *part)
 {
 	const struct redis_state *s = st;
-	struct redis_live *o = part;
-	o->round_trips += s->rtt.st.round_trips;
-	o->commands += s->rtt.st.commands;
+	redis_stats_add(part, &s->rtt.st);
 }
 
 static int shared_init(void *shared, const void *opts)
@@ -198,10 +196,7 @@ static void shared_free(void *shared)
 
 static void live_shared(const void *shared, void *out)
 {
-	const struct redis_totals *t = shared;
-	struct redis_live *o = out;
-	o->round_trips += t->st.round_trips;
-	o->commands += t->st.commands;
+	redis_stats_add(out, &((const struct redis_totals *)shared)->st);
 }
 
 static bool measured(const void *shared)

@@ -36,12 +36,6 @@ struct redis_observers {
 	void *ctx;
 };
 
-/* What a capture's Redis connections counted so far, the open ones
- * included: the status line, SIGUSR1 and --metrics (analysis_live). */
-struct redis_live {
-	uint64_t round_trips, commands;
-};
-
 struct redis_totals {
 	struct proto_totals tot; /* first: what every protocol adds up (figure.h) */
 	struct redis_stats st;   /* sums over connections */
