@@ -799,6 +799,21 @@ const struct page_figure *analysis_page_figure(int n, const struct proto_ops **p
 	return NULL;
 }
 
+const struct conn_figure *analysis_run_figure(int n, const struct proto_ops **proto)
+{
+	for (int p = 0; p < PROTO_N; p++) {
+		const struct proto_ops *ops = registry[p].ops;
+		for (int i = 0; ops && i < ops->nconn_figs; i++) {
+			if (!ops->conn_figs[i].title || n-- > 0)
+				continue;
+			if (proto)
+				*proto = ops;
+			return &ops->conn_figs[i];
+		}
+	}
+	return NULL;
+}
+
 bool analysis_asked(const struct analysis *a, enum proto_id id)
 {
 	if (!analysis_protocol(id))

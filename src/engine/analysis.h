@@ -160,6 +160,11 @@ const struct proto_ops *analysis_protocol(enum proto_id id);
  * last.  Stored runs are read with the same numbers. */
 const struct page_figure *analysis_page_figure(int n, const struct proto_ops **proto);
 
+/* Every protocol's connection figures kept with a stored run (those with
+ * a title), numbered across the registry in its order: the nth, its
+ * protocol in *proto, or NULL past the last. */
+const struct conn_figure *analysis_run_figure(int n, const struct proto_ops **proto);
+
 /* Protocol id's servers were named (its port_option; PostgreSQL's -p
  * always is). */
 bool analysis_asked(const struct analysis *a, enum proto_id id);

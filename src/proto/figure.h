@@ -73,6 +73,11 @@ struct conn_figure {
 	const char *metric, *help;
 };
 
+/* Enough for every registered protocol's connection figures with a title
+ * (a unit test holds the registry to it): a stored run keeps their totals
+ * in arrays this long, indexed as analysis_run_figure() numbers them. */
+#define RUN_FIGS_MAX 8
+
 /* What every protocol but PostgreSQL (whose totals are its own) adds up
  * over its connections, the same way: the engine's outputs and findings
  * read it through proto_ops.totals. */

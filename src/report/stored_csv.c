@@ -20,9 +20,14 @@ static void runs_csv(FILE *out, const struct stored_report *r)
 	fputs("run,created_at,app,labels,round_trips,ready_for_query,query,ping_acquire,ping_release,"
 	      "ping_idle,transaction,reset,prepare,other,pings_per_100_queries,"
 	      "round_trips_per_query,latency_p50_ms,latency_p99_ms,connections,"
-	      "startups_per_1000_round_trips,pattern,lower_bound,warnings,redis_round_trips,host,"
-	      "measured\n",
+	      "startups_per_1000_round_trips,pattern,lower_bound,warnings,",
 	      out);
+	int nfigs = 0; /* the other protocols' kept totals (analysis_run_figure) */
+	for (char key[96]; analysis_run_figure(nfigs, NULL); nfigs++) {
+		stored_run_key(key, sizeof key, nfigs);
+		fprintf(out, "%s,", key);
+	}
+	fputs("host,measured\n", out);
 	for (int i = 0; i < r->nruns; i++) {
 		const struct run_figures *f = &r->runs[i];
 		struct run_rates rr;
@@ -39,7 +44,9 @@ static void runs_csv(FILE *out, const struct stored_report *r)
 		if (!f->measured) { /* nothing measured: empty, not 0 (the warnings say why) */
 			fputs(",,,,,,,,,,,,,,,,,,0,", out);
 			esc_csv(out, f->warnings);
-			fputs(",,", out);
+			fputc(',', out);
+			for (int k = 0; k < nfigs; k++)
+				fputc(',', out);
 			esc_csv(out, f->host);
 			fputs(",0\n", out);
 			continue;
@@ -62,8 +69,10 @@ static void runs_csv(FILE *out, const struct stored_report *r)
 		fprintf(out, ",%d,", f->lower_bound);
 		esc_csv(out, f->warnings);
 		fputc(',', out);
-		num(out, f->redis_rt);
-		fputc(',', out);
+		for (int k = 0; k < nfigs; k++) {
+			num(out, f->proto_fig[k]);
+			fputc(',', out);
+		}
 		esc_csv(out, f->host);
 		fputs(",1\n", out);
 	}

@@ -41,10 +41,14 @@ static cJSON *run_json(const struct run_figures *f)
 		static const char *const none[] = {
 			"connections", "ready_for_query", "round_trips", "by_class",
 			"round_trips_per_query", "pings_per_100_queries", "startups_per_1000_round_trips",
-			"latency_p50_ms", "latency_p99_ms", "pattern", "driver", "pages",
-			"redis_round_trips"};
+			"latency_p50_ms", "latency_p99_ms", "pattern", "driver", "pages"};
 		for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
 			cJSON_AddNullToObject(o, none[i]);
+		char key[96]; /* the other protocols' kept totals */
+		for (int k = 0; analysis_run_figure(k, NULL); k++) {
+			stored_run_key(key, sizeof key, k);
+			cJSON_AddNullToObject(o, key);
+		}
 		cJSON_AddBoolToObject(o, "http", f->http);
 		cJSON_AddBoolToObject(o, "lower_bound", f->lower_bound);
 		json_add_codes(o, "warnings", f->warnings);
@@ -73,7 +77,11 @@ static cJSON *run_json(const struct run_figures *f)
 		cJSON_AddNullToObject(o, "driver");
 	cJSON_AddBoolToObject(o, "http", f->http);
 	cJSON_AddNumberToObject(o, "pages", (double)f->pages);
-	add_num(o, "redis_round_trips", f->redis_rt);
+	char key[96]; /* the other protocols' kept totals: null, not measured */
+	for (int k = 0; analysis_run_figure(k, NULL); k++) {
+		stored_run_key(key, sizeof key, k);
+		add_num(o, key, f->proto_fig[k]);
+	}
 	cJSON_AddBoolToObject(o, "lower_bound", f->lower_bound);
 	json_add_codes(o, "warnings", f->warnings);
 	return o;

@@ -18,15 +18,8 @@ static void num(FILE *out, int dec, double v)
 		fprintf(out, "%.*f", dec, v);
 }
 
-static bool any_redis_run(const struct stored_report *r)
-{
-	for (int i = 0; i < r->nruns; i++)
-		if (!isnan(r->runs[i].redis_rt))
-			return true;
-	return false;
-}
-
-static void run_row(FILE *out, const struct run_figures *f, bool redis)
+/* col: the other protocols' kept totals shown (stored_run_column) */
+static void run_row(FILE *out, const struct run_figures *f, const bool *col)
 {
 	struct run_rates rr;
 	run_rates(f, &rr);
@@ -40,7 +33,11 @@ static void run_row(FILE *out, const struct run_figures *f, bool redis)
 	if (!f->measured) { /* nothing measured: no count is 0 (the warnings say why) */
 		fputs(" | not measured | - | - | - | - | - | - | - | - | - | - | - | - | - | ", out);
 		esc_md(out, f->warnings);
-		fputs(redis ? " | - |\n" : " |\n", out);
+		fputs(" |", out);
+		for (int k = 0; k < RUN_FIGS_MAX; k++)
+			if (col[k])
+				fputs(" - |", out);
+		fputc('\n', out);
 		return;
 	}
 	fprintf(out, " | %" PRId64 "%s | %" PRId64 " | %" PRId64 " | %.0f (%.0f/%.0f/%.0f) | %.0f | %.0f | %.0f | ",
@@ -65,9 +62,11 @@ static void run_row(FILE *out, const struct run_figures *f, bool redis)
 	fputs(" | ", out);
 	esc_md(out, f->warnings);
 	fputs(" |", out);
-	if (redis) {
+	for (int k = 0; k < RUN_FIGS_MAX; k++) {
+		if (!col[k])
+			continue;
 		fputc(' ', out);
-		num(out, 0, f->redis_rt);
+		num(out, 0, f->proto_fig[k]);
 		fputs(" |", out);
 	}
 	fputc('\n', out);
@@ -75,17 +74,25 @@ static void run_row(FILE *out, const struct run_figures *f, bool redis)
 
 static void runs_table(FILE *out, const struct stored_report *r)
 {
-	bool redis = any_redis_run(r);
+	bool col[RUN_FIGS_MAX] = {false};
+	const struct conn_figure *f;
+	for (int k = 0; (f = analysis_run_figure(k, NULL)); k++)
+		col[k] = stored_run_column(r, k);
 	fputs("## Runs\n\n"
 	      "| run | app | labels | round trips | RFQ | queries | pings (acquire/release/idle) |"
 	      " transactions | resets | other | pings / 100 queries | round trips / query |"
 	      " p50 ms | p99 ms | connections | startups / 1,000 round trips | pattern | warnings |",
 	      out);
-	fputs(redis ? " Redis round trips |\n" : "\n", out);
-	fputs("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|", out);
-	fputs(redis ? "---:|\n" : "\n", out);
+	for (int k = 0; (f = analysis_run_figure(k, NULL)); k++)
+		if (col[k])
+			fprintf(out, " %s |", f->title);
+	fputs("\n|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|", out);
+	for (int k = 0; k < RUN_FIGS_MAX; k++)
+		if (col[k])
+			fputs("---:|", out);
+	fputc('\n', out);
 	for (int i = 0; i < r->nruns; i++)
-		run_row(out, &r->runs[i], redis);
+		run_row(out, &r->runs[i], col);
 }
 
 static void left_out(FILE *out, const struct stored_report *r)

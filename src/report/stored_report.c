@@ -84,6 +84,21 @@ bool stored_page_column(const struct stored_report *r, int i)
 	return false;
 }
 
+bool stored_run_column(const struct stored_report *r, int i)
+{
+	for (int k = 0; k < r->nruns; k++)
+		if (!isnan(r->runs[k].proto_fig[i]))
+			return true;
+	return false;
+}
+
+void stored_run_key(char *buf, size_t cap, int i)
+{
+	const struct proto_ops *p;
+	const struct conn_figure *f = analysis_run_figure(i, &p);
+	snprintf(buf, cap, "%s_%s", f ? p->name : "", f ? f->column : "");
+}
+
 void stored_run_name(char *buf, size_t cap, int64_t run, const char *app, const char *labels)
 {
 	snprintf(buf, cap, "%s%s%s%s#%" PRId64, app[0] ? app : "(no app)", labels[0] ? " (" : "",

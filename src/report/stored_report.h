@@ -92,6 +92,12 @@ struct stored_report {
  * routes' tables: stored, and measured in one of the rows at least. */
 bool stored_page_column(const struct stored_report *r, int i);
 
+/* Kept total i of other protocols (analysis_run_figure's numbers) as a
+ * column of the runs' tables: measured in one of the runs at least. */
+bool stored_run_column(const struct stored_report *r, int i);
+/* Its key in JSON and CSV: "redis_round_trips" (NAME_COLUMN). */
+void stored_run_key(char *buf, size_t cap, int i);
+
 void stored_md(FILE *out, const struct stored_report *r);
 void stored_csv(FILE *out, const struct stored_report *r);
 int stored_json(FILE *out, const struct stored_report *r); /* -1: out of memory */

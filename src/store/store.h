@@ -144,7 +144,9 @@ struct run_figures {
 	double p50, p99;  /* ms; NAN: no round trip */
 	double duration;  /* s */
 	bool http;        /* stored with --http-port */
-	double redis_rt;  /* Redis round trips; NAN: not measured with --redis-port */
+	/* the other protocols' totals kept (analysis_run_figure's numbers:
+	 * Redis's round trips); NAN: not measured with the protocol's ports */
+	double proto_fig[RUN_FIGS_MAX];
 	bool lower_bound; /* the counts are lower bounds */
 	bool measured;    /* no fatal finding (no-postgresql ...): else its counts are not 0 but
 			   * nothing measured, and every output says so */

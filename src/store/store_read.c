@@ -270,7 +270,7 @@ int store_runs(struct store *s, const struct route_query *q, struct run_figures 
 		" (SELECT group_concat(key || '=' || value, ' ') FROM run_labels WHERE run_id = x.id),"
 		" x.source, x.connections, x.ready_for_query, x.round_trips, x.latency_p50_us,"
 		" x.latency_p99_us, coalesce(x.duration_s, 0), x.http_ports IS NOT NULL,"
-		" x.redis_round_trips, coalesce(x.lower_bound, 0),"
+		" coalesce(x.lower_bound, 0),"
 		" (SELECT group_concat(code, ' ') FROM run_warnings w WHERE w.run_id = x.id"
 		"  AND w.severity != 'note'),"
 		" (SELECT coalesce(sum(pages), 0) FROM routes r WHERE r.run_id = x.id),"
@@ -279,8 +279,13 @@ int store_runs(struct store *s, const struct route_query *q, struct run_figures 
 		"  FROM connections c WHERE c.run_id = x.id AND driver != ''),"
 		" coalesce(x.host, ''),"
 		" CASE WHEN EXISTS (SELECT 1 FROM run_warnings w WHERE w.run_id = x.id"
-		"  AND w.severity = 'fatal') THEN 0 ELSE 1 END"
-		" FROM runs x WHERE 1 = 1");
+		"  AND w.severity = 'fatal') THEN 0 ELSE 1 END");
+	const struct proto_ops *proto; /* the kept totals of other protocols, from column 19 */
+	const struct conn_figure *fig;
+	for (int i = 0; (fig = analysis_run_figure(i, &proto)) && o < sizeof sql; i++)
+		o += (size_t)snprintf(sql + o, sizeof sql - o, ", x.%s_%s", proto->name, fig->column);
+	if (o < sizeof sql)
+		o += (size_t)snprintf(sql + o, sizeof sql - o, " FROM runs x WHERE 1 = 1");
 	o = filter_sql(q, sql, sizeof sql, o);
 	if (o + 40 >= sizeof sql) {
 		snprintf(err, STORE_ERRBUF, "too many filters");
@@ -328,16 +333,18 @@ int store_runs(struct store *s, const struct route_query *q, struct run_figures 
 								   : db_column_double(st, 9) / 1e3;
 		f->duration = db_column_double(st, 10);
 		f->http = db_column_int(st, 11) != 0;
-		f->redis_rt = db_column_type(st, 12) == DB_NULL
-				      ? NAN
-				      : (double)db_column_int64(st, 12);
-		f->lower_bound = db_column_int(st, 13) != 0;
-		copy_col(f->warnings, sizeof f->warnings, st, 14);
-		f->pages = db_column_int64(st, 15);
-		f->routes = db_column_int64(st, 16);
-		copy_col(f->driver, sizeof f->driver, st, 17);
-		copy_col(f->host, sizeof f->host, st, 18);
-		f->measured = db_column_int(st, 19) != 0;
+		f->lower_bound = db_column_int(st, 12) != 0;
+		copy_col(f->warnings, sizeof f->warnings, st, 13);
+		f->pages = db_column_int64(st, 14);
+		f->routes = db_column_int64(st, 15);
+		copy_col(f->driver, sizeof f->driver, st, 16);
+		copy_col(f->host, sizeof f->host, st, 17);
+		f->measured = db_column_int(st, 18) != 0;
+		for (int i = 0; i < RUN_FIGS_MAX; i++)
+			f->proto_fig[i] = NAN;
+		for (int i = 0; analysis_run_figure(i, NULL); i++)
+			if (db_column_type(st, 19 + i) != DB_NULL)
+				f->proto_fig[i] = (double)db_column_int64(st, 19 + i);
 		run_classes(cls, f);
 	}
 	if (rc == 0 && step == DB_ERROR) {

@@ -355,8 +355,8 @@ static int put_connections(struct store *s, const struct analysis *a, char *err)
 	int rc = 0;
 	for (uint32_t i = 0; i < a->nlisted && rc == 0; i++) {
 		const struct conn_summary *c = &a->listed[i];
-		if (c->proto == PROTO_REDIS)
-			continue; /* PostgreSQL's table; Redis's figures are the run's (put_redis) */
+		if (c->proto != PROTO_PGSQL)
+			continue; /* PostgreSQL's table; the others' figures are the run's (put_proto) */
 		const struct rtt_stats *x = &c->st;
 		int k = 1;
 		db_bind_int64(st, k++, s->run_id);
@@ -493,55 +493,84 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 	return rc;
 }
 
-/* --redis-port: the run's Redis figures and its commands by name. */
-static int put_redis(struct store *s, const struct analysis *a, char *err)
+/* The run's figures of a protocol with figures of its own (figure.h's
+ * conn_figs with a column; Redis's with --redis-port) in the runs'
+ * columns NAME_..., and its keys by name in run_NAME_NOUNs. */
+static int put_proto(struct store *s, const struct analysis *a, const struct proto_ops *p,
+		     char *err)
 {
-	if (!a->opts.nredis_ports)
-		return 0;
-	const struct redis_totals *t = analysis_redis(a);
+	const void *shared = analysis_shared(a, p->id);
+	const struct proto_totals *t = p->totals(shared);
+	const void *sum = p->figures_sum(shared);
+	char sql[1024], what[64];
+	snprintf(what, sizeof what, "storing %s figures", p->title);
+	size_t o = (size_t)snprintf(sql, sizeof sql,
+				    "UPDATE runs SET %s_ports=?, %s_connections=?, %s_latency_p50_us=?,"
+				    " %s_latency_p99_us=?",
+				    p->name, p->name, p->name, p->name);
+	for (int i = 0; i < p->nconn_figs && o < sizeof sql; i++)
+		if (p->conn_figs[i].column && !p->conn_figs[i].by_class)
+			o += (size_t)snprintf(sql + o, sizeof sql - o, ", %s_%s=?", p->name,
+					      p->conn_figs[i].column);
+	if (o < sizeof sql)
+		o += (size_t)snprintf(sql + o, sizeof sql - o, " WHERE id=?");
 	struct db_stmt *st;
-	if (db_prepare(s->db,
-			       "UPDATE runs SET redis_ports=?1, redis_connections=?2, redis_commands=?3,"
-			       " redis_round_trips=?4, redis_pipelined_round_trips=?5,"
-			       " redis_latency_p50_us=?6, redis_latency_p99_us=?7 WHERE id=?8", &st) != DB_OK) {
-		store_dberr(err, "storing Redis figures", s->db);
+	if (o >= sizeof sql || db_prepare(s->db, sql, &st) != DB_OK) {
+		store_dberr(err, what, s->db);
 		return -1;
 	}
 	char ports[256];
-	ports_text(ports, sizeof ports, a->opts.redis_ports, a->opts.nredis_ports);
-	db_bind_text(st, 1, ports);
-	db_bind_int64(st, 2, (int64_t)t->tot.connections);
-	db_bind_int64(st, 3, (int64_t)t->st.commands);
-	db_bind_int64(st, 4, (int64_t)t->st.round_trips);
-	db_bind_int64(st, 5, (int64_t)t->st.pipelined);
-	if (t->tot.lat.count) {
-		db_bind_double(st, 6, (double)hist_quantile(&t->tot.lat, 0.5) / 1e3);
-		db_bind_double(st, 7, (double)hist_quantile(&t->tot.lat, 0.99) / 1e3);
+	int nports, k = 1;
+	const uint16_t *port = analysis_ports(a, p->id, &nports);
+	ports_text(ports, sizeof ports, port, nports);
+	db_bind_text(st, k++, ports);
+	db_bind_int64(st, k++, (int64_t)t->connections);
+	if (t->lat.count) { /* else NULL: no round trip, no latency */
+		db_bind_double(st, k, (double)hist_quantile(&t->lat, 0.5) / 1e3);
+		db_bind_double(st, k + 1, (double)hist_quantile(&t->lat, 0.99) / 1e3);
 	}
-	db_bind_int64(st, 8, s->run_id);
-	int rc = step_done(st, s->db, err, "storing Redis figures");
+	k += 2;
+	for (int i = 0; i < p->nconn_figs; i++)
+		if (p->conn_figs[i].column && !p->conn_figs[i].by_class)
+			db_bind_int64(st, k++, (int64_t)*(const uint64_t *)((const char *)sum +
+									  p->conn_figs[i].at));
+	db_bind_int64(st, k, s->run_id);
+	int rc = step_done(st, s->db, err, what);
 	db_finalize(st);
-	if (rc)
+	if (rc || !p->by_name)
 		return rc;
-	if (db_prepare(s->db,
-			       "INSERT INTO run_redis_commands (run_id, command, calls) VALUES (?,?,?)", &st) != DB_OK) {
-		store_dberr(err, "storing Redis commands", s->db);
+	snprintf(sql, sizeof sql, "INSERT INTO run_%s_%ss (run_id, %s, calls) VALUES (?,?,?)", p->name,
+		 p->by_name_noun, p->by_name_noun);
+	snprintf(what, sizeof what, "storing %s %ss", p->title, p->by_name_noun);
+	if (db_prepare(s->db, sql, &st) != DB_OK) {
+		store_dberr(err, what, s->db);
 		return -1;
 	}
-	const struct redis_name_count *names[REDIS_NAMES_MAX];
+	static struct name_count names[NAME_COUNTS_MAX];
 	uint64_t rest;
-	uint32_t n = redis_totals_commands(t, names, &rest);
+	uint32_t n = p->by_name(shared, names, NAME_COUNTS_MAX, &rest);
 	for (uint32_t i = 0; i <= n && rc == 0; i++) {
 		if (i == n && !rest)
 			break;
 		db_bind_int64(st, 1, s->run_id);
-		/* names are printable (redis_totals.c); the rest has a name no command has */
-		db_bind_text(st, 2, i < n ? names[i]->name : "(other)");
-		db_bind_int64(st, 3, (int64_t)(i < n ? names[i]->n : rest));
-		rc = step_done(st, s->db, err, "storing Redis commands");
+		/* names are printable (figure.h); the rest has a name no key has */
+		db_bind_text(st, 2, i < n ? names[i].name : "(other)");
+		db_bind_int64(st, 3, (int64_t)(i < n ? names[i].n : rest));
+		rc = step_done(st, s->db, err, what);
 	}
 	db_finalize(st);
 	return rc;
+}
+
+/* Every other protocol asked for (put_proto). */
+static int put_protos(struct store *s, const struct analysis *a, char *err)
+{
+	for (int p = 0; p < PROTO_N; p++) {
+		const struct proto_ops *ops = analysis_protocol(p);
+		if (ops && ops->nconn_figs && analysis_asked(a, p) && put_proto(s, a, ops, err) != 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int put_warnings(struct store *s, const struct analysis *a,
@@ -669,7 +698,7 @@ int store_finish_run(struct store *s, const struct analysis *a, const struct sto
 		return -1;
 	if (put_totals(s, a, info, err) != 0 || put_labels(s, info, err) != 0 ||
 	    put_classes(s, a, err) != 0 || put_connections(s, a, err) != 0 ||
-	    put_routes(s, a, err) != 0 || put_redis(s, a, err) != 0 ||
+	    put_routes(s, a, err) != 0 || put_protos(s, a, err) != 0 ||
 	    put_warnings(s, a, info, err) != 0 ||
 	    store_dbexec(s->db, "COMMIT", err, "committing the run") != 0) {
 		store_abort_run(s);

@@ -3,6 +3,7 @@
  * records, the JSON report's warnings, and message summaries. */
 #define _DEFAULT_SOURCE /* fmemopen, open_memstream, mkstemp */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,12 @@ static void page_figures(void)
 	}
 	CHECK(n >= 3 && n <= PAGE_FIGS_MAX); /* Redis's three at least */
 	CHECK(budgets >= 2);
+	/* the connection figures: a kept total (title) has its column */
+	const struct conn_figure *c;
+	int kept = 0;
+	for (; (c = analysis_run_figure(kept, &p)); kept++)
+		CHECK(c->column && !c->by_class && p->totals && p->figures_sum);
+	CHECK(kept >= 1 && kept <= RUN_FIGS_MAX);
 	char path[] = "/tmp/pgrtt-test-figures-XXXXXX";
 	int fd = mkstemp(path);
 	close(fd);
@@ -228,6 +235,15 @@ static void page_figures(void)
 	int nrows = -1;
 	CHECK(store_routes(s, &every, &rows, &nrows, err) == 0 && nrows == 0);
 	free(rows);
+	/* the run's Redis totals went to their columns, and read back: 0 round
+	 * trips where the port was named and nothing came (the findings say
+	 * no-redis; the count is what was seen) */
+	struct run_figures *runs = NULL;
+	int nruns = -1;
+	CHECK(store_runs(s, &every, &runs, &nruns, err) == 0 && nruns == 1);
+	CHECK(nruns == 1 && runs[0].proto_fig[0] == 0);
+	CHECK(nruns == 1 && (kept == RUN_FIGS_MAX || isnan(runs[0].proto_fig[kept])));
+	free(runs);
 	store_close(s);
 	analysis_free(&a);
 	char wal[64];
