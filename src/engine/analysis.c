@@ -36,14 +36,14 @@ static const struct registered {
 	size_t ports_at, nports_at;
 } registry[PROTO_N] = {
 	[PROTO_PGSQL] = {&proto_pgsql, offsetof(struct analysis_opts, pgsql),
-			 offsetof(struct analysis_live, pg), offsetof(struct conn_summary, st),
+			 offsetof(struct analysis_live, pg), offsetof(struct conn_summary, figures),
 			 offsetof(struct analysis_opts, ports), NOT_THERE},
 	[PROTO_HTTP] = {&proto_http, offsetof(struct analysis_opts, http),
 			offsetof(struct analysis_live, http), NOT_THERE,
 			offsetof(struct analysis_opts, http_ports),
 			offsetof(struct analysis_opts, nhttp_ports)},
 	[PROTO_REDIS] = {&proto_redis, offsetof(struct analysis_opts, redis),
-			 offsetof(struct analysis_live, redis), offsetof(struct conn_summary, redis),
+			 offsetof(struct analysis_live, redis), offsetof(struct conn_summary, figures),
 			 offsetof(struct analysis_opts, redis_ports),
 			 offsetof(struct analysis_opts, nredis_ports)},
 };
@@ -270,7 +270,7 @@ static void host_closed(void *ctx, struct conn_summary *m, const struct reasm_di
 {
 	struct analysis *a = ctx;
 	size_t at = registry[m->proto].figures_at;
-	if (at != NOT_THERE && c->figures_size)
+	if (at != NOT_THERE && c->figures_size && c->figures_size <= sizeof m->figures)
 		memcpy((char *)m + at, c->figures, c->figures_size);
 	m->mid_stream = c->mid_stream;
 	m->tls = c->tls;
@@ -751,7 +751,8 @@ void analysis_finish(struct analysis *a)
 	pg->ping_policy = ping_policy_of(&pg->ping_ev);
 	ping_policy_settle(pg->ping_policy, &pg->tot.st);
 	for (uint32_t i = 0; i < a->nlisted; i++)
-		ping_policy_settle(pg->ping_policy, &a->listed[i].st);
+		if (a->listed[i].proto == PROTO_PGSQL)
+			ping_policy_settle(pg->ping_policy, (struct rtt_stats *)(void *)a->listed[i].figures);
 	if (a->attributing)
 		attrib_settle_policy(&a->attrib, pg->ping_policy);
 }

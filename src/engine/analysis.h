@@ -22,6 +22,7 @@
 #include "pgsql.h"
 #include "proto/http/http_totals.h"
 #include "proto/proto.h"
+#include "proto/conn_summary.h"
 #include "proto/redis/redis_totals.h"
 #include "resp.h"
 #include "attrib/route_learn.h"
@@ -41,21 +42,6 @@
 
 struct conn;
 
-struct conn_summary {
-	uint64_t id;
-	char client[ADDR_STR_MAX], server[ADDR_STR_MAX];
-	uint64_t first_ts, last_ts, packets, bytes[2];
-	struct rtt_stats st;
-	bool mid_stream, syn_seen, fin_seen, rst_seen, evicted;
-	bool undecodable; /* bytes on a PostgreSQL port, not one message framed */
-	uint8_t tls; /* 0, 'S' SSL, 'G' GSSAPI, 'D' direct TLS */
-	const char *server_from; /* "syn", "port" or "traffic": how the server side was told */
-	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
-		truncated_segs, enc_extra_bytes;
-	uint64_t lat_count, lat_p50, lat_p99, lat_max;
-	uint8_t proto;            /* enum proto_id: its protocol */
-	struct redis_stats redis; /* a Redis connection's figures (st is PostgreSQL's) */
-};
 
 struct analysis;
 
@@ -173,7 +159,7 @@ bool analysis_asked(const struct analysis *a, enum proto_id id);
 const uint16_t *analysis_ports(const struct analysis *a, enum proto_id id, int *n);
 
 /* A connection's own figures (its protocol's conn_figs read them), or
- * NULL: none (PostgreSQL's are c->st). */
+ * NULL: none (PostgreSQL's are conn_rtt_stats(c)). */
 const void *analysis_conn_figures(const struct conn_summary *c);
 
 struct analysis_live;

@@ -180,7 +180,7 @@ static cJSON *connection(const struct conn_summary *c)
 {
 	if (analysis_conn_figures(c))
 		return figures_connection(analysis_protocol(c->proto), c);
-	const struct rtt_stats *st = &c->st;
+	const struct rtt_stats *st = conn_rtt_stats(c);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)c->id);
 	cJSON_AddStringToObject(o, "protocol", "postgresql");

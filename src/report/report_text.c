@@ -196,7 +196,7 @@ static void redis_rows(FILE *out, const struct analysis *a)
 				"other", "pipelined", "p50 ms", "p99 ms", "flags");
 			head = true;
 		}
-		const struct redis_stats *st = &c->redis;
+		const struct redis_stats *st = analysis_conn_figures(c);
 		uint64_t other = st->round_trips - st->by_class[RT_QUERY] - st->by_class[RT_PING] -
 				 st->by_class[RT_TRANSACTION];
 		fprintf(out,
@@ -333,7 +333,7 @@ static void pg_rows(FILE *out, const struct analysis *a)
 		const struct conn_summary *c = &a->listed[i];
 		if (c->proto == PROTO_REDIS)
 			continue;
-		const struct rtt_stats *st = &c->st;
+		const struct rtt_stats *st = conn_rtt_stats(c);
 		uint64_t other = 0;
 		for (int k = 0; k < RT_NCLASS; k++)
 			other += rt_class_is_other(k) ? st->by_class[k] : 0;

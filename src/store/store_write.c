@@ -357,7 +357,7 @@ static int put_connections(struct store *s, const struct analysis *a, char *err)
 		const struct conn_summary *c = &a->listed[i];
 		if (c->proto != PROTO_PGSQL)
 			continue; /* PostgreSQL's table; the others' figures are the run's (put_proto) */
-		const struct rtt_stats *x = &c->st;
+		const struct rtt_stats *x = conn_rtt_stats(c);
 		int k = 1;
 		db_bind_int64(st, k++, s->run_id);
 		db_bind_int64(st, k++, (int64_t)c->id);

@@ -9,6 +9,7 @@
 #define PGRTT_PGSQL_SHARED_H
 
 #include "base/hist.h"
+#include "proto/conn_summary.h"
 #include "proto/legs.h"
 #include "rtt.h"
 
@@ -26,7 +27,6 @@ struct pooler_signs {
 /* One connection's signs (st: its figures so far), added to p. */
 void pooler_signs_add(struct pooler_signs *p, const struct rtt_stats *st, uint16_t port);
 
-struct conn_summary; /* the engine's record of a connection: passed on, not read */
 struct textring;
 
 /* What dump, trace and the store watch (analysis_opts.pgsql), with the
@@ -78,5 +78,12 @@ struct pgsql_shared {
 /* 0, or -1 when out of memory (pgsql_shared_free frees what it made). */
 int pgsql_shared_init(struct pgsql_shared *p, const struct pgsql_observers *observe);
 void pgsql_shared_free(struct pgsql_shared *p);
+
+/* A PostgreSQL connection's figures in its record (zero until it closes). */
+static inline const struct rtt_stats *conn_rtt_stats(const struct conn_summary *c)
+{
+	_Static_assert(sizeof(struct rtt_stats) <= CONN_FIGURES_MAX, "a record holds them");
+	return (const struct rtt_stats *)(const void *)c->figures;
+}
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "net/tcp_reasm.h"
+#include "proto/conn_summary.h"
 #include "proto/proto.h"
 #include "redis_totals.h"
 
@@ -215,6 +216,8 @@ static const struct page_figure page_figs[] = {
 	 "redis_commands_interval95", true, "max-redis-cmds-per-page", "redis-commands-per-page",
 	 "Redis commands"},
 };
+
+_Static_assert(sizeof(struct redis_stats) <= CONN_FIGURES_MAX, "a record holds them");
 
 #define AT(field) offsetof(struct redis_stats, field)
 /* A connection's figures and their totals' (struct redis_stats). */
