@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "figure.h"
 #include "rt_event.h"
@@ -114,6 +115,11 @@ struct proto_ops {
 	uint32_t (*by_name)(const void *shared, struct name_count *out, uint32_t cap,
 			    uint64_t *rest);
 	const char *by_name_noun;
+	/* analyze's text report, in the protocol's own words (tcpdump's
+	 * printers): its totals' lines after PostgreSQL's, and a row per
+	 * connection, the table's head before the first.  NULL: none. */
+	void (*text_totals)(FILE *out, const void *shared);
+	void (*text_connection)(FILE *out, const struct conn_summary *c, bool first);
 	size_t state_size; /* per connection, zeroed before open */
 	/* What its connections share for the whole analysis - their totals,
 	 * latencies, legs - made by shared_init at the start and freed by

@@ -130,100 +130,23 @@ static void routes_table(FILE *out, const struct analysis *a, const struct evide
 			page_figures_table(out, a, analysis_protocol(p));
 }
 
-/* The Redis totals: round trips against commands (a pipeline is one round
- * trip of many), by class, the commands by name. */
-static void redis_text(FILE *out, const struct analysis *a)
-{
-	const struct redis_totals *t = analysis_redis(a);
-	const struct redis_stats *s = &t->st;
-	fprintf(out, "redis: %" PRIu64 " connections  commands: %" PRIu64 "  round_trips: %" PRIu64,
-		t->tot.connections, s->commands, s->round_trips);
-	if (s->round_trips)
-		fprintf(out, "  (%.2f commands per round trip; %" PRIu64 " pipelined, largest %" PRIu64
-			     ")",
-			(double)s->commands / (double)s->round_trips, s->pipelined, s->max_pipeline);
-	fputc('\n', out);
-	fprintf(out, "redis by class: ");
-	const char *sep = "";
-	for (int c = 0; c < RT_NCLASS; c++) {
-		if (!s->by_class[c])
-			continue;
-		fprintf(out, "%s%s %" PRIu64, sep, rt_class_name(c), s->by_class[c]);
-		sep = ", ";
-	}
-	fprintf(out, "%s\n", sep[0] ? "" : "none");
-	const struct redis_name_count *names[REDIS_NAMES_MAX];
-	uint64_t rest;
-	uint32_t n = redis_totals_commands(t, names, &rest);
-	if (n || rest) {
-		fprintf(out, "redis commands:");
-		for (uint32_t i = 0; i < n && i < 12; i++) {
-			fputc(' ', out);
-			esc_term(out, names[i]->name);
-			fprintf(out, " %" PRIu64, names[i]->n);
-		}
-		uint64_t more = rest;
-		for (uint32_t i = 12; i < n; i++)
-			more += names[i]->n;
-		if (more)
-			fprintf(out, " (others %" PRIu64 ")", more);
-		fputc('\n', out);
-	}
-	if (t->tot.lat.count)
-		fprintf(out, "redis latency: p50 %.3f ms  p99 %.3f ms  max %.3f ms\n",
-			ms(hist_quantile(&t->tot.lat, 0.5)), ms(hist_quantile(&t->tot.lat, 0.99)),
-			ms(t->tot.lat.max));
-	fprintf(out, "redis replies: %" PRIu64 "  errors: %" PRIu64 "  pushes: %" PRIu64
-		     "  without reply: %" PRIu64 "  unanswered: %" PRIu64 "\n",
-		s->replies, s->errors, s->pushes, s->no_reply, s->unanswered);
-	fprintf(out, "redis damage: gaps %" PRIu64 " (%" PRIu64 " bytes)  malformed %" PRIu64
-		     "  mid-stream %" PRIu64 "  encrypted %" PRIu64 "\n",
-		t->tot.gaps, t->tot.gap_bytes, t->tot.malformed, t->tot.mid_stream, t->tot.tls);
-}
-
 static void pg_rows(FILE *out, const struct analysis *a);
 
-static void redis_rows(FILE *out, const struct analysis *a)
+/* The rows of the connections of every protocol that prints its own
+ * (proto_ops.text_connection), protocol by protocol. */
+static void other_rows(FILE *out, const struct analysis *a)
 {
-	bool head = false;
-	for (uint32_t i = 0; i < a->nlisted; i++) {
-		const struct conn_summary *c = &a->listed[i];
-		if (c->proto != PROTO_REDIS)
+	for (int p = 0; p < PROTO_N; p++) {
+		const struct proto_ops *ops = analysis_protocol(p);
+		if (!ops || !ops->text_connection)
 			continue;
-		if (!head) {
-			fprintf(out, "\n%4s  %-22s %-22s %7s %8s %7s %7s %5s %5s %9s %8s %8s  %s\n",
-				"id", "redis client", "server", "rt", "commands", "query", "ping", "tx",
-				"other", "pipelined", "p50 ms", "p99 ms", "flags");
-			head = true;
+		bool first = true;
+		for (uint32_t i = 0; i < a->nlisted; i++) {
+			if (a->listed[i].proto != p)
+				continue;
+			ops->text_connection(out, &a->listed[i], first);
+			first = false;
 		}
-		const struct redis_stats *st = analysis_conn_figures(c);
-		uint64_t other = st->round_trips - st->by_class[RT_QUERY] - st->by_class[RT_PING] -
-				 st->by_class[RT_TRANSACTION];
-		fprintf(out,
-			"%4" PRIu64 "  %-22s %-22s %7" PRIu64 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64
-			" %5" PRIu64 " %5" PRIu64 " %9" PRIu64,
-			c->id, c->client, c->server, st->round_trips, st->commands,
-			st->by_class[RT_QUERY], st->by_class[RT_PING], st->by_class[RT_TRANSACTION],
-			other, st->pipelined);
-		if (c->lat_count)
-			fprintf(out, " %8.3f %8.3f ", ms(c->lat_p50), ms(c->lat_p99));
-		else
-			fprintf(out, " %8s %8s ", "-", "-");
-		if (c->mid_stream)
-			fprintf(out, " mid-stream");
-		if (c->tls)
-			fprintf(out, " encrypted");
-		if (c->gaps)
-			fprintf(out, " gaps=%" PRIu64, c->gaps);
-		if (c->malformed)
-			fprintf(out, " malformed=%" PRIu64, c->malformed);
-		if (st->pushes)
-			fprintf(out, " pushes=%" PRIu64, st->pushes);
-		if (c->rst_seen)
-			fprintf(out, " rst");
-		if (c->evicted)
-			fprintf(out, " evicted");
-		fputc('\n', out);
 	}
 }
 
@@ -245,10 +168,16 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 		pt->packets, dur);
 	for (int i = 0; i < a->opts.nports; i++)
 		fprintf(out, " %u", a->opts.ports[i]);
-	if (a->opts.nredis_ports) {
-		fprintf(out, "; %" PRIu64 " Redis, ports", analysis_redis(a)->tot.packets);
-		for (int i = 0; i < a->opts.nredis_ports; i++)
-			fprintf(out, " %u", a->opts.redis_ports[i]);
+	for (int p = 0; p < PROTO_N; p++) { /* every other protocol with totals asked for */
+		const struct proto_ops *ops = analysis_protocol(p);
+		if (!ops || !ops->totals || !analysis_asked(a, p))
+			continue;
+		int nports;
+		const uint16_t *port = analysis_ports(a, p, &nports);
+		fprintf(out, "; %" PRIu64 " %s, ports", ops->totals(analysis_shared(a, p))->packets,
+			ops->title);
+		for (int i = 0; i < nports; i++)
+			fprintf(out, " %u", port[i]);
 	}
 	fputc('\n', out);
 
@@ -297,8 +226,11 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 			     "malformed %" PRIu64 ", not decodable %" PRIu64 ", gaps %" PRIu64 "\n",
 			ht->connections, ht->requests, ht->responses, ht->interim,
 			ht->unmatched, ht->malformed, ht->not_decodable, ht->gaps);
-	if (a->opts.nredis_ports)
-		redis_text(out, a);
+	for (int p = 0; p < PROTO_N; p++) {
+		const struct proto_ops *ops = analysis_protocol(p);
+		if (ops && ops->text_totals && analysis_asked(a, p))
+			ops->text_totals(out, analysis_shared(a, p));
+	}
 	if (t->truncated_hdr || t->fragments || t->bad_hdr || t->nomem || t->evicted)
 		fprintf(out, "skipped packets: truncated headers %" PRIu64 ", fragments %" PRIu64
 			     ", bad headers %" PRIu64 "; evicted connections %" PRIu64
@@ -318,7 +250,7 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 		return;
 	if (pg->tot.connections)
 		pg_rows(out, a);
-	redis_rows(out, a);
+	other_rows(out, a);
 	if (t->conns_not_listed)
 		fprintf(out, "(%" PRIu64 " more connections counted in the totals, not listed)\n",
 			t->conns_not_listed);
@@ -331,8 +263,9 @@ static void pg_rows(FILE *out, const struct analysis *a)
 		"other", "p50 ms", "p99 ms", "flags");
 	for (uint32_t i = 0; i < a->nlisted; i++) {
 		const struct conn_summary *c = &a->listed[i];
-		if (c->proto == PROTO_REDIS)
-			continue;
+		const struct proto_ops *own = analysis_protocol(c->proto);
+		if (own && own->text_connection)
+			continue; /* its protocol's rows (other_rows) */
 		const struct rtt_stats *st = conn_rtt_stats(c);
 		uint64_t other = 0;
 		for (int k = 0; k < RT_NCLASS; k++)

@@ -7,6 +7,7 @@
 #include "net/tcp_reasm.h"
 #include "proto/conn_summary.h"
 #include "proto/proto.h"
+#include "redis_text.h"
 #include "redis_totals.h"
 
 struct redis_state {
@@ -275,6 +276,8 @@ const struct proto_ops proto_redis = {
 	.figures_sum = figures_sum,
 	.by_name = by_name,
 	.by_name_noun = "command",
+	.text_totals = redis_text_totals,
+	.text_connection = redis_text_connection,
 	.state_size = sizeof(struct redis_state),
 	.shared_size = sizeof(struct redis_totals),
 	.shared_init = shared_init,
