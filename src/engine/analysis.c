@@ -862,7 +862,13 @@ bool analysis_pg_measured(const struct analysis *a)
 {
 	/* evidence.c's fatal findings, the other way round */
 	const struct pgsql_totals *t = &analysis_pgsql(a)->tot;
-	return t->st.round_trips > 0 || (t->packets == 0 && analysis_redis_measured(a));
+	if (t->st.round_trips > 0)
+		return true;
+	for (int p = 0; p < PROTO_N && t->packets == 0; p++) /* another protocol alone */
+		if (p != PROTO_PGSQL && registry[p].ops && registry[p].ops->totals &&
+		    analysis_measured(a, p))
+			return true;
+	return false;
 }
 
 void analysis_live(const struct analysis *a, struct analysis_live *o)

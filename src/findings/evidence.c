@@ -273,14 +273,27 @@ static void legs_finding(const struct analysis *a, const struct legs *l, enum ev
 		     w->relay, l->end[outer], l->end[inner], counted, side, side);
 }
 
+/* A protocol's finding named code (proto_ops' code_...), or -1: none. */
+static int proto_code(const char *code)
+{
+	return code ? ev_code_parse(code) : -1;
+}
+
 static void pooler_legs(const struct analysis *a, struct evidence *ev)
 {
 	static const struct legs_words pg = {"statements' round trips", "statement",
 					     "pooler or proxy", "pooler or relay", "-p"};
-	static const struct legs_words redis = {"Redis round trips", "commands", "proxy",
-						"proxy or relay", "--redis-port"};
 	legs_finding(a, &analysis_pgsql(a)->legs, EV_POOLER_LEGS, &pg, ev);
-	legs_finding(a, &analysis_redis(a)->legs, EV_REDIS_LEGS, &redis, ev);
+	for (int p = 0; p < PROTO_N; p++) { /* every other protocol's, in its words */
+		const struct proto_ops *ops = analysis_protocol(p);
+		if (!ops || !ops->legs || proto_code(ops->code_legs) < 0)
+			continue;
+		char rts[64], same[64];
+		snprintf(rts, sizeof rts, "%s round trips", ops->title);
+		snprintf(same, sizeof same, "%ss", ops->by_name_noun ? ops->by_name_noun : "message");
+		const struct legs_words w = {rts, same, "proxy", "proxy or relay", ops->port_option};
+		legs_finding(a, ops->legs(analysis_shared(a, p)), proto_code(ops->code_legs), &w, ev);
+	}
 }
 
 /* Pages from the server's side of a transaction pooler alone (the default
@@ -437,13 +450,18 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 			     "95%% intervals span none to all of it (JSON lockstep_with and lockstep per "
 			     "route; vary the order of the load)",
 			     at->lockstep_pairs, at->lockstep_pairs > 1 ? "s" : "");
+	const char *cmds_of = "command"; /* the protocol whose commands the pages held */
+	for (int p = 0; p < PROTO_N; p++)
+		if (analysis_protocol(p) && analysis_protocol(p)->npage_figs && analysis_asked(a, p))
+			cmds_of = analysis_protocol(p)->title;
 	if (at->unplaced_cmds)
 		evidence_add(ev, EV_UNPLACED_COMMANDS, at->unplaced_cmds, false,
-			     "%" PRIu32 " Redis command name%s (%.0f commands) fit pages of several routes "
+			     "%" PRIu32 " %s command name%s (%.0f commands) fit pages of several routes "
 			     "about as well: the capture cannot tell which route sends %s, so %s routes' "
-			     "Redis intervals span none to all of %s",
-			     at->unplaced_cmds, at->unplaced_cmds > 1 ? "s" : "", at->unplaced_cmd_n,
-			     at->unplaced_cmds > 1 ? "them" : "it", at->unplaced_cmds > 1 ? "their" : "its",
+			     "%s intervals span none to all of %s",
+			     at->unplaced_cmds, cmds_of, at->unplaced_cmds > 1 ? "s" : "",
+			     at->unplaced_cmd_n, at->unplaced_cmds > 1 ? "them" : "it",
+			     at->unplaced_cmds > 1 ? "their" : "its", cmds_of,
 			     at->unplaced_cmds > 1 ? "them" : "it");
 	if (at->long_pages)
 		evidence_add(ev, EV_LONG_REQUESTS, at->long_pages, false,
@@ -452,30 +470,46 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 			     at->long_pages, (double)at->hold_ns / 1e9);
 }
 
-/* --redis-port: Redis measured, or why not.  A wrong port must not read as
- * a Redis-free app. */
-static void redis_findings(const struct analysis *a, struct evidence *ev)
+/* A protocol asked for with its port option (Redis's --redis-port):
+ * measured, or why not.  A wrong port must not read as an app that does
+ * without it. */
+static void proto_findings(const struct analysis *a, const struct proto_ops *p,
+			   struct evidence *ev)
 {
-	const struct redis_totals *r = analysis_redis(a);
+	const void *shared = analysis_shared(a, p->id);
+	const struct proto_totals *t = p->totals(shared);
 	char ports[256];
-	port_list(ports, sizeof ports, a->opts.redis_ports, a->opts.nredis_ports);
-	const char *s = a->opts.nredis_ports > 1 ? "s" : "";
-	if (r->tot.packets == 0)
-		evidence_add(ev, EV_NO_REDIS, 0, false,
-			     "no packets on Redis port%s %s: is the server on another port "
-			     "(--redis-port)?",
-			     s, ports);
-	else if (r->st.round_trips == 0)
-		evidence_add(ev, EV_NO_REDIS, r->tot.packets, false,
-			     "%" PRIu64 " packets on Redis port%s %s, but not one round trip could be "
+	int nports;
+	const uint16_t *port = analysis_ports(a, p->id, &nports);
+	port_list(ports, sizeof ports, port, nports);
+	const char *s = nports > 1 ? "s" : "";
+	int absent = proto_code(p->code_absent), damage = proto_code(p->code_damage);
+	if (t->packets == 0 && absent >= 0)
+		evidence_add(ev, absent, 0, false,
+			     "no packets on %s port%s %s: is the server on another port (%s)?",
+			     p->title, s, ports, p->port_option);
+	else if (!analysis_measured(a, p->id) && absent >= 0)
+		evidence_add(ev, absent, t->packets, false,
+			     "%" PRIu64 " packets on %s port%s %s, but not one round trip could be "
 			     "counted%s",
-			     r->tot.packets, s, ports, r->tot.tls ? " (encrypted connections)" : "");
-	if (r->tot.gaps || r->tot.malformed || r->tot.tls)
-		evidence_add(ev, EV_REDIS_DAMAGE, r->tot.gaps + r->tot.malformed + r->tot.tls, true,
-			     "Redis connections with %" PRIu64 " gaps (%" PRIu64 " bytes never "
+			     t->packets, p->title, s, ports, t->tls ? " (encrypted connections)" : "");
+	if ((t->gaps || t->malformed || t->tls) && damage >= 0)
+		evidence_add(ev, damage, t->gaps + t->malformed + t->tls, true,
+			     "%s connections with %" PRIu64 " gaps (%" PRIu64 " bytes never "
 			     "captured), %" PRIu64 " malformed values, %" PRIu64 " encrypted: their "
 			     "figures are lower bounds",
-			     r->tot.gaps, r->tot.gap_bytes, r->tot.malformed, r->tot.tls);
+			     p->title, t->gaps, t->gap_bytes, t->malformed, t->tls);
+}
+
+/* The protocols asked for that have totals of their own (proto_findings's). */
+static const struct proto_ops *asked_proto(const struct analysis *a, int *p)
+{
+	for (; *p < PROTO_N; ++*p) {
+		const struct proto_ops *ops = analysis_protocol(*p);
+		if (ops && ops->totals && analysis_asked(a, *p))
+			return ops;
+	}
+	return NULL;
 }
 
 void evidence_live(const struct analysis *a, const struct analysis_live *now, struct evidence *ev)
@@ -486,7 +520,11 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 	char ports[256];
 	memset(ev, 0, sizeof(*ev));
 	port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
-	if (pt->packets == 0 && !(a->opts.nredis_ports && analysis_redis(a)->tot.packets))
+	uint64_t others = 0; /* packets of the other protocols asked for */
+	const struct proto_ops *ops;
+	for (int p = 0; (ops = asked_proto(a, &p)); p++)
+		others += ops->totals(analysis_shared(a, p))->packets;
+	if (pt->packets == 0 && !others)
 		evidence_add(ev, EV_NO_POSTGRESQL, t->packets, false,
 			     "no packets on PostgreSQL port%s %s yet", a->opts.nports > 1 ? "s" : "",
 			     ports);
@@ -499,10 +537,14 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 		evidence_add(ev, EV_NO_PAGES, 0, false, "no packets on HTTP port%s %s yet",
 			     a->opts.nhttp_ports > 1 ? "s" : "", ports);
 	}
-	if (a->opts.nredis_ports && analysis_redis(a)->tot.packets == 0) {
-		port_list(ports, sizeof ports, a->opts.redis_ports, a->opts.nredis_ports);
-		evidence_add(ev, EV_NO_REDIS, 0, false, "no packets on Redis port%s %s yet",
-			     a->opts.nredis_ports > 1 ? "s" : "", ports);
+	for (int p = 0; (ops = asked_proto(a, &p)); p++) {
+		int nports, absent = proto_code(ops->code_absent);
+		const uint16_t *port = analysis_ports(a, p, &nports);
+		if (ops->totals(analysis_shared(a, p))->packets || absent < 0)
+			continue;
+		port_list(ports, sizeof ports, port, nports);
+		evidence_add(ev, absent, 0, false, "no packets on %s port%s %s yet", ops->title,
+			     nports > 1 ? "s" : "", ports);
 	}
 	pooler_legs(a, ev); /* a scraper would read every round trip twice */
 	/* its open connections' signs too: long-lived */
@@ -553,13 +595,17 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 	const struct analysis_totals *t = &a->tot;
 	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
 	memset(ev, 0, sizeof(*ev));
-	if (pt->packets == 0 && a->opts.nredis_ports && analysis_redis(a)->st.round_trips) {
+	const struct proto_ops *only = NULL; /* the other protocol measured, PostgreSQL not */
+	for (int p = 0; pt->packets == 0 && !only && asked_proto(a, &p); p++)
+		if (analysis_measured(a, p)) /* as analysis_pg_measured says */
+			only = analysis_protocol(p);
+	if (only && proto_code(only->code_only) >= 0) {
 		char ports[256];
 		port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
-		evidence_add(ev, EV_REDIS_ONLY, 0, false,
-			     "no packets on PostgreSQL port%s %s: only Redis was measured",
-			     a->opts.nports > 1 ? "s" : "", ports);
-	} else if (pt->packets == 0) {
+		evidence_add(ev, proto_code(only->code_only), 0, false,
+			     "no packets on PostgreSQL port%s %s: only %s was measured",
+			     a->opts.nports > 1 ? "s" : "", ports, only->title);
+	} else if (pt->packets == 0 && !only) {
 		no_postgresql(a, in, ev);
 	}
 	else if (pt->st.round_trips == 0 && pt->packets)
@@ -613,8 +659,9 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 	pooler_server_leg(a, &pt->pooler, pages, pt->st.by_class[RT_PING], ev);
 	if (a->attributing)
 		http_findings(a, ev);
-	if (a->opts.nredis_ports)
-		redis_findings(a, ev);
+	const struct proto_ops *ops;
+	for (int p = 0; (ops = asked_proto(a, &p)); p++)
+		proto_findings(a, ops, ev);
 	uint64_t plain_mid = pt->mid_stream - pt->tls_mid_stream;
 	if (plain_mid > pt->undecodable)
 		evidence_add(ev, EV_MID_STREAM, plain_mid - pt->undecodable, false,

@@ -120,6 +120,13 @@ struct proto_ops {
 	 * connection, the table's head before the first.  NULL: none. */
 	void (*text_totals)(FILE *out, const void *shared);
 	void (*text_connection)(FILE *out, const struct conn_summary *c, bool first);
+	/* Its findings' codes among evidence.h's (docs/ci.md), or NULL: nothing
+	 * measured on its ports (a wrong port is no evidence of none), damage,
+	 * it alone measured (no PostgreSQL), a relay's legs both captured.
+	 * The rules are the same for every protocol (evidence.c); the codes
+	 * are its own.  legs: its connections' (legs.h), or NULL. */
+	const char *code_absent, *code_damage, *code_only, *code_legs;
+	const struct legs *(*legs)(const void *shared);
 	size_t state_size; /* per connection, zeroed before open */
 	/* What its connections share for the whole analysis - their totals,
 	 * latencies, legs - made by shared_init at the start and freed by

@@ -262,6 +262,11 @@ static uint32_t by_name(const void *shared, struct name_count *out, uint32_t cap
 	return n < cap ? n : cap;
 }
 
+static const struct legs *legs_of(const void *shared)
+{
+	return &((const struct redis_totals *)shared)->legs;
+}
+
 const struct proto_ops proto_redis = {
 	.id = PROTO_REDIS,
 	.name = "redis",
@@ -278,6 +283,11 @@ const struct proto_ops proto_redis = {
 	.by_name_noun = "command",
 	.text_totals = redis_text_totals,
 	.text_connection = redis_text_connection,
+	.code_absent = "no-redis",
+	.code_damage = "redis-damage",
+	.code_only = "redis-only",
+	.code_legs = "redis-legs",
+	.legs = legs_of,
 	.state_size = sizeof(struct redis_state),
 	.shared_size = sizeof(struct redis_totals),
 	.shared_init = shared_init,

@@ -213,6 +213,16 @@ static void page_figures(void)
 	for (; (c = analysis_run_figure(kept, &p)); kept++)
 		CHECK(c->column && !c->by_class && p->totals && p->figures_sum);
 	CHECK(kept >= 1 && kept <= RUN_FIGS_MAX);
+	/* a protocol's findings are codes evidence.h knows (a typo would
+	 * silence the finding) */
+	for (int id = 0; id < PROTO_N; id++) {
+		const struct proto_ops *o = analysis_protocol(id);
+		const char *codes[] = {o ? o->code_absent : NULL, o ? o->code_damage : NULL,
+				       o ? o->code_only : NULL, o ? o->code_legs : NULL};
+		for (int k = 0; k < 4; k++)
+			CHECK(!codes[k] || ev_code_parse(codes[k]) >= 0);
+		CHECK(!o || !o->totals || (o->code_absent && o->code_damage));
+	}
 	char path[] = "/tmp/pgrtt-test-figures-XXXXXX";
 	int fd = mkstemp(path);
 	close(fd);
