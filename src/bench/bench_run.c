@@ -133,8 +133,8 @@ static int phase_capture_open(struct bench *B, const struct bench_app *app, int 
 	 * the capture is of lo alone */
 	wr->redis = B->redis_port > 0 && strncmp(B->redis_host, "127.", 4) == 0;
 	if (wr->redis) {
-		ao.redis_ports[0] = (uint16_t)B->redis_port;
-		ao.nredis_ports = 1;
+		ao.proto_ports[PROTO_REDIS].port[0] = (uint16_t)B->redis_port;
+		ao.proto_ports[PROTO_REDIS].n = 1;
 	}
 	static struct route_set no_routes;
 	ao.routes = &no_routes;

@@ -16,11 +16,12 @@
 
 /* ids of the shared options, above any command's own */
 enum {
-	O_READ = 1000, O_FILTER, O_NO_PROGRESS, O_PORT, O_REDIS_PORT, O_HTTP_PORT, O_ROUTE, O_GRACE,
+	O_READ = 1000, O_FILTER, O_NO_PROGRESS, O_PORT, O_HTTP_PORT, O_ROUTE, O_GRACE,
 	O_ROUTE_VALUES,
 	O_PAGE_TIMEOUT, O_MAX_BUFFER, O_DB, O_APP, O_LABEL, O_STORE_RTS, O_OUTPUT, O_FORMAT,
 	O_HELP, /* command options have smaller ids */
 	O_PAGE_BUDGET, /* + a page figure's number (OPTG_BUDGETS) */
+	O_PROTO_PORT = O_PAGE_BUDGET + PAGE_FIGS_MAX, /* + a protocol's id (OPTG_PROTO_PORTS) */
 };
 
 struct shared {
@@ -37,7 +38,6 @@ static const struct shared shared[] = {
 	{OPTG_INPUT, "no-progress", 0, false, O_NO_PROGRESS},
 	{OPTG_INPUT, "no-status", 0, false, O_NO_PROGRESS}, /* capture's first spelling */
 	{OPTG_PORTS, "port", 'p', true, O_PORT},
-	{OPTG_REDIS, "redis-port", 0, true, O_REDIS_PORT},
 	{OPTG_PAGES, "http-port", 0, true, O_HTTP_PORT},
 	{OPTG_PAGES, "route", 0, true, O_ROUTE},
 	{OPTG_PAGES, "route-values", 0, true, O_ROUTE_VALUES},
@@ -119,8 +119,6 @@ static int shared_opt(struct cmd_opts *o, int id, char *arg, const char *const *
 		return 0;
 	case O_PORT:
 		return add_port(ro->ports, &ro->nports, arg, "");
-	case O_REDIS_PORT:
-		return add_port(ro->redis_ports, &ro->nredis_ports, arg, "Redis ");
 	case O_HTTP_PORT:
 		return add_port(ro->http_ports, &ro->nhttp_ports, arg, "HTTP ");
 	case O_ROUTE:
@@ -199,6 +197,15 @@ static bool taken(const struct opt_extra *extra, const char *name)
 	return false;
 }
 
+/* A name the shared table has (HTTP's --http-port is OPTG_PAGES'). */
+static bool known(const char *name)
+{
+	for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
+		if (strcmp(shared[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 int opts_parse(int argc, char **argv, unsigned groups, const char *const *formats,
 	       const struct opt_extra *extra, opt_extra_fn *fn, void *ctx, struct cmd_opts *o)
 {
@@ -245,6 +252,12 @@ int opts_parse(int argc, char **argv, unsigned groups, const char *const *format
 				shorts[ns++] = ':';
 		}
 	}
+	for (int p = 0; (groups & OPTG_PROTO_PORTS) && p < PROTO_N && nl < MAX_OPTS - 1; p++) {
+		const struct proto_ops *ops = analysis_protocol(p);
+		if (ops && ops->port_option && !known(ops->port_option + 2))
+			lo[nl++] = (struct option){ops->port_option + 2, required_argument, NULL,
+						   O_PROTO_PORT + p};
+	}
 	const struct page_figure *f;
 	for (int i = 0; (groups & OPTG_BUDGETS) && (f = analysis_page_figure(i, NULL)); i++)
 		if (f->option && nl < MAX_OPTS - 1)
@@ -276,6 +289,15 @@ int opts_parse(int argc, char **argv, unsigned groups, const char *const *format
 				return -1;
 			}
 			rest[o->nrest++] = optarg;
+			continue;
+		}
+		if (id >= O_PROTO_PORT) {
+			const struct proto_ops *ops = analysis_protocol(id - O_PROTO_PORT);
+			struct proto_ports *pp = &o->ro.proto_ports[id - O_PROTO_PORT];
+			char what[64];
+			snprintf(what, sizeof what, "%s ", ops->title);
+			if (add_port(pp->port, &pp->n, optarg, what) != 0)
+				return -1;
 			continue;
 		}
 		if (id >= O_PAGE_BUDGET) {
@@ -320,8 +342,8 @@ void read_opts_to_analysis(const struct read_opts *ro, struct analysis_opts *ao)
 	ao->nports = ro->nports;
 	memcpy(ao->http_ports, ro->http_ports, sizeof ao->http_ports);
 	ao->nhttp_ports = ro->nhttp_ports;
-	memcpy(ao->redis_ports, ro->redis_ports, sizeof ao->redis_ports);
-	ao->nredis_ports = ro->nredis_ports;
+	_Static_assert(sizeof ao->proto_ports == sizeof ro->proto_ports, "the same port lists");
+	memcpy(ao->proto_ports, ro->proto_ports, sizeof ao->proto_ports);
 	ao->routes = ro->routes;
 	ao->route_values = ro->route_values;
 	ao->grace_ns = ro->grace_ns;

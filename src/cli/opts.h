@@ -24,8 +24,7 @@ struct read_opts {
 	int nports;
 	uint16_t http_ports[ANALYSIS_MAX_PORTS];
 	int nhttp_ports;
-	uint16_t redis_ports[ANALYSIS_MAX_PORTS]; /* --redis-port */
-	int nredis_ports;
+	struct proto_ports proto_ports[PROTO_N]; /* every other protocol's port_option */
 	struct route_set *routes; /* --route patterns; never NULL after parsing */
 	uint32_t route_values;    /* --route-values (analysis_opts') */
 	uint64_t grace_ns;        /* --grace */
@@ -56,7 +55,8 @@ enum opt_group {
 	OPTG_OUTPUT = 1 << 5, /* -o/--output */
 	OPTG_FORMAT = 1 << 6, /* -F/--format, among the command's formats */
 	OPTG_DB_READ = 1 << 8, /* --db (read) */
-	OPTG_REDIS = 1 << 9,  /* --redis-port: the commands that count Redis so far */
+	OPTG_PROTO_PORTS = 1 << 9, /* each protocol's own port option but HTTP's
+				    * (proto_ops.port_option: --redis-port) */
 	OPTG_READ = 1 << 10,  /* -r/--read FILE without OPTG_FILES: among the positional
 			       * arguments (audit: capture files, or --db) */
 	OPTG_DB_PICK = 1 << 11, /* --app, --label: which stored run (audit) */

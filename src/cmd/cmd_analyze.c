@@ -95,7 +95,7 @@ const struct command cmd_analyze = {
 	.name = "analyze",
 	.summary = "count round trips per connection in saved captures",
 	.help = help,
-	.groups = OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
+	.groups = OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS |
 		  OPTG_STORE | OPTG_OUTPUT | OPTG_FORMAT,
 	.formats = formats,
 	.run = analyze_run,

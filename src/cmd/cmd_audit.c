@@ -672,7 +672,7 @@ const struct command cmd_audit = {
 	.name = "audit",
 	.summary = "CI gate: exit 1 when pages cost too many round trips or pools ping",
 	.help = help,
-	.groups = OPTG_READ | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
+	.groups = OPTG_READ | OPTG_INPUT | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS |
 		  OPTG_OUTPUT | OPTG_FORMAT | OPTG_DB_READ | OPTG_DB_PICK | OPTG_BUDGETS,
 	.formats = formats,
 	.own = own,

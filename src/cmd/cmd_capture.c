@@ -142,6 +142,20 @@ static int drop_privileges(const char *user, const char *wpath)
 }
 
 /* A rate as the status line shows it: "17", "2.3k", "1.2M". */
+/* Protocol p's round trips so far (its connection figure "round_trips"),
+ * false when it counts none of its own (PostgreSQL's are now.pg's). */
+static bool live_round_trips(const struct analysis_live *now, int p, uint64_t *n)
+{
+	const struct proto_ops *ops = analysis_protocol(p);
+	const void *figs = analysis_live_figures(now, p);
+	for (int i = 0; figs && i < ops->nconn_figs; i++)
+		if (strcmp(ops->conn_figs[i].key, "round_trips") == 0) {
+			*n = *(const uint64_t *)((const char *)figs + ops->conn_figs[i].at);
+			return true;
+		}
+	return false;
+}
+
 static const char *rate(char *buf, size_t cap, double v)
 {
 	if (v >= 1e6)
@@ -168,11 +182,14 @@ static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 		elapsed, (unsigned long long)pkts, (unsigned long long)(d->drop + d->ifdrop),
 		(unsigned long long)now.open, rate(rfq, sizeof rfq, rfq_s),
 		rate(pings, sizeof pings, pings_s));
-	if (a->opts.nredis_ports) {
-		double redis_s = dt > 0 ? (double)(now.redis.round_trips - prev->redis.round_trips) / dt
-					: 0;
+	for (int p = 0; p < PROTO_N; p++) { /* every other protocol's round trips */
+		uint64_t was, is;
+		if (!analysis_asked(a, p) || !live_round_trips(prev, p, &was) ||
+		    !live_round_trips(&now, p, &is))
+			continue;
 		char r[16];
-		fprintf(stderr, "  %s redis rt/s", rate(r, sizeof r, redis_s));
+		fprintf(stderr, "  %s %s rt/s", rate(r, sizeof r, dt > 0 ? (double)(is - was) / dt : 0),
+			analysis_protocol(p)->name);
 	}
 	if (a->attributing) {
 		char pg[16];
@@ -443,11 +460,14 @@ static int capture_plan(struct capture *k)
 	char *filter = k->filter;
 	size_t cap = sizeof k->filter;
 	size_t o = (size_t)snprintf(filter, cap, "tcp and (");
-	const struct {
+	struct {
 		const uint16_t *p;
 		int n;
-	} kinds[] = {{ao->ports, ao->nports}, {ao->http_ports, ao->nhttp_ports},
-		     {ao->redis_ports, ao->nredis_ports}};
+	} kinds[2 + PROTO_N] = {{ao->ports, ao->nports}, {ao->http_ports, ao->nhttp_ports}};
+	for (int p = 0; p < PROTO_N; p++) { /* every other protocol's, in the registry's order */
+		kinds[2 + p].p = ao->proto_ports[p].port;
+		kinds[2 + p].n = ao->proto_ports[p].n;
+	}
 	for (size_t j = 0, first = 1; j < sizeof kinds / sizeof kinds[0]; j++)
 		for (int i = 0; i < kinds[j].n; i++, first = 0)
 			o += (size_t)snprintf(filter + o, cap - o, "%sport %u", first ? "" : " or ",
@@ -539,12 +559,19 @@ static void say_counts(struct capture *k, const struct analysis *a, double elaps
 	source_stats(&live, &k->drops);
 	struct analysis_live now = {0};
 	analysis_live(a, &now);
+	char others[256] = ""; /* every other protocol's round trips */
+	size_t o = 0;
+	for (int p = 0; p < PROTO_N && o < sizeof others; p++) {
+		uint64_t n;
+		if (analysis_asked(a, p) && live_round_trips(&now, p, &n))
+			o += (size_t)snprintf(others + o, sizeof others - o, ", %llu %s round trips",
+					      (unsigned long long)n, analysis_protocol(p)->title);
+	}
 	warnx_("%.1f s: %llu packets, %llu dropped, %llu open connections, %llu "
-	       "ReadyForQuery, %llu round trips, %llu pages, %llu Redis round trips",
+	       "ReadyForQuery, %llu round trips, %llu pages%s",
 	       elapsed, (unsigned long long)seen, (unsigned long long)(k->drops.drop + k->drops.ifdrop),
 	       (unsigned long long)now.open, (unsigned long long)now.pg.rfq,
-	       (unsigned long long)now.pg.round_trips, (unsigned long long)now.http.pages,
-	       (unsigned long long)now.redis.round_trips);
+	       (unsigned long long)now.pg.round_trips, (unsigned long long)now.http.pages, others);
 }
 
 /* Packets until a signal, --duration or --count; once a second the
@@ -693,7 +720,7 @@ const struct command cmd_capture = {
 	.name = "capture",
 	.summary = "the same, live from a network interface (libpcap)",
 	.help = help,
-	.groups = OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS | OPTG_STORE |
+	.groups = OPTG_INPUT | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS | OPTG_STORE |
 		  OPTG_OUTPUT | OPTG_FORMAT,
 	.formats = formats,
 	.own = own,

@@ -293,7 +293,7 @@ const struct command cmd_dump = {
 	.name = "dump",
 	.summary = "print one line per PostgreSQL message in saved captures",
 	.help = help,
-	.groups = OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
+	.groups = OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS |
 		  OPTG_OUTPUT,
 	.own = own,
 	.own_opt = dump_opt,

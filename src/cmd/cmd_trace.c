@@ -170,7 +170,7 @@ const struct command cmd_trace = {
 	.name = "trace",
 	.summary = "show each HTTP page's PostgreSQL round trips in order",
 	.help = help,
-	.groups = OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_REDIS | OPTG_PAGES | OPTG_LIMITS |
+	.groups = OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS |
 		  OPTG_OUTPUT,
 	.own = own,
 	.own_opt = trace_opt,

@@ -44,8 +44,8 @@ static const struct registered {
 			offsetof(struct analysis_opts, nhttp_ports)},
 	[PROTO_REDIS] = {&proto_redis, offsetof(struct analysis_opts, redis),
 			 offsetof(struct analysis_live, redis), offsetof(struct conn_summary, figures),
-			 offsetof(struct analysis_opts, redis_ports),
-			 offsetof(struct analysis_opts, nredis_ports)},
+			 offsetof(struct analysis_opts, proto_ports[PROTO_REDIS].port),
+			 offsetof(struct analysis_opts, proto_ports[PROTO_REDIS].n)},
 };
 
 struct conn {
@@ -313,8 +313,9 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o)
 	 * always was, or else Redis's */
 	for (int i = 0; i < a->opts.nhttp_ports; i++)
 		a->port_proto[a->opts.http_ports[i]] = PROTO_HTTP;
-	for (int i = 0; i < a->opts.nredis_ports; i++)
-		a->port_proto[a->opts.redis_ports[i]] = PROTO_REDIS;
+	for (int p = 0; p < PROTO_N; p++)
+		for (int i = 0; i < a->opts.proto_ports[p].n; i++)
+			a->port_proto[a->opts.proto_ports[p].port[i]] = (uint8_t)p;
 	for (int i = 0; i < a->opts.nports; i++)
 		a->port_proto[a->opts.ports[i]] = PROTO_PGSQL;
 	/* each protocol's shared state: its totals, latencies, a relay's legs

@@ -45,6 +45,12 @@ struct conn;
 
 struct analysis;
 
+/* A protocol's server ports, as its option named them. */
+struct proto_ports {
+	uint16_t port[ANALYSIS_MAX_PORTS];
+	int n;
+};
+
 typedef void analysis_conn_fn(void *ctx, const struct conn_summary *c);
 
 struct analysis_opts {
@@ -52,8 +58,9 @@ struct analysis_opts {
 	int nports;
 	uint16_t http_ports[ANALYSIS_MAX_PORTS]; /* HTTP/1.x servers (--http-port) */
 	int nhttp_ports;
-	uint16_t redis_ports[ANALYSIS_MAX_PORTS]; /* Redis servers (--redis-port) */
-	int nredis_ports;
+	/* the servers of every other protocol, named by its own option
+	 * (proto_ops.port_option: Redis's --redis-port), by its id */
+	struct proto_ports proto_ports[PROTO_N];
 	struct http_observers http;   /* every complete HTTP message (pgrtt dump) */
 	const struct route_set *routes; /* --route patterns (may be NULL) */
 	uint32_t route_values;        /* --route-values: 0 for ROUTE_LEARN_VALUES, ROUTE_VALUES_OFF */

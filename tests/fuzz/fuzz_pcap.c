@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct analysis a;
 	/* 18081: the proxy in front of the app (captures/web-proxied.pcap) */
 	struct analysis_opts o = {.ports = {5432, 55432}, .nports = 2, .http_ports = {18080, 18081},
-				  .nhttp_ports = 2, .redis_ports = {6379, 56379}, .nredis_ports = 2,
+				  .nhttp_ports = 2, .proto_ports[PROTO_REDIS] = {{6379, 56379}, 2},
 				  .grace_ns = 2000000, .on_page = on_page, .pgsql.on_rt = on_rt};
 	if (!ring.buf && textring_init(&ring, 1u << 16) != 0)
 		return 0;

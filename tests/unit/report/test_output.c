@@ -232,7 +232,7 @@ static void page_figures(void)
 	CHECK(s != NULL);
 	static struct analysis a;
 	struct analysis_opts o = {.ports = {5432}, .nports = 1, .http_ports = {8080},
-				  .nhttp_ports = 1, .redis_ports = {6379}, .nredis_ports = 1};
+				  .nhttp_ports = 1, .proto_ports[PROTO_REDIS] = {{6379}, 1}};
 	CHECK(analysis_init(&a, &o) == 0);
 	three_queries(&a);
 	CHECK(!analysis_measured(&a, PROTO_REDIS)); /* asked for, none seen: not 0 */
