@@ -197,6 +197,23 @@ static bool taken(const struct opt_extra *extra, const char *name)
 	return false;
 }
 
+/* The options the protocols' registry makes: a protocol's port option, a
+ * page figure's budget. */
+static int registry_opt(struct cmd_opts *o, int id, const char *arg)
+{
+	if (id >= O_PROTO_PORT) {
+		struct proto_ports *pp = &o->ro.proto_ports[id - O_PROTO_PORT];
+		char what[64];
+		snprintf(what, sizeof what, "%s ", analysis_protocol(id - O_PROTO_PORT)->title);
+		return add_port(pp->port, &pp->n, arg, what);
+	}
+	char flag[80];
+	snprintf(flag, sizeof flag, "--%s", analysis_page_figure(id - O_PAGE_BUDGET, NULL)->option);
+	return opt_number(flag, arg, 0, 1e15, "a number >= 0", &o->page_budget[id - O_PAGE_BUDGET])
+		       ? 0
+		       : -1;
+}
+
 /* A name the shared table has (HTTP's --http-port is OPTG_PAGES'). */
 static bool known(const char *name)
 {
@@ -204,6 +221,56 @@ static bool known(const char *name)
 		if (strcmp(shared[i].name, name) == 0)
 			return true;
 	return false;
+}
+
+/* The getopt_long table of a command: its own options (which may take a
+ * shared name over: audit's --route), the shared groups, the options the
+ * registry makes, --help. */
+struct table {
+	struct option lo[MAX_OPTS + 1];
+	char shorts[3 * MAX_OPTS + 2];
+	int short_id[256]; /* what a short option stands for */
+};
+
+static void add_option(struct table *t, int *nl, size_t *ns, const char *name, int short_name,
+		       bool arg, int id)
+{
+	if (*nl >= MAX_OPTS - 1)
+		return;
+	t->lo[(*nl)++] = (struct option){name, arg ? required_argument : no_argument, NULL, id};
+	if (short_name) {
+		t->short_id[short_name] = id;
+		t->shorts[(*ns)++] = (char)short_name;
+		if (arg)
+			t->shorts[(*ns)++] = ':';
+	}
+}
+
+static void build_table(struct table *t, unsigned groups, const struct opt_extra *extra)
+{
+	memset(t, 0, sizeof(*t));
+	t->shorts[0] = ':';
+	int nl = 0;
+	size_t ns = 1;
+	for (int i = 0; extra && extra[i].name; i++)
+		add_option(t, &nl, &ns, extra[i].name, extra[i].short_name, extra[i].arg, extra[i].id);
+	for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
+		if ((shared[i].group & groups) && !taken(extra, shared[i].name))
+			add_option(t, &nl, &ns, shared[i].name, shared[i].short_name, shared[i].arg,
+				   shared[i].id);
+	for (int p = 0; (groups & OPTG_PROTO_PORTS) && p < PROTO_N; p++) {
+		const struct proto_ops *ops = analysis_protocol(p);
+		if (ops && ops->port_option && !known(ops->port_option + 2))
+			add_option(t, &nl, &ns, ops->port_option + 2, 0, true, O_PROTO_PORT + p);
+	}
+	const struct page_figure *f;
+	for (int i = 0; (groups & OPTG_BUDGETS) && (f = analysis_page_figure(i, NULL)); i++)
+		if (f->option)
+			add_option(t, &nl, &ns, f->option, 0, true, O_PAGE_BUDGET + i);
+	t->lo[nl++] = (struct option){"help", no_argument, NULL, O_HELP};
+	t->shorts[ns++] = 'h';
+	t->shorts[ns] = '\0';
+	t->lo[nl] = (struct option){NULL, 0, NULL, 0};
 }
 
 int opts_parse(int argc, char **argv, unsigned groups, const char *const *formats,
@@ -222,56 +289,13 @@ int opts_parse(int argc, char **argv, unsigned groups, const char *const *format
 	for (int i = 0; i < PAGE_FIGS_MAX; i++)
 		o->page_budget[i] = -1;
 
-	/* the getopt_long table: the command's own options (which may take a
-	 * shared name over: audit's --route), the shared groups, --help */
-	struct option lo[MAX_OPTS + 1];
-	char shorts[3 * MAX_OPTS + 2] = ":";
-	int short_id[256] = {0}; /* what a short option stands for */
-	int nl = 0;
-	size_t ns = 1;
-	for (int i = 0; extra && extra[i].name && nl < MAX_OPTS - 1; i++) {
-		lo[nl++] = (struct option){extra[i].name, extra[i].arg ? required_argument : no_argument,
-					   NULL, extra[i].id};
-		if (extra[i].short_name) {
-			short_id[extra[i].short_name] = extra[i].id;
-			shorts[ns++] = (char)extra[i].short_name;
-			if (extra[i].arg)
-				shorts[ns++] = ':';
-		}
-	}
-	for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
-		if (!(shared[i].group & groups) || taken(extra, shared[i].name))
-			continue;
-		lo[nl++] = (struct option){shared[i].name, shared[i].arg ? required_argument
-									 : no_argument,
-					   NULL, shared[i].id};
-		if (shared[i].short_name) {
-			short_id[shared[i].short_name] = shared[i].id;
-			shorts[ns++] = (char)shared[i].short_name;
-			if (shared[i].arg)
-				shorts[ns++] = ':';
-		}
-	}
-	for (int p = 0; (groups & OPTG_PROTO_PORTS) && p < PROTO_N && nl < MAX_OPTS - 1; p++) {
-		const struct proto_ops *ops = analysis_protocol(p);
-		if (ops && ops->port_option && !known(ops->port_option + 2))
-			lo[nl++] = (struct option){ops->port_option + 2, required_argument, NULL,
-						   O_PROTO_PORT + p};
-	}
-	const struct page_figure *f;
-	for (int i = 0; (groups & OPTG_BUDGETS) && (f = analysis_page_figure(i, NULL)); i++)
-		if (f->option && nl < MAX_OPTS - 1)
-			lo[nl++] = (struct option){f->option, required_argument, NULL,
-						   O_PAGE_BUDGET + i};
-	lo[nl++] = (struct option){"help", no_argument, NULL, O_HELP};
-	shorts[ns++] = 'h';
-	shorts[ns] = '\0';
-	lo[nl] = (struct option){NULL, 0, NULL, 0};
+	struct table t;
+	build_table(&t, groups, extra);
 
 	opterr = 0;
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, t.shorts, t.lo, NULL)) != -1) {
 		if (c == 'h' || c == O_HELP)
 			return 1;
 		if (c == ':') {
@@ -282,7 +306,7 @@ int opts_parse(int argc, char **argv, unsigned groups, const char *const *format
 			usage_error("unknown option %s", argv[optind - 1]);
 			return -1;
 		}
-		int id = c > 0 && c < 256 && short_id[c] ? short_id[c] : c;
+		int id = c > 0 && c < 256 && t.short_id[c] ? t.short_id[c] : c;
 		if (id == O_READ && !(groups & OPTG_FILES)) { /* -r FILE as FILE */
 			if (o->nrest == MAX_FILES) {
 				usage_error("too many files");
@@ -291,24 +315,9 @@ int opts_parse(int argc, char **argv, unsigned groups, const char *const *format
 			rest[o->nrest++] = optarg;
 			continue;
 		}
-		if (id >= O_PROTO_PORT) {
-			const struct proto_ops *ops = analysis_protocol(id - O_PROTO_PORT);
-			struct proto_ports *pp = &o->ro.proto_ports[id - O_PROTO_PORT];
-			char what[64];
-			snprintf(what, sizeof what, "%s ", ops->title);
-			if (add_port(pp->port, &pp->n, optarg, what) != 0)
-				return -1;
-			continue;
-		}
-		if (id >= O_PAGE_BUDGET) {
-			char flag[80];
-			snprintf(flag, sizeof flag, "--%s", analysis_page_figure(id - O_PAGE_BUDGET, NULL)->option);
-			if (!opt_number(flag, optarg, 0, 1e15, "a number >= 0",
-					&o->page_budget[id - O_PAGE_BUDGET]))
-				return -1;
-			continue;
-		}
-		int rc = id < O_READ ? fn(ctx, id, optarg) : shared_opt(o, id, optarg, formats);
+		int rc = id < O_READ	      ? fn(ctx, id, optarg)
+			 : id >= O_PAGE_BUDGET ? registry_opt(o, id, optarg)
+					       : shared_opt(o, id, optarg, formats);
 		if (rc != 0)
 			return -1;
 	}

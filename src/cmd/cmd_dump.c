@@ -145,79 +145,24 @@ static void on_rt(void *ctx, const struct conn_summary *c, const struct rt *rt)
 	fputc('\n', d->out);
 }
 
-static const char *resp_type_name(uint8_t t)
+/* A protocol's line starts with the time (its printer, proto.h). */
+static void line_start(const struct dump_printer *p, uint64_t ts)
 {
-	switch (t) {
-	case '*': return "array";
-	case '+': return "simple";
-	case '-': return "error";
-	case ':': return "integer";
-	case '$': return "bulk";
-	case '_': return "null";
-	case ',': return "double";
-	case '#': return "boolean";
-	case '(': return "big-number";
-	case '!': return "bulk-error";
-	case '=': return "verbatim";
-	case '%': return "map";
-	case '~': return "set";
-	case '>': return "push";
-	case RESP_INLINE: return "inline";
-	default: return "?";
-	}
+	print_time(p->ctx, ts);
 }
 
-/* A Redis value: a command by its name and words (arguments are data,
- * never printed), a reply or push by its type and size. */
-static void on_redis(void *ctx, const struct conn_summary *c, const struct resp_msg *m)
+/* Every protocol that prints its own lines (proto_ops.dump: Redis's) watched
+ * through the analysis' options. */
+static void other_printers(struct dump_ctx *d, struct analysis_opts *ao)
 {
-	struct dump_ctx *d = ctx;
-	if (d->conn && (uint64_t)d->conn != c->id)
-		return;
-	char name[RESP_NAME_MAX + 1];
-	redis_name_printable(name, m->name);
-	print_time(d, m->ts_first);
-	if (m->side == RESP_CLIENT) {
-		fprintf(d->out, " c%" PRIu64 " > REDIS %s%s", c->id, name[0] ? name : "(no name)",
-			m->name_cut ? "..." : "");
-		for (int i = 0; i < 2 && m->arg[i][0]; i++) {
-			char arg[RESP_NAME_MAX + 1];
-			redis_name_printable(arg, m->arg[i]);
-			fprintf(d->out, " %s", arg);
-		}
-		fprintf(d->out, " (%" PRIu64 " word%s, %s, %" PRIu64 " bytes)", m->argc,
-			m->argc == 1 ? "" : "s", m->type == RESP_INLINE ? "inline" : "array", m->bytes);
-	} else {
-		const char *kind = m->push ? "push" : m->error ? "error" : "reply";
-		const char *type = m->push || m->type == '-' ? "" : resp_type_name(m->type);
-		fprintf(d->out, " c%" PRIu64 " < REDIS %s%s%s%s", c->id, kind, type[0] ? " " : "",
-			type, m->null && m->type != '_' ? " null" : "");
-		if (name[0])
-			fprintf(d->out, " \"%s\"", name);
-		if (m->type == '*' || m->type == '%' || m->type == '~' || m->type == '>')
-			fprintf(d->out, " %" PRIu64 " elements", m->argc);
-		fprintf(d->out, " %" PRIu64 " bytes%s", m->bytes, m->attr ? " (with attribute)" : "");
+	static struct dump_printer printer;
+	printer = (struct dump_printer){d->out, (uint64_t)d->conn, d->round_trips, line_start, d};
+	for (int p = 0; p < PROTO_N; p++) {
+		const struct proto_ops *ops = analysis_protocol(p);
+		void *own = analysis_opts_part(ao, p);
+		if (ops && ops->dump && own)
+			ops->dump(own, &printer);
 	}
-	fprintf(d->out, "%s\n", m->gap ? " [gap]" : "");
-}
-
-static void on_redis_rt(void *ctx, const struct conn_summary *c, const struct redis_rt *rt)
-{
-	struct dump_ctx *d = ctx;
-	if (d->conn && (uint64_t)d->conn != c->id)
-		return;
-	char first[RESP_NAME_MAX + 1];
-	redis_name_printable(first, rt->first);
-	print_time(d, rt->commands ? rt->t_start : rt->t_end);
-	char num[32];
-	snprintf(num, sizeof num, "rt %" PRIu64, rt->index + 1);
-	fprintf(d->out, " c%" PRIu64 " redis %-9s %-11s %-16s commands %u replies %u", c->id, num,
-		rt_class_name(rt->cls), first[0] ? first : "-", rt->commands, rt->replies);
-	if (rt->commands && rt->t_end >= rt->t_start)
-		fprintf(d->out, " %.3f ms", (double)(rt->t_end - rt->t_start) / 1e6);
-	if (rt->errors)
-		fprintf(d->out, " errors %u", rt->errors);
-	fprintf(d->out, "%s\n", rt->damaged ? " [gap]" : "");
 }
 
 enum { DUMP_ROUND_TRIPS = 1, DUMP_NANO, DUMP_CONN, DUMP_VALUES };
@@ -262,14 +207,13 @@ static int dump_run(const struct cmd_opts *co, void *state)
 		ao.pgsql.texts = &d->texts;
 		ao.pgsql.text_values = d->values;
 		ao.pgsql.on_rt = on_rt;
-		ao.redis.on_flight = on_redis_rt;
 	} else {
 		ao.pgsql.on_msg = on_msg;
-		ao.redis.on_value = on_redis;
 		ao.on_conn = on_conn;
 	}
 	ao.http.on_msg = on_http;
-	ao.ctx = ao.pgsql.ctx = ao.http.ctx = ao.redis.ctx = d;
+	ao.ctx = ao.pgsql.ctx = ao.http.ctx = d;
+	other_printers(d, &ao);
 	static struct analysis a;
 	d->learn = &a.learn;
 	bool partial;

@@ -17,6 +17,8 @@ struct trace_ctx {
 	long limit, shown;
 	bool values;            /* --show-values */
 	struct textring texts;  /* the round trips' statements */
+	/* the protocol whose commands pages held (proto_ops.page_figs: Redis), or NULL */
+	const struct proto_ops *cmds;
 };
 
 static void help(FILE *out)
@@ -63,11 +65,11 @@ static void on_page(void *ctx, const struct attrib_page_view *p)
 	if (t->limit && t->shown >= t->limit)
 		return;
 	t->shown++;
-	double given = 0, redis = 0; /* what the page was given: shares and inference */
+	double given = 0, cmds = 0; /* what the page was given: shares and inference */
 	uint32_t pg = 0;
 	for (uint32_t i = 0; i < p->nrts; i++) {
 		if (p->rts[i].cmd_proto) {
-			redis += p->rts[i].weight;
+			cmds += p->rts[i].weight;
 		} else {
 			given += p->rts[i].weight;
 			pg++;
@@ -82,15 +84,15 @@ static void on_page(void *ctx, const struct attrib_page_view *p)
 			p->mixed ? " (overlaps other routes: estimated)"
 				 : " (overlaps pages of its route: round trips shared)");
 	if (pg < p->nrts)
-		fprintf(t->out, ", %.2f Redis round trips", redis);
+		fprintf(t->out, ", %.2f %s round trips", cmds, t->cmds ? t->cmds->title : "command");
 	fputc('\n', t->out);
 	for (uint32_t i = 0; i < p->nrts; i++) {
 		const struct attrib_rt_rec *r = &p->rts[i];
 		char buf[32];
 		if (r->cmd_proto) { /* flight: its first command's name (attrib.c) */
-			fprintf(t->out, "  %+9.3f ms  c%-4" PRIu64 " redis %-8s %-12s commands %u",
-				ms(p->t0, r->t_start), r->conn, rt_class_name(r->cls), r->flight,
-				r->commands);
+			fprintf(t->out, "  %+9.3f ms  c%-4" PRIu64 " %s %-8s %-12s commands %u",
+				ms(p->t0, r->t_start), r->conn, t->cmds ? t->cmds->name : "command",
+				rt_class_name(r->cls), r->flight, r->commands);
 			if (r->timed)
 				fprintf(t->out, "  %.3f ms", ms(r->t_start, r->t_end));
 			if (r->shared)
@@ -153,6 +155,10 @@ static int trace_run(const struct cmd_opts *co, void *state)
 	ao.pgsql.text_values = t->values;
 	ao.on_page = on_page;
 	ao.ctx = t;
+	for (int p = 0; p < PROTO_N; p++)
+		if (analysis_protocol(p) && analysis_protocol(p)->npage_figs &&
+		    co->ro.proto_ports[p].n > 0 && !t->cmds)
+			t->cmds = analysis_protocol(p);
 	static struct analysis a;
 	bool partial;
 	int rc = run_analysis(&ro, &ao, &a, &partial);

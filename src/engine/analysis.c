@@ -42,8 +42,9 @@ static const struct registered {
 			offsetof(struct analysis_live, http), NOT_THERE,
 			offsetof(struct analysis_opts, http_ports),
 			offsetof(struct analysis_opts, nhttp_ports)},
-	[PROTO_REDIS] = {&proto_redis, offsetof(struct analysis_opts, redis),
-			 offsetof(struct analysis_live, redis), offsetof(struct conn_summary, figures),
+	[PROTO_REDIS] = {&proto_redis, offsetof(struct analysis_opts, proto_opts[PROTO_REDIS]),
+			 offsetof(struct analysis_live, proto_figures[PROTO_REDIS]),
+			 offsetof(struct conn_summary, figures),
 			 offsetof(struct analysis_opts, proto_ports[PROTO_REDIS].port),
 			 offsetof(struct analysis_opts, proto_ports[PROTO_REDIS].n)},
 };
@@ -841,6 +842,13 @@ const void *analysis_conn_figures(const struct conn_summary *c)
 		return NULL;
 	size_t at = registry[c->proto].figures_at;
 	return at == NOT_THERE ? NULL : (const char *)c + at;
+}
+
+void *analysis_opts_part(struct analysis_opts *o, enum proto_id id)
+{
+	if (!analysis_protocol(id) || registry[id].opts_at == NOT_THERE)
+		return NULL;
+	return (char *)o + registry[id].opts_at;
 }
 
 const void *analysis_live_figures(const struct analysis_live *o, enum proto_id id)

@@ -8,6 +8,7 @@
 #ifndef PGRTT_ANALYSIS_H
 #define PGRTT_ANALYSIS_H
 
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,8 +24,6 @@
 #include "proto/http/http_totals.h"
 #include "proto/proto.h"
 #include "proto/conn_summary.h"
-#include "proto/redis/redis_totals.h"
-#include "resp.h"
 #include "attrib/route_learn.h"
 #include "proto/pgsql/pgsql_shared.h"
 #include "proto/pgsql/rtt.h"
@@ -69,7 +68,9 @@ struct analysis_opts {
 	attrib_page_fn *on_page;      /* every page with its round trips (pgrtt trace) */
 	analysis_conn_fn *on_conn;    /* a connection was first seen */
 	struct pgsql_observers pgsql; /* PostgreSQL's messages and round trips (dump, trace, store) */
-	struct redis_observers redis; /* every RESP value and Redis round trip (pgrtt dump) */
+	/* every other protocol's own options, by its id (Redis's: its
+	 * struct redis_observers, pgrtt dump's): analysis_opts_part */
+	alignas(8) unsigned char proto_opts[PROTO_N][PROTO_OPTS_MAX];
 	uint32_t threads;             /* 2: attribution on a thread of its own (attrib_pipe.h;
 					 only when nothing reads it before analysis_finish);
 					 0 or 1: on the reading one */
@@ -169,6 +170,10 @@ const uint16_t *analysis_ports(const struct analysis *a, enum proto_id id, int *
  * NULL: none (PostgreSQL's are conn_rtt_stats(c)). */
 const void *analysis_conn_figures(const struct conn_summary *c);
 
+/* Protocol id's own part of o (its observers: Redis's struct
+ * redis_observers), or NULL. */
+void *analysis_opts_part(struct analysis_opts *o, enum proto_id id);
+
 struct analysis_live;
 /* The running figures of a protocol with conn_figs, in o (analysis_live
  * below), or NULL. */
@@ -179,11 +184,6 @@ const void *analysis_live_figures(const struct analysis_live *o, enum proto_id i
  * they are not measured (null, NULL, "-", a failed rule), never 0: a
  * wrong port is no Redis-free app. */
 bool analysis_measured(const struct analysis *a, enum proto_id id);
-
-static inline bool analysis_redis_measured(const struct analysis *a)
-{
-	return analysis_measured(a, PROTO_REDIS);
-}
 
 /* PostgreSQL was measured: round trips were counted, or the capture holds
  * no PostgreSQL packet at all but Redis was measured (evidence.h's
@@ -212,12 +212,6 @@ static inline const struct http_totals *analysis_http(const struct analysis *a)
 	return (const struct http_totals *)analysis_shared(a, PROTO_HTTP);
 }
 
-/* The Redis connections' totals (never NULL after analysis_init). */
-static inline const struct redis_totals *analysis_redis(const struct analysis *a)
-{
-	return (const struct redis_totals *)analysis_shared(a, PROTO_REDIS);
-}
-
 /* What is counted so far, the open connections included (their figures
  * reach the totals only when they close): the status line, SIGUSR1 and
  * --metrics.  Walks the open connections.  pg.lat, when set, gets the open
@@ -227,7 +221,9 @@ struct analysis_live {
 	uint64_t open;
 	struct http_live http;
 	struct pgsql_live pg;
-	struct redis_stats redis; /* its conn_figs' struct, summed */
+	/* every other protocol's, by its id: its conn_figs' struct, summed
+	 * (analysis_live_figures) */
+	alignas(8) unsigned char proto_figures[PROTO_N][PROTO_LIVE_MAX];
 };
 void analysis_live(const struct analysis *a, struct analysis_live *out);
 

@@ -364,6 +364,25 @@ static void pooler_server_leg(const struct analysis *a, const struct pooler_sign
 		     tail);
 }
 
+/* Commands the capture cannot give a route, in the words of the protocol
+ * whose commands the pages held (asked for, with page figures: Redis). */
+static void unplaced_commands(const struct analysis *a, struct evidence *ev)
+{
+	const struct attrib *at = &a->attrib;
+	const char *of = "command";
+	for (int p = PROTO_N - 1; p >= 0; p--)
+		if (analysis_protocol(p) && analysis_protocol(p)->npage_figs && analysis_asked(a, p))
+			of = analysis_protocol(p)->title;
+	if (at->unplaced_cmds)
+		evidence_add(ev, EV_UNPLACED_COMMANDS, at->unplaced_cmds, false,
+			     "%" PRIu32 " %s command name%s (%.0f commands) fit pages of several routes "
+			     "about as well: the capture cannot tell which route sends %s, so %s routes' "
+			     "%s intervals span none to all of %s",
+			     at->unplaced_cmds, of, at->unplaced_cmds > 1 ? "s" : "", at->unplaced_cmd_n,
+			     at->unplaced_cmds > 1 ? "them" : "it", at->unplaced_cmds > 1 ? "their" : "its",
+			     of, at->unplaced_cmds > 1 ? "them" : "it");
+}
+
 static void http_findings(const struct analysis *a, struct evidence *ev)
 {
 	const struct http_totals *ht = analysis_http(a);
@@ -450,19 +469,7 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 			     "95%% intervals span none to all of it (JSON lockstep_with and lockstep per "
 			     "route; vary the order of the load)",
 			     at->lockstep_pairs, at->lockstep_pairs > 1 ? "s" : "");
-	const char *cmds_of = "command"; /* the protocol whose commands the pages held */
-	for (int p = 0; p < PROTO_N; p++)
-		if (analysis_protocol(p) && analysis_protocol(p)->npage_figs && analysis_asked(a, p))
-			cmds_of = analysis_protocol(p)->title;
-	if (at->unplaced_cmds)
-		evidence_add(ev, EV_UNPLACED_COMMANDS, at->unplaced_cmds, false,
-			     "%" PRIu32 " %s command name%s (%.0f commands) fit pages of several routes "
-			     "about as well: the capture cannot tell which route sends %s, so %s routes' "
-			     "%s intervals span none to all of %s",
-			     at->unplaced_cmds, cmds_of, at->unplaced_cmds > 1 ? "s" : "",
-			     at->unplaced_cmd_n, at->unplaced_cmds > 1 ? "them" : "it",
-			     at->unplaced_cmds > 1 ? "their" : "its", cmds_of,
-			     at->unplaced_cmds > 1 ? "them" : "it");
+	unplaced_commands(a, ev);
 	if (at->long_pages)
 		evidence_add(ev, EV_LONG_REQUESTS, at->long_pages, false,
 			     "%" PRIu64 " pages were open longer than %.0f s (long polls, server-sent "

@@ -34,6 +34,10 @@ struct reasm_dir;
 enum proto_id { PROTO_NONE, PROTO_PGSQL, PROTO_HTTP, PROTO_REDIS, PROTO_N };
 
 #define PROTO_ADDR_MAX 56 /* "address:port", "[v6 address]:port", NUL-terminated */
+/* Room the engine keeps for a protocol's own options (its observers) and
+ * its running figures (each plug-in asserts its fit). */
+#define PROTO_OPTS_MAX 64
+#define PROTO_LIVE_MAX 256
 
 /* What a closing connection says of itself for its record (analysis.h's
  * conn_summary); the engine adds its TCP figures (gaps, retransmissions,
@@ -87,6 +91,16 @@ struct proto_ctx {
 	uint16_t port;      /* the server's */
 };
 
+/* pgrtt dump's line for one of a protocol's messages or round trips:
+ * dump writes its start (the time), the protocol its words. */
+struct dump_printer {
+	FILE *out;
+	uint64_t conn;    /* only this connection (0: every one) */
+	bool round_trips; /* a line per round trip, not per message */
+	void (*start)(const struct dump_printer *d, uint64_t ts);
+	void *ctx; /* dump's */
+};
+
 struct proto_ops {
 	enum proto_id id;
 	const char *name;  /* in keys and text: "redis" */
@@ -127,6 +141,10 @@ struct proto_ops {
 	 * are its own.  legs: its connections' (legs.h), or NULL. */
 	const char *code_absent, *code_damage, *code_only, *code_legs;
 	const struct legs *(*legs)(const void *shared);
+	/* pgrtt dump: set its observers in opts (its part of struct
+	 * analysis_opts) to print its lines through d, which outlives the
+	 * analysis.  NULL: dump prints nothing of it. */
+	void (*dump)(void *opts, const struct dump_printer *d);
 	size_t state_size; /* per connection, zeroed before open */
 	/* What its connections share for the whole analysis - their totals,
 	 * latencies, legs - made by shared_init at the start and freed by

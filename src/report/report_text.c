@@ -150,14 +150,11 @@ static void other_rows(FILE *out, const struct analysis *a)
 	}
 }
 
-void report_text(FILE *out, const struct analysis *a, const struct report_input *in)
+/* What was read: the files, the packets of each protocol, the ports. */
+static void input_lines(FILE *out, const struct analysis *a, const struct report_input *in)
 {
-	const struct pgsql_shared *pg = analysis_pgsql(a);
 	const struct analysis_totals *t = &a->tot;
-	const struct http_totals *ht = analysis_http(a);
-	const struct pgsql_totals *pt = &pg->tot;
 	double dur = t->last_ts > t->first_ts ? (double)(t->last_ts - t->first_ts) / 1e9 : 0;
-
 	fprintf(out, "input: ");
 	for (int i = 0; i < in->nfiles; i++) {
 		fputs(i ? ", " : "", out);
@@ -165,7 +162,7 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 	}
 	fprintf(out, "%s\n", in->partial ? " (incomplete: see warnings)" : "");
 	fprintf(out, "packets: %" PRIu64 " (%" PRIu64 " PostgreSQL) over %.3f s; ports", t->packets,
-		pt->packets, dur);
+		analysis_pgsql(a)->tot.packets, dur);
 	for (int i = 0; i < a->opts.nports; i++)
 		fprintf(out, " %u", a->opts.ports[i]);
 	for (int p = 0; p < PROTO_N; p++) { /* every other protocol with totals asked for */
@@ -180,6 +177,16 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 			fprintf(out, " %u", port[i]);
 	}
 	fputc('\n', out);
+}
+
+void report_text(FILE *out, const struct analysis *a, const struct report_input *in)
+{
+	const struct pgsql_shared *pg = analysis_pgsql(a);
+	const struct analysis_totals *t = &a->tot;
+	const struct http_totals *ht = analysis_http(a);
+	const struct pgsql_totals *pt = &pg->tot;
+
+	input_lines(out, a, in);
 
 	if (in->drops)
 		fprintf(out, "capture: %" PRIu64 " received by filter, %" PRIu64

@@ -797,17 +797,26 @@ static int64_t copied_before(struct store *from, int64_t id, struct store *to)
 int store_copy_run(struct store *from, int64_t id, struct store *to, int64_t *new_id, bool *was_there,
 		   char *err)
 {
-	static const char *const tables[] = {"runs",         "run_labels",  "run_classes",
-					     "connections",  "routes",      "round_trips",
-					     "run_warnings", "run_redis_commands"};
+	static const char *const tables[] = {"runs",        "run_labels", "run_classes",
+					     "connections", "routes",     "round_trips",
+					     "run_warnings"};
+	char names[PROTO_N][64]; /* and every protocol's keys by name (put_proto) */
+	int nnames = 0;
+	for (int p = 0; p < PROTO_N; p++) {
+		const struct proto_ops *ops = analysis_protocol(p);
+		if (ops && ops->by_name)
+			snprintf(names[nnames++], sizeof names[0], "run_%s_%ss", ops->name,
+				 ops->by_name_noun);
+	}
 	if (store_dbexec(to->db, "BEGIN IMMEDIATE", err, "locking the store") != 0)
 		return -1;
 	*new_id = copied_before(from, id, to);
 	*was_there = *new_id != 0;
 	if (*was_there)
 		return store_dbexec(to->db, "ROLLBACK", err, "delivering a spooled run");
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
-		if (copy_rows(from, to, tables[i], id, new_id, err) != 0) {
+	size_t n = sizeof tables / sizeof tables[0];
+	for (size_t i = 0; i < n + (size_t)nnames; i++)
+		if (copy_rows(from, to, i < n ? tables[i] : names[i - n], id, new_id, err) != 0) {
 			db_exec(to->db, "ROLLBACK");
 			return -1;
 		}

@@ -7,6 +7,7 @@
 #include "net/tcp_reasm.h"
 #include "proto/conn_summary.h"
 #include "proto/proto.h"
+#include "redis_dump.h"
 #include "redis_text.h"
 #include "redis_totals.h"
 
@@ -219,6 +220,8 @@ static const struct page_figure page_figs[] = {
 };
 
 _Static_assert(sizeof(struct redis_stats) <= CONN_FIGURES_MAX, "a record holds them");
+_Static_assert(sizeof(struct redis_stats) <= PROTO_LIVE_MAX, "the running figures too");
+_Static_assert(sizeof(struct redis_observers) <= PROTO_OPTS_MAX, "and its options");
 
 #define AT(field) offsetof(struct redis_stats, field)
 /* A connection's figures and their totals' (struct redis_stats). */
@@ -288,6 +291,7 @@ const struct proto_ops proto_redis = {
 	.code_only = "redis-only",
 	.code_legs = "redis-legs",
 	.legs = legs_of,
+	.dump = redis_dump,
 	.state_size = sizeof(struct redis_state),
 	.shared_size = sizeof(struct redis_totals),
 	.shared_init = shared_init,
