@@ -197,6 +197,61 @@ static bool taken(const struct opt_extra *extra, const char *name)
 	return false;
 }
 
+/* A name the shared table has (HTTP's --http-port is OPTG_PAGES'). */
+static bool known(const char *name)
+{
+	for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
+		if (strcmp(shared[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* A protocol with a port option of its own (not one of the shared table's:
+ * HTTP's --http-port), from *p on; NULL past the last. */
+static const struct proto_ops *port_protocol(int *p)
+{
+	for (; *p < PROTO_N; ++*p) {
+		const struct proto_ops *ops = analysis_protocol(*p);
+		if (ops && ops->port_option && !known(ops->port_option + 2))
+			return ops;
+	}
+	return NULL;
+}
+
+void opts_help_ports(FILE *out)
+{
+	const struct proto_ops *ops;
+	for (int p = 0; (ops = port_protocol(&p)); p++) {
+		char flag[64];
+		snprintf(flag, sizeof flag, "%s PORT", ops->port_option);
+		fprintf(out, "      %-18s", flag);
+		const char *w = ops->port_help ? ops->port_help : "its server port";
+		int col = 24;
+		for (;;) { /* words to column 79, then on lines of their own at 25 */
+			size_t n = strcspn(w, " ");
+			if (col + 1 + (int)n > 79) {
+				fputs("\n                        ", out);
+				col = 24;
+			}
+			fprintf(out, " %.*s", (int)n, w);
+			col += 1 + (int)n;
+			if (!w[n])
+				break;
+			w += n + 1;
+		}
+		fputs(col + 13 > 79 ? "\n                         (repeatable)\n" : " (repeatable)\n", out);
+	}
+}
+
+void opts_usage_ports(char *buf, size_t cap)
+{
+	const struct proto_ops *ops;
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int p = 0; (ops = port_protocol(&p)) && o < cap; p++)
+		o += (size_t)snprintf(buf + o, cap - o, " [%s PORT]", ops->port_option);
+}
+
 /* The options the protocols' registry makes: a protocol's port option, a
  * page figure's budget. */
 static int registry_opt(struct cmd_opts *o, int id, const char *arg)
@@ -214,14 +269,6 @@ static int registry_opt(struct cmd_opts *o, int id, const char *arg)
 		       : -1;
 }
 
-/* A name the shared table has (HTTP's --http-port is OPTG_PAGES'). */
-static bool known(const char *name)
-{
-	for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
-		if (strcmp(shared[i].name, name) == 0)
-			return true;
-	return false;
-}
 
 /* The getopt_long table of a command: its own options (which may take a
  * shared name over: audit's --route), the shared groups, the options the
@@ -258,11 +305,9 @@ static void build_table(struct table *t, unsigned groups, const struct opt_extra
 		if ((shared[i].group & groups) && !taken(extra, shared[i].name))
 			add_option(t, &nl, &ns, shared[i].name, shared[i].short_name, shared[i].arg,
 				   shared[i].id);
-	for (int p = 0; (groups & OPTG_PROTO_PORTS) && p < PROTO_N; p++) {
-		const struct proto_ops *ops = analysis_protocol(p);
-		if (ops && ops->port_option && !known(ops->port_option + 2))
-			add_option(t, &nl, &ns, ops->port_option + 2, 0, true, O_PROTO_PORT + p);
-	}
+	const struct proto_ops *ops;
+	for (int p = 0; (groups & OPTG_PROTO_PORTS) && (ops = port_protocol(&p)); p++)
+		add_option(t, &nl, &ns, ops->port_option + 2, 0, true, O_PROTO_PORT + p);
 	const struct page_figure *f;
 	for (int i = 0; (groups & OPTG_BUDGETS) && (f = analysis_page_figure(i, NULL)); i++)
 		if (f->option)

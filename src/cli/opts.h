@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "attrib/route.h"
 #include "engine/analysis.h"
@@ -92,6 +93,12 @@ struct cmd_opts {
  * error (printed). */
 int opts_parse(int argc, char **argv, unsigned groups, const char *const *formats,
 	       const struct opt_extra *extra, opt_extra_fn *fn, void *ctx, struct cmd_opts *o);
+
+/* --help's lines for every protocol's own port option (OPTG_PROTO_PORTS:
+ * its port_help, wrapped as the other options' are); and those options as
+ * a usage line shows them, " [--redis-port PORT]", into buf. */
+void opts_help_ports(FILE *out);
+void opts_usage_ports(char *buf, size_t cap);
 
 /* A number for flag in [min, max]; false after a usage error naming the
  * flag and what it takes ("seconds", "MiB, 1 to 1048576"...). */

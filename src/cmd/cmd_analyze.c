@@ -23,10 +23,10 @@ static void help(FILE *out)
 	      "\n"
 	      "Options:\n"
 	      "  -r, --read FILE        read FILE (same as naming it; repeatable)\n"
-	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
-	      "      --redis-port PORT  a Redis server port: its commands and round trips are\n"
-	      "                         counted too (repeatable)\n"
-	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
+	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n",
+	      out);
+	opts_help_ports(out);
+	fputs("  -f, --filter EXPR      only packets matching this BPF expression\n"
 	      "      --http-port PORT   an HTTP/1.x server port: its requests are pages and\n"
 	      "                         round trips are attributed to them (repeatable)\n"
 	      "      --route PATTERN    a route, e.g. 'GET /articles/{id}' (repeatable; first\n"

@@ -39,7 +39,9 @@ static void help(FILE *out)
 		o += (size_t)snprintf(budgets + o, sizeof budgets - o, "%s%*s%s per page (%s)\n", flag,
 				      w < 31 ? 33 - w : 2, "", f->what, proto->port_option);
 	}
-	fprintf(out, "Usage: pgrtt audit [RULES] [--http-port PORT] [-p PORT] [--redis-port PORT] FILE...\n"
+	char ports[256]; /* every other protocol's port option */
+	opts_usage_ports(ports, sizeof ports);
+	fprintf(out, "Usage: pgrtt audit [RULES] [--http-port PORT] [-p PORT]%s FILE...\n"
 	      "       pgrtt audit [RULES] --db FILE|URI [--app NAME] [--label K=V] [--run N|latest]\n"
 	      "                                                   (PGRTT_DB without --db)\n"
 	      "\n"
@@ -75,7 +77,7 @@ static void help(FILE *out)
 	      "output), --write-baseline FILE (also write the measured routes as a baseline).\n"
 	      "Exit status: 0 every rule and the evidence hold, 1 one failed, 2 the input\n"
 	      "could not be used (or nothing usable was measured), 64 usage error.\n",
-	      budgets, ev_code_list());
+	      ports, budgets, ev_code_list());
 }
 
 /* ---------------------------------------------------------------------- */

@@ -49,9 +49,10 @@ static void help(FILE *out)
 	      "Options:\n"
 	      "  -i, --iface IFACE      interface to capture on ('any' included)\n"
 	      "      --list             list the interfaces\n"
-	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
-	      "      --redis-port PORT  Redis server port: commands, round trips (repeatable)\n"
-	      "      --http-port PORT   HTTP/1.x server port: pages and routes (repeatable)\n"
+	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n",
+	      out);
+	opts_help_ports(out);
+	fputs("      --http-port PORT   HTTP/1.x server port: pages and routes (repeatable)\n"
 	      "      --route PATTERN    a route pattern (repeatable)\n"
 	      "      --route-values N   values that make a path segment a parameter (16; 0: off)\n"
 	      "      --grace MS         page attribution grace (default 2)\n"

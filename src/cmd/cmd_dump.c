@@ -27,8 +27,8 @@ static void help(FILE *out)
 {
 	fputs("Usage: pgrtt dump [OPTIONS] FILE...\n"
 	      "\n"
-	      "Print one line per PostgreSQL message (and Redis value, HTTP message) found\n"
-	      "in saved captures:\n"
+	      "Print one line per PostgreSQL message (and HTTP message, and value of every\n"
+	      "other protocol named by its port option) found in saved captures:\n"
 	      "  TIME CONN DIR TYPE SUMMARY\n"
 	      "TIME is UTC time of day, CONN the connection number used by 'pgrtt analyze',\n"
 	      "DIR '>' for client to server and '<' for server to client.  Query texts are\n"
@@ -38,11 +38,10 @@ static void help(FILE *out)
 	      "Options:\n"
 	      "  -r, --read FILE        read FILE (same as naming it; repeatable)\n"
 	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
-	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
-	      "      --redis-port PORT  also frame Redis on this server port: one line per\n"
-	      "                         command (its name, never its keys or values), reply\n"
-	      "                         and push (repeatable)\n"
-	      "      --http-port PORT   also frame HTTP/1.x on this server port: one line per\n"
+	      "  -f, --filter EXPR      only packets matching this BPF expression\n",
+	      out);
+	opts_help_ports(out);
+	fputs("      --http-port PORT   also frame HTTP/1.x on this server port: one line per\n"
 	      "                         request and response, with its route (repeatable)\n"
 	      "      --route PATTERN    a route pattern, e.g. 'GET /articles/{id}' (repeatable)\n"
 	      "      --route-values N   a path segment that takes N values is a parameter\n"

@@ -32,9 +32,10 @@ static void help(FILE *out)
 	      "\n"
 	      "Options:\n"
 	      "      --http-port PORT   HTTP/1.x server port (required; repeatable)\n"
-	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
-	      "      --redis-port PORT  a Redis server port: its round trips in the pages too\n"
-	      "      --route PATTERN    show only pages of this route, e.g. 'GET /articles/{id}'\n"
+	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n",
+	      out);
+	opts_help_ports(out);
+	fputs("      --route PATTERN    show only pages of this route, e.g. 'GET /articles/{id}'\n"
 	      "                         (also used as a pattern; repeat to add patterns)\n"
 	      "      --route-values N   values that make a path segment a parameter (16; 0: off)\n"
 	      "      --limit N          stop after N pages\n"

@@ -109,6 +109,8 @@ struct proto_ops {
 	 * -p, PostgreSQL's), and its figures per page (figure.h), npage_figs
 	 * of them: outputs loop over these and never name the protocol. */
 	const char *port_option;
+	/* what its port option does, for every command's --help */
+	const char *port_help;
 	const struct page_figure *page_figs;
 	int npage_figs;
 	/* Its connections' figures (figure.h) in the struct its records carry

@@ -275,6 +275,9 @@ const struct proto_ops proto_redis = {
 	.name = "redis",
 	.title = "Redis",
 	.port_option = "--redis-port",
+	.port_help = "a Redis server port: its commands and round trips are counted, in the pages "
+		     "too; dump prints each command (its name, never its keys or values), reply "
+		     "and push",
 	.page_figs = page_figs,
 	.npage_figs = sizeof page_figs / sizeof page_figs[0],
 	.conn_figs = conn_figs,
