@@ -185,7 +185,7 @@ char *metrics_render(const struct analysis *a, const struct metrics_info *mi, si
 	       (double)(mi->drops ? mi->drops->drop : 0));
 	series(f, "pgrtt_dropped_packets_total", app, "where=\"interface\"",
 	       (double)(mi->drops ? mi->drops->ifdrop : 0));
-	head(f, "pgrtt_open_connections", "gauge", "Connections open now (PostgreSQL, HTTP, Redis).");
+	head(f, "pgrtt_open_connections", "gauge", "Connections open now, of every protocol.");
 	series(f, "pgrtt_open_connections", app, "", (double)now.open);
 	head(f, "pgrtt_ready_for_query_total", "counter", "PostgreSQL ReadyForQuery messages.");
 	series(f, "pgrtt_ready_for_query_total", app, "", (double)now.pg.rfq);
