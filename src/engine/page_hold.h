@@ -28,8 +28,8 @@
 #define PAGE_HOLD_PAGES 1024
 #define PAGE_HOLD_NS 2000000000ull /* 2 s of the capture's time */
 /* round trips handed to attribution meanwhile: they wait there, and past
- * ATTRIB_HOLD_MAX it stops waiting for pages (an N+1 page of 300 queries,
- * 1,100 of them in 0.7 s: 877 pages came too late for their round trips) */
+ * ATTRIB_HOLD_MAX it stops waiting for pages, so the held pages go before
+ * their round trips would be placed without them (docs/pages.md) */
 #define PAGE_HOLD_RTS (ATTRIB_HOLD_MAX / 4)
 /* Sooner when nothing is on its way to a parameter (no segment has taken
  * two values and not yet enough: route_learn.pending) once this many

@@ -1,11 +1,14 @@
-/* figure.h - what a protocol adds to each page of a route, declared once.
+/* figure.h - a protocol's figures, declared once for every output.
  *
- * PostgreSQL's round trips are every output's own columns; a protocol that
- * pages wait on beside it (Redis: its commands, RT_EVENT_COMMAND and
- * FLIGHT) declares its figures per page here, in its struct proto_ops, and
- * every output loops over them: analyze's text and JSON, the store's routes
- * and the reports read from it, audit's budgets (options, policy keys,
- * rules) and its checks.  None of them names the protocol.
+ * PostgreSQL's round trips are every output's own columns.  Any other
+ * protocol declares its figures here, in its struct proto_ops, and the
+ * outputs loop over them, never naming it:
+ *  - per page (page_figure): what pages wait on of it (Redis: its commands,
+ *    RT_EVENT_COMMAND and FLIGHT): analyze's text and JSON, the store's
+ *    routes and the reports read from it, audit's budgets (options, policy
+ *    keys, rules) and its checks;
+ *  - per connection and in the totals (conn_figure, struct proto_totals):
+ *    analyze's JSON, the store's runs, the stored runs' reports, --metrics.
  *
  * A figure is one of the attribution's counts for the protocol's commands
  * (attrib.h's cmd_rts, cmd_flights, cmds), per page.  Missing evidence is

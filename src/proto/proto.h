@@ -25,7 +25,7 @@
 #include "figure.h"
 #include "rt_event.h"
 
-struct conn_summary; /* the engine's record of a connection: passed to observers, not read */
+struct conn_summary; /* a connection's record (conn_summary.h) */
 struct hist;
 struct http1_msg;
 struct legs;

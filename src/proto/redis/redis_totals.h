@@ -24,7 +24,7 @@ struct redis_name_count {
 	uint64_t n;
 };
 
-struct conn_summary; /* the engine's record of a connection: passed on, not read */
+struct conn_summary; /* a connection's record (proto/conn_summary.h) */
 
 /* What dump and trace watch (analysis_opts.redis): every RESP value, every
  * round trip, with the connection's record (NULL: not watched). */
