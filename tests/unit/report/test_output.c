@@ -147,14 +147,31 @@ static void rows_cb(void *ctx, int row, int nc, const char *const *names, const 
 			(*found)++;
 }
 
-static void store_and_read(void)
+/* A new SQLite store under a name made from path's XXXXXX. */
+static struct store *new_store(char *path, char *err)
 {
-	char path[] = "/tmp/pgrtt-test-output-XXXXXX";
 	int fd = mkstemp(path);
 	close(fd);
 	unlink(path);
+	return store_open(path, STORE_CREATE, err);
+}
+
+/* The store's file and its journal's. */
+static void remove_store(const char *path)
+{
+	char wal[64];
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	unlink(wal);
+	snprintf(wal, sizeof wal, "%s-shm", path);
+	unlink(wal);
+	unlink(path);
+}
+
+static void store_and_read(void)
+{
+	char path[] = "/tmp/pgrtt-test-output-XXXXXX";
 	char err[STORE_ERRBUF];
-	struct store *s = store_open(path, STORE_CREATE, err);
+	struct store *s = new_store(path, err);
 	CHECK(s != NULL);
 	static struct analysis a;
 	struct analysis_opts o = {.ports = {5432}, .nports = 1};
@@ -183,12 +200,7 @@ static void store_and_read(void)
 	CHECK(s != NULL);
 	store_close(s);
 	analysis_free(&a);
-	char wal[64];
-	snprintf(wal, sizeof wal, "%s-wal", path);
-	unlink(wal);
-	snprintf(wal, sizeof wal, "%s-shm", path);
-	unlink(wal);
-	unlink(path);
+	remove_store(path);
 }
 
 /* Every protocol's page figures (figure.h) are whole, fit the outputs'
@@ -224,11 +236,8 @@ static void page_figures(void)
 		CHECK(!o || !o->totals || (o->code_absent && o->code_damage));
 	}
 	char path[] = "/tmp/pgrtt-test-figures-XXXXXX";
-	int fd = mkstemp(path);
-	close(fd);
-	unlink(path);
 	char err[STORE_ERRBUF];
-	struct store *s = store_open(path, STORE_CREATE, err);
+	struct store *s = new_store(path, err);
 	CHECK(s != NULL);
 	static struct analysis a;
 	struct analysis_opts o = {.ports = {5432}, .nports = 1, .http_ports = {8080},
@@ -256,12 +265,7 @@ static void page_figures(void)
 	free(runs);
 	store_close(s);
 	analysis_free(&a);
-	char wal[64];
-	snprintf(wal, sizeof wal, "%s-wal", path);
-	unlink(wal);
-	snprintf(wal, sizeof wal, "%s-shm", path);
-	unlink(wal);
-	unlink(path);
+	remove_store(path);
 }
 
 static void json_report(void)
