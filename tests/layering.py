@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """layering.py [ROOT] - every #include of src/ and dissectors/ goes down or sideways
-within a folder, never up: the order is src/LAYERS.
+within a folder, never up: the order is src/LAYERS.  A header named NAME_impl.h
+is the inside of its folder (struct analysis is the engine's): only its own
+folder includes it.
 
 An include is read as the compiler reads it with pgrtt's include folders:
 "x/y.h" from src/, a bare "y.h" from the including file's own folder, then
@@ -83,6 +85,11 @@ def main():
                     continue
                 tfolder = os.path.dirname(target)
                 if tfolder == folder:
+                    continue
+                if target.endswith("_impl.h"):
+                    print("%s:%d: includes %s, the inside of %s/ (NAME_impl.h is its own folder's)"
+                          % (f, lineno, target, tfolder))
+                    bad += 1
                     continue
                 if tfolder not in rank:
                     unplaced.add(tfolder)

@@ -56,6 +56,9 @@ expect("a protocol includes its sibling",
 expect("a dissector includes src/",
        with_copy(append("dissectors/resp.c", '#include "base/hist.h"\n')), 1,
        "dissectors/resp.c:")
+expect("an output reads inside the analysis",
+       with_copy(append("src/report/report_text.c", '#include "engine/analysis_impl.h"\n')), 1,
+       "the inside of src/engine/")
 expect("an include of no file", with_copy(append("src/net/netdecode.c", '#include "nowhere.h"\n')),
        1, "no such file")
 
@@ -69,5 +72,5 @@ def new_folder(t):
 expect("a folder not in LAYERS", with_copy(new_folder), 2, "src/extra/ holds C files")
 for f in failures:
     print("FAIL", f)
-print("layering: %d of 7 checks passed" % (7 - len(failures)))
+print("layering: %d of 8 checks passed" % (8 - len(failures)))
 sys.exit(1 if failures else 0)

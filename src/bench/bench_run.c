@@ -196,9 +196,9 @@ static void phase_wait(struct bench *B, const struct child *ac, double secs, con
 		}
 		if (t >= next_status) {
 			double rt_page = -1;
-			for (uint32_t i = 0; wr->measure && i < a->attrib.nroutes; i++)
-				if (a->attrib.routes[i].pages)
-					rt_page = (double)a->attrib.routes[i].rt / (double)a->attrib.routes[i].pages;
+			for (uint32_t i = 0; wr->measure && i < analysis_attrib(a)->nroutes; i++)
+				if (analysis_attrib(a)->routes[i].pages)
+					rt_page = (double)analysis_attrib(a)->routes[i].rt / (double)analysis_attrib(a)->routes[i].pages;
 			status(B, what, fmax(0, ceil(secs) - (t - t0)), rt_page);
 			next_status = t + 0.5;
 		}
@@ -266,7 +266,7 @@ static void phase_figures(const struct analysis *a, const struct broute *r, bool
 			  struct phase *ph)
 {
 	ph->pg_conns = (double)analysis_pgsql(a)->tot.connections;
-	const struct attrib *at = &a->attrib;
+	const struct attrib *at = analysis_attrib(a);
 	for (uint32_t i = 0; i < at->nroutes; i++) {
 		const struct attrib_route *x = &at->routes[i];
 		if (strcmp(x->name, r->route) != 0 || !x->pages)
@@ -350,10 +350,14 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 	snprintf(cs, sizeof cs, "%d", (int)B->b.connections);
 	char *const argv[] = {"wrk", "-t", "2", "-c", cs, "-d", dur, "--latency", "-s", B->lua,
 			      url, "--", (char *)r->lua_kind, NULL};
-	static struct analysis a;
+	static struct analysis *a; /* for the process' life, as the analysis' tables are */
+	if (measure && !a && !(a = analysis_new())) {
+		snprintf(err, errcap, "out of memory");
+		return 2;
+	}
 	static struct wrk_run wr;
 	memset(&wr, 0, sizeof wr);
-	wr.a = &a;
+	wr.a = a;
 	wr.measure = measure;
 	wr.w = (struct child){0, -1};
 	if (measure && phase_capture_open(B, app, app_port, r, run_no, &wr, err, errcap) != 0)
@@ -370,20 +374,20 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 		snprintf(err, errcap, "wrk: %s", strerror(errno));
 		if (measure) {
 			source_close(&live);
-			analysis_free(&a);
+			analysis_free(a);
 		}
 		return 2;
 	}
 	phase_wait(B, ac, secs, what, &ctx, &wr);
 	if (measure && wr.lost[0]) {
 		snprintf(err, errcap, "capture: %.200s", wr.lost);
-		analysis_free(&a);
+		analysis_free(a);
 		return 2;
 	}
 	if (!WIFEXITED(wr.status) || WEXITSTATUS(wr.status) != 0 || !wrk_summary(wr.out, ph)) {
 		snprintf(err, errcap, "wrk failed: %.200s", wr.out);
 		if (measure)
-			analysis_free(&a);
+			analysis_free(a);
 		return stopping ? 2 : 1;
 	}
 	if (ph->errors || ph->non_2xx)
@@ -396,11 +400,11 @@ static int run_wrk(struct bench *B, const struct bench_app *app, const struct ch
 	ph->drops = (double)(wr.drops.drop + wr.drops.ifdrop);
 	if (ph->drops && !err[0])
 		snprintf(err, errcap, "the capture lost %.0f packets (kernel drops)", ph->drops);
-	phase_figures(&a, r, wr.redis, ph);
-	bool blocked = phase_evidence(&a, r, &wr.drops, ph, err, errcap);
+	phase_figures(a, r, wr.redis, ph);
+	bool blocked = phase_evidence(a, r, &wr.drops, ph, err, errcap);
 	if (B->st && !(may_retry && capture_damaged(ph)))
-		phase_store(B, app, r, run_no, &a, &wr.drops);
-	analysis_free(&a);
+		phase_store(B, app, r, run_no, a, &wr.drops);
+	analysis_free(a);
 	ph->measured = ph->pages > 0 && !blocked;
 	ph->ok = ph->errors == 0 && ph->non_2xx == 0 && ph->drops == 0 && ph->measured;
 	return ph->ok ? 0 : 1;

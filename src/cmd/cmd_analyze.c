@@ -67,13 +67,18 @@ static int analyze_run(const struct cmd_opts *co, void *state)
 	struct analysis_opts ao = {0};
 	if (results_begin(&dbo, &st, &ao) != 0)
 		return EXIT_ERROR;
-	static struct analysis a;
+	static struct analysis *a; /* for the process' life, as the analysis' tables are */
+	if (!a && !(a = analysis_new())) {
+		store_close(st);
+		warnx_("out of memory");
+		return EXIT_ERROR;
+	}
 	bool partial;
 	timing_start();
-	int rc = run_analysis(&ro, &ao, &a, &partial);
-	if (rc == EXIT_ERROR && a.tot.packets == 0 && !partial) {
+	int rc = run_analysis(&ro, &ao, a, &partial);
+	if (rc == EXIT_ERROR && analysis_counts(a)->packets == 0 && !partial) {
 		store_close(st); /* nothing read: no run */
-		analysis_free(&a);
+		analysis_free(a);
 		return EXIT_ERROR;
 	}
 	char source[1024] = "";
@@ -81,9 +86,9 @@ static int analyze_run(const struct cmd_opts *co, void *state)
 	for (int i = 0; i < ro.nfiles && o + 2 < sizeof source; i++)
 		o += (size_t)snprintf(source + o, sizeof source - o, "%s%s", i ? ", " : "", ro.files[i]);
 	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};
-	rc = results_finish(&a, st, &dbo, source, &in, format, output, NULL, rc);
+	rc = results_finish(a, st, &dbo, source, &in, format, output, NULL, rc);
 	timing_mark("report");
-	analysis_free(&a);
+	analysis_free(a);
 	timing_mark("free");
 	timing_report(stderr, "analyze");
 	return rc;

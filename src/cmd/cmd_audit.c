@@ -84,14 +84,14 @@ static void help(FILE *out)
 
 static int from_analysis(const struct analysis *a, bool partial, struct adata *d)
 {
-	const struct attrib *at = &a->attrib;
+	const struct attrib *at = analysis_attrib(a);
 	struct report_input in = {NULL, 0, partial, NULL};
 	evidence_of(a, &in, &d->ev);
-	d->http = a->attributing;
+	d->http = analysis_attributing(a);
 	d->r = calloc(at->nroutes ? at->nroutes : 1, sizeof(*d->r));
 	if (!d->r)
 		return -1;
-	for (uint32_t i = 0; a->attributing && i < at->nroutes; i++) {
+	for (uint32_t i = 0; analysis_attributing(a) && i < at->nroutes; i++) {
 		const struct attrib_route *r = &at->routes[i];
 		if (!r->pages) {
 			d->pages_mixed_only += r->pages_mixed;
@@ -502,7 +502,7 @@ static int audit_gather(const struct cmd_opts *co, const struct audit_args *x,
 	bool partial;
 	int rc = run_analysis(&ro, &ao, a, &partial);
 	*analysed = true;
-	if (rc == EXIT_ERROR && a->tot.packets == 0 && !partial)
+	if (rc == EXIT_ERROR && analysis_counts(a)->packets == 0 && !partial)
 		return AUDIT_INPUT; /* nothing could be read */
 	return from_analysis(a, partial || rc != EXIT_OK, d) == 0 ? EXIT_OK : AUDIT_INPUT;
 }
@@ -634,10 +634,14 @@ static int audit_run(const struct cmd_opts *co, void *state)
 	/* the same file to compare with and to write: its first run has none */
 	p.writes_baseline = p.baseline && x->write_path && strcmp(p.baseline, x->write_path) == 0;
 	struct adata d = {0};
-	static struct analysis a;
+	static struct analysis *a; /* for the process' life, as the analysis' tables are */
+	if (!a && !(a = analysis_new())) {
+		warnx_("out of memory");
+		return EXIT_ERROR;
+	}
 	bool analysed = false, fatal = false;
 	struct checks cs = {0};
-	int rc = audit_gather(co, x, &p, &dbpath, &a, &analysed, &d);
+	int rc = audit_gather(co, x, &p, &dbpath, a, &analysed, &d);
 	if (rc == EXIT_OK)
 		rc = audit_check(&cs, &d, &p, dbpath, x->write_path, &fatal);
 	if (rc == EXIT_OK)
@@ -645,7 +649,7 @@ static int audit_run(const struct cmd_opts *co, void *state)
 	free(cs.c);
 	free(d.r);
 	if (analysed)
-		analysis_free(&a);
+		analysis_free(a);
 	return rc;
 }
 

@@ -192,10 +192,10 @@ static void status_line(const struct analysis *a, double elapsed, uint64_t pkts,
 		fprintf(stderr, "  %s %s rt/s", rate(r, sizeof r, dt > 0 ? (double)(is - was) / dt : 0),
 			analysis_protocol(p)->name);
 	}
-	if (a->attributing) {
+	if (analysis_attributing(a)) {
 		char pg[16];
 		fprintf(stderr, "  %s pages/s", rate(pg, sizeof pg, pages_s));
-		const struct attrib *at = &a->attrib;
+		const struct attrib *at = analysis_attrib(a);
 		const struct attrib_route *best = NULL;
 		for (uint32_t i = 0; i < at->nroutes; i++)
 			if (!best || at->routes[i].pages > best->pages)
@@ -402,17 +402,13 @@ static int rotate_run(struct analysis *a, const struct analysis_opts *ao, struct
 	struct store_run_info info = {dbo->app, source, dbo->labels, dbo->nlabels, false, &period};
 	if (keep_run(st, dbo, sp, a, &info, true) != 0)
 		return -1;
-	struct route_learn learnt = a->learn; /* handed on, not freed */
-	memset(&a->learn, 0, sizeof a->learn);
-	analysis_free(a);
-	if ((dbo->round_trips && *st && store_begin_run(*st, err) != 0) || analysis_init(a, ao) != 0) {
-		route_learn_free(&learnt);
-		warnx_("%s: %s", store_shown(dbo->db), dbo->round_trips ? err : "out of memory");
+	if (dbo->round_trips && *st && store_begin_run(*st, err) != 0) {
+		warnx_("%s: %s", store_shown(dbo->db), err);
 		return -1;
 	}
-	if (a->attributing) {
-		route_learn_free(&a->learn);
-		a->learn = learnt;
+	if (analysis_restart(a, ao) != 0) {
+		warnx_("%s: out of memory", store_shown(dbo->db));
+		return -1;
 	}
 	return 0;
 }
@@ -682,7 +678,11 @@ static int capture_run(const struct cmd_opts *co, void *state)
 	}
 	static struct capture k;
 	static struct spool sp;
-	static struct analysis a;
+	static struct analysis *a; /* for the process' life, as the analysis' tables are */
+	if (!a && !(a = analysis_new())) {
+		warnx_("out of memory");
+		return EXIT_ERROR;
+	}
 	static struct metrics_server ms;
 	k.co = co;
 	k.c = c;
@@ -694,15 +694,15 @@ static int capture_run(const struct cmd_opts *co, void *state)
 	int rc = capture_plan(&k);
 	if (rc != EXIT_OK)
 		return rc;
-	if ((rc = capture_open(&k, &sp, &a)) != EXIT_OK)
+	if ((rc = capture_open(&k, &sp, a)) != EXIT_OK)
 		return rc;
 	capture_signals();
 	if (!k.status)
 		fprintf(stderr, "pgrtt: capture: listening on %s, filter \"%s\"\n", c->iface, k.filter);
-	struct cap_ctx ctx = {&a, (uint64_t)c->count, 0};
-	rc = capture_loop(&k, &sp, &a, &ctx);
-	rc = capture_finish(&k, &sp, &a, &ctx, rc);
-	analysis_free(&a);
+	struct cap_ctx ctx = {a, (uint64_t)c->count, 0};
+	rc = capture_loop(&k, &sp, a, &ctx);
+	rc = capture_finish(&k, &sp, a, &ctx, rc);
+	analysis_free(a);
 	return rc;
 }
 

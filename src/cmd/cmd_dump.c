@@ -213,13 +213,19 @@ static int dump_run(const struct cmd_opts *co, void *state)
 	ao.http.on_msg = on_http;
 	ao.ctx = ao.pgsql.ctx = ao.http.ctx = d;
 	other_printers(d, &ao);
-	static struct analysis a;
-	d->learn = &a.learn;
+	static struct analysis *a; /* for the process' life, as the analysis' tables are */
+	if (!a && !(a = analysis_new())) {
+		warnx_("out of memory");
+		output_close(d->out, output, EXIT_ERROR);
+		textring_free(&d->texts);
+		return EXIT_ERROR;
+	}
+	d->learn = analysis_learn(a);
 	bool partial;
-	int rc = run_analysis(&ro, &ao, &a, &partial);
+	int rc = run_analysis(&ro, &ao, a, &partial);
 	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};
-	warn_evidence(&a, &in);
-	analysis_free(&a);
+	warn_evidence(a, &in);
+	analysis_free(a);
 	textring_free(&d->texts);
 	return output_close(d->out, output, rc);
 }

@@ -160,12 +160,18 @@ static int trace_run(const struct cmd_opts *co, void *state)
 		if (analysis_protocol(p) && analysis_protocol(p)->npage_figs &&
 		    co->ro.proto_ports[p].n > 0 && !t->cmds)
 			t->cmds = analysis_protocol(p);
-	static struct analysis a;
+	static struct analysis *a; /* for the process' life, as the analysis' tables are */
+	if (!a && !(a = analysis_new())) {
+		warnx_("out of memory");
+		output_close(t->out, output, EXIT_ERROR);
+		textring_free(&t->texts);
+		return EXIT_ERROR;
+	}
 	bool partial;
-	int rc = run_analysis(&ro, &ao, &a, &partial);
+	int rc = run_analysis(&ro, &ao, a, &partial);
 	struct report_input in = {ro.files, ro.nfiles, partial || rc != EXIT_OK, NULL};
-	warn_evidence(&a, &in);
-	analysis_free(&a);
+	warn_evidence(a, &in);
+	analysis_free(a);
 	textring_free(&t->texts);
 	return output_close(t->out, output, rc);
 }

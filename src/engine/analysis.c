@@ -1,6 +1,6 @@
 /* analysis.c - packets to connections to round trips (see analysis.h). */
 #define _DEFAULT_SOURCE
-#include "analysis.h"
+#include "analysis_impl.h"
 #include "base/timing.h"
 #include "pages.h"
 
@@ -779,6 +779,80 @@ void analysis_free(struct analysis *a)
 	free(a->buckets);
 	free(a->listed);
 	memset(a, 0, sizeof(*a));
+}
+
+struct analysis *analysis_new(void)
+{
+	return calloc(1, sizeof(struct analysis));
+}
+
+void analysis_delete(struct analysis *a)
+{
+	free(a);
+}
+
+int analysis_restart(struct analysis *a, const struct analysis_opts *o)
+{
+	struct route_learn learnt = a->learn; /* handed on, not freed */
+	memset(&a->learn, 0, sizeof a->learn);
+	analysis_free(a);
+	if (analysis_init(a, o) != 0) {
+		route_learn_free(&learnt);
+		return -1;
+	}
+	if (a->attributing) {
+		route_learn_free(&a->learn);
+		a->learn = learnt;
+	} else {
+		route_learn_free(&learnt);
+	}
+	return 0;
+}
+
+bool analysis_pages_short(const struct analysis *a)
+{
+	return a->learn.nomem || a->hold.nomem;
+}
+
+void *analysis_shared(const struct analysis *a, enum proto_id p)
+{
+	return a->shared[p];
+}
+
+const struct analysis_opts *analysis_options(const struct analysis *a)
+{
+	return &a->opts;
+}
+
+const struct analysis_totals *analysis_counts(const struct analysis *a)
+{
+	return &a->tot;
+}
+
+const struct attrib *analysis_attrib(const struct analysis *a)
+{
+	return &a->attrib;
+}
+
+bool analysis_attributing(const struct analysis *a)
+{
+	return a->attributing;
+}
+
+const struct route_learn *analysis_learn(const struct analysis *a)
+{
+	return &a->learn;
+}
+
+const struct page_twins *analysis_twins(const struct analysis *a)
+{
+	return a->twins;
+}
+
+const struct conn_summary *analysis_listed(const struct analysis *a, uint32_t *n)
+{
+	*n = a->nlisted;
+	return a->listed;
 }
 
 const struct proto_ops *analysis_protocol(enum proto_id id)

@@ -96,29 +96,6 @@ struct analysis_totals {
 	} other_ports[ANALYSIS_OTHER_PORTS];
 };
 
-struct analysis {
-	struct analysis_opts opts;
-	struct conn **buckets;
-	struct conn *lru_head, *lru_tail; /* open connections by last activity */
-	uint32_t nbuckets, nopen;
-	uint64_t ooo_bytes;             /* held out of order, over all open connections */
-	uint8_t port_proto[65536];      /* enum proto_id of each server port */
-	uint64_t next_id;
-	struct conn_summary *listed;
-	uint32_t nlisted, cap_listed;
-	struct analysis_totals tot;
-	void *shared[PROTO_N];          /* each protocol's, for the whole analysis (proto.h) */
-	struct proto_host host;         /* what the protocols ask of the analysis (proto.h) */
-	uint64_t clock_ns; /* a live capture's time when no packet says it (analysis_settle) */
-	struct attrib attrib;           /* pages and routes, with HTTP ports */
-	struct attrib_pipe pipe;        /* the protocols' way to it (maybe a thread) */
-	struct route_learn learn;       /* routes' parameters, learnt from the requests */
-	struct page_hold hold;          /* the first pages, while they are learnt */
-	struct page_twins *twins;       /* a proxy's copies of the app's pages (page_twins.h) */
-	bool attributing;
-	uint64_t next_settle;           /* packet count of the next watermark pass */
-	bool finished;
-};
 
 /* Returns 0, or -1 when out of memory. */
 int analysis_init(struct analysis *a, const struct analysis_opts *o);
@@ -127,8 +104,8 @@ int analysis_init(struct analysis *a, const struct analysis_opts *o);
 void analysis_packet(struct analysis *a, int dlt, const uint8_t *pkt, uint32_t caplen,
 		     uint64_t ts_ns);
 
-/* End of input: close every open connection.  Listed connections are then in
- * a->listed[0..nlisted), ordered by first appearance. */
+/* End of input: close every open connection (analysis_listed lists them,
+ * ordered by first appearance). */
 void analysis_finish(struct analysis *a);
 
 /* Settle attribution up to the watermark now (analysis_packet does every
@@ -145,6 +122,36 @@ void analysis_settle(struct analysis *a, uint64_t clock_ns);
 void analysis_ending(struct analysis *a);
 
 void analysis_free(struct analysis *a);
+
+/* An analysis' storage, for analysis_init and analysis_free (which may
+ * reuse it: a capture's rotation), or NULL when out of memory; given back
+ * by analysis_delete.  struct analysis is the engine's own
+ * (analysis_impl.h): everything else reads a finished one through the
+ * functions below. */
+struct analysis *analysis_new(void);
+void analysis_delete(struct analysis *a);
+
+/* A new analysis in a's storage after a finished one (a capture's
+ * rotation), the routes' parameters learnt so far handed on: 0, or -1
+ * when out of memory (a is freed then). */
+int analysis_restart(struct analysis *a, const struct analysis_opts *o);
+
+/* The routes' learning or the first pages' hold ran out of memory: routes
+ * named before their parameters were learnt (the out-of-memory finding). */
+bool analysis_pages_short(const struct analysis *a);
+
+/* What a finished analysis (or a live one, so far) holds: its options, the
+ * engine's own counts, the pages and routes (attrib.h; attributing: HTTP
+ * ports were given), the routes' learnt parameters, a proxy's twin pages,
+ * the connections listed (*n of them, by first appearance) and how many
+ * are open now. */
+const struct analysis_opts *analysis_options(const struct analysis *a);
+const struct analysis_totals *analysis_counts(const struct analysis *a);
+const struct attrib *analysis_attrib(const struct analysis *a);
+bool analysis_attributing(const struct analysis *a);
+const struct route_learn *analysis_learn(const struct analysis *a);
+const struct page_twins *analysis_twins(const struct analysis *a);
+const struct conn_summary *analysis_listed(const struct analysis *a, uint32_t *n);
 
 /* The protocol registered as id, or NULL. */
 const struct proto_ops *analysis_protocol(enum proto_id id);
@@ -195,10 +202,7 @@ bool analysis_pg_measured(const struct analysis *a);
 
 /* Protocol p's state for the whole analysis (proto.h's shared_size; its
  * own header says what it is: redis_totals.h), or NULL. */
-static inline void *analysis_shared(const struct analysis *a, enum proto_id p)
-{
-	return a->shared[p];
-}
+void *analysis_shared(const struct analysis *a, enum proto_id p);
 
 /* What the PostgreSQL connections share (never NULL after analysis_init). */
 static inline const struct pgsql_shared *analysis_pgsql(const struct analysis *a)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis_impl.h"
 #include "attrib/route_learn.h"
 
 void page_hold_init(struct page_hold *h, bool on)

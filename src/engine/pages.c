@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis_impl.h"
 
 /* What attribution needs of a request until its response completes: its
  * route as route.c names it (page_hold.h puts the learnt parameters in). */

@@ -87,10 +87,10 @@ static int busiest_first(const void *x, const void *y)
 static void no_postgresql(const struct analysis *a, const struct report_input *in,
 			  struct evidence *ev)
 {
-	const struct analysis_totals *t = &a->tot;
+	const struct analysis_totals *t = analysis_counts(a);
 	char ports[256];
-	port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
-	const char *s = a->opts.nports > 1 ? "s" : "";
+	port_list(ports, sizeof ports, analysis_options(a)->ports, analysis_options(a)->nports);
+	const char *s = analysis_options(a)->nports > 1 ? "s" : "";
 	for (int i = 0; i < ANALYSIS_OTHER_PORTS; i++)
 		if (t->other_ports[i].syns || t->other_ports[i].pg_like)
 			ev->ports[ev->nports++] = t->other_ports[i];
@@ -140,7 +140,7 @@ static void no_postgresql(const struct analysis *a, const struct report_input *i
  * for one would merge routes, and this is where the user sees it. */
 static void routes_learnt(const struct analysis *a, struct evidence *ev)
 {
-	const struct route_learn *l = &a->learn;
+	const struct route_learn *l = analysis_learn(a);
 	if (!l->nparams)
 		return;
 	char list[320];
@@ -166,7 +166,7 @@ static void routes_learnt(const struct analysis *a, struct evidence *ev)
  * once, as the application's (page_twins.h) */
 static void proxied_pages(const struct analysis *a, struct evidence *ev)
 {
-	const struct page_twins *tw = a->twins;
+	const struct page_twins *tw = analysis_twins(a);
 	uint64_t left = 0, late = 0;
 	const struct twin_endpoint *first = NULL;
 	for (uint16_t i = 0; tw && i < tw->nep; i++)
@@ -242,13 +242,13 @@ static void legs_finding(const struct analysis *a, const struct legs *l, enum ev
 		snprintf(on, sizeof on, "port %u's", o);
 		snprintf(in, sizeof in, "port %u's", i);
 	}
-	if (a->attributing && l->decided)
+	if (analysis_attributing(a) && l->decided)
 		snprintf(counted, sizeof counted,
 			 "pages count %s round trips alone (%s %" PRIu64 " left out%s), the totals "
 			 "both %s'", on, in, l->left_out, twice, o != i ? "ports" : "legs");
 	else
 		snprintf(counted, sizeof counted, "each round trip through it is counted twice, in "
-			 "the totals%s", a->attributing ? " and in pages" : "");
+			 "the totals%s", analysis_attributing(a) ? " and in pages" : "");
 	if (o != i) {
 		evidence_add(ev, code, copies, false,
 			     "%" PRIu64 " of the %" PRIu64 " %s on port %u ran inside one on port %u "
@@ -368,7 +368,7 @@ static void pooler_server_leg(const struct analysis *a, const struct pooler_sign
  * whose commands the pages held (asked for, with page figures: Redis). */
 static void unplaced_commands(const struct analysis *a, struct evidence *ev)
 {
-	const struct attrib *at = &a->attrib;
+	const struct attrib *at = analysis_attrib(a);
 	const char *of = "command";
 	for (int p = PROTO_N - 1; p >= 0; p--)
 		if (analysis_protocol(p) && analysis_protocol(p)->npage_figs && analysis_asked(a, p))
@@ -387,10 +387,10 @@ static void http_findings(const struct analysis *a, struct evidence *ev)
 {
 	const struct http_totals *ht = analysis_http(a);
 	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
-	const struct attrib *at = &a->attrib;
+	const struct attrib *at = analysis_attrib(a);
 	char ports[256];
-	port_list(ports, sizeof ports, a->opts.http_ports, a->opts.nhttp_ports);
-	const char *s = a->opts.nhttp_ports > 1 ? "s" : "";
+	port_list(ports, sizeof ports, analysis_options(a)->http_ports, analysis_options(a)->nhttp_ports);
+	const char *s = analysis_options(a)->nhttp_ports > 1 ? "s" : "";
 	uint64_t pages = 0, estimated = 0;
 	double rts = 0, inferred = 0;
 	for (uint32_t i = 0; i < at->nroutes; i++) {
@@ -521,28 +521,28 @@ static const struct proto_ops *asked_proto(const struct analysis *a, int *p)
 
 void evidence_live(const struct analysis *a, const struct analysis_live *now, struct evidence *ev)
 {
-	const struct analysis_totals *t = &a->tot;
+	const struct analysis_totals *t = analysis_counts(a);
 	const struct http_totals *ht = analysis_http(a);
 	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
 	char ports[256];
 	memset(ev, 0, sizeof(*ev));
-	port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
+	port_list(ports, sizeof ports, analysis_options(a)->ports, analysis_options(a)->nports);
 	uint64_t others = 0; /* packets of the other protocols asked for */
 	const struct proto_ops *ops;
 	for (int p = 0; (ops = asked_proto(a, &p)); p++)
 		others += ops->totals(analysis_shared(a, p))->packets;
 	if (pt->packets == 0 && !others)
 		evidence_add(ev, EV_NO_POSTGRESQL, t->packets, false,
-			     "no packets on PostgreSQL port%s %s yet", a->opts.nports > 1 ? "s" : "",
+			     "no packets on PostgreSQL port%s %s yet", analysis_options(a)->nports > 1 ? "s" : "",
 			     ports);
 	else if (pt->packets && now->pg.round_trips == 0)
 		evidence_add(ev, EV_NO_ROUND_TRIPS, pt->packets, false,
 			     "%" PRIu64 " packets on PostgreSQL port%s %s, no round trip yet",
-			     pt->packets, a->opts.nports > 1 ? "s" : "", ports);
-	if (a->attributing && ht->packets == 0) {
-		port_list(ports, sizeof ports, a->opts.http_ports, a->opts.nhttp_ports);
+			     pt->packets, analysis_options(a)->nports > 1 ? "s" : "", ports);
+	if (analysis_attributing(a) && ht->packets == 0) {
+		port_list(ports, sizeof ports, analysis_options(a)->http_ports, analysis_options(a)->nhttp_ports);
 		evidence_add(ev, EV_NO_PAGES, 0, false, "no packets on HTTP port%s %s yet",
-			     a->opts.nhttp_ports > 1 ? "s" : "", ports);
+			     analysis_options(a)->nhttp_ports > 1 ? "s" : "", ports);
 	}
 	for (int p = 0; (ops = asked_proto(a, &p)); p++) {
 		int nports, absent = proto_code(ops->code_absent);
@@ -555,7 +555,7 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 	}
 	pooler_legs(a, ev); /* a scraper would read every round trip twice */
 	/* its open connections' signs too: long-lived */
-	pooler_server_leg(a, &now->pg.pooler, a->attributing ? now->http.pages : 0, now->pg.pings, ev);
+	pooler_server_leg(a, &now->pg.pooler, analysis_attributing(a) ? now->http.pages : 0, now->pg.pings, ev);
 }
 
 /* What the capture itself lost or cut: an input read in part, drops,
@@ -564,7 +564,7 @@ void evidence_live(const struct analysis *a, const struct analysis_live *now, st
 static void capture_findings(const struct analysis *a, const struct report_input *in,
 			     struct evidence *ev)
 {
-	const struct analysis_totals *t = &a->tot;
+	const struct analysis_totals *t = analysis_counts(a);
 	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
 	if (in && in->partial)
 		evidence_add(ev, EV_PARTIAL_INPUT, 1, true,
@@ -599,7 +599,7 @@ static void capture_findings(const struct analysis *a, const struct report_input
 
 void evidence_of(const struct analysis *a, const struct report_input *in, struct evidence *ev)
 {
-	const struct analysis_totals *t = &a->tot;
+	const struct analysis_totals *t = analysis_counts(a);
 	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
 	memset(ev, 0, sizeof(*ev));
 	const struct proto_ops *only = NULL; /* the other protocol measured, PostgreSQL not */
@@ -608,10 +608,10 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 			only = analysis_protocol(p);
 	if (only && proto_code(only->code_only) >= 0) {
 		char ports[256];
-		port_list(ports, sizeof ports, a->opts.ports, a->opts.nports);
+		port_list(ports, sizeof ports, analysis_options(a)->ports, analysis_options(a)->nports);
 		evidence_add(ev, proto_code(only->code_only), 0, false,
 			     "no packets on PostgreSQL port%s %s: only %s was measured",
-			     a->opts.nports > 1 ? "s" : "", ports, only->title);
+			     analysis_options(a)->nports > 1 ? "s" : "", ports, only->title);
 	} else if (pt->packets == 0 && !only) {
 		no_postgresql(a, in, ev);
 	}
@@ -638,12 +638,12 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 		evidence_add(ev, EV_EVICTED, t->evicted, false,
 			     "%" PRIu64 " connections were closed early: more than %u were open at "
 			     "once",
-			     t->evicted, a->opts.max_open);
+			     t->evicted, analysis_options(a)->max_open);
 	/* the attribution short of memory: routes not learnt (or pages named
 	 * before they were), estimates the running guess or intervals not the
 	 * jackknife's (infer.h) */
-	bool fit_short = a->attributing &&
-			 (attrib_short_of_memory(&a->attrib) || a->learn.nomem || a->hold.nomem);
+	bool fit_short = analysis_attributing(a) &&
+			 (attrib_short_of_memory(analysis_attrib(a)) || analysis_pages_short(a));
 	if (t->nomem)
 		evidence_add(ev, EV_OUT_OF_MEMORY, t->nomem, true,
 			     "out of memory %" PRIu64 " times: some packets or connections were not "
@@ -661,10 +661,10 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 			     pt->enc_extra_bytes);
 	pooler_legs(a, ev);
 	uint64_t pages = 0;
-	for (uint32_t i = 0; a->attributing && i < a->attrib.nroutes; i++)
-		pages += a->attrib.routes[i].pages;
+	for (uint32_t i = 0; analysis_attributing(a) && i < analysis_attrib(a)->nroutes; i++)
+		pages += analysis_attrib(a)->routes[i].pages;
 	pooler_server_leg(a, &pt->pooler, pages, pt->st.by_class[RT_PING], ev);
-	if (a->attributing)
+	if (analysis_attributing(a))
 		http_findings(a, ev);
 	const struct proto_ops *ops;
 	for (int p = 0; (ops = asked_proto(a, &p)); p++)

@@ -80,7 +80,7 @@ static void add_route(struct route_sum *s, const struct attrib_route *r)
 
 static void routes(FILE *f, const struct analysis *a, const char *app)
 {
-	const struct attrib *at = &a->attrib;
+	const struct attrib *at = analysis_attrib(a);
 	uint32_t n = at->nroutes < METRICS_ROUTES - 1 ? at->nroutes : METRICS_ROUTES - 1;
 	struct route_sum sums[METRICS_ROUTES];
 	memset(sums, 0, sizeof sums);
@@ -178,7 +178,7 @@ char *metrics_render(const struct analysis *a, const struct metrics_info *mi, si
 	head(f, "pgrtt_capture_elapsed_seconds", "gauge", "Seconds since the capture started.");
 	series(f, "pgrtt_capture_elapsed_seconds", app, "", mi->elapsed);
 	head(f, "pgrtt_packets_total", "counter", "Packets the capture read.");
-	series(f, "pgrtt_packets_total", app, "", (double)a->tot.packets);
+	series(f, "pgrtt_packets_total", app, "", (double)analysis_counts(a)->packets);
 	head(f, "pgrtt_dropped_packets_total", "counter",
 	     "Packets dropped before pgrtt read them (pcap_stats), by where.");
 	series(f, "pgrtt_dropped_packets_total", app, "where=\"kernel\"",
@@ -223,7 +223,7 @@ char *metrics_render(const struct analysis *a, const struct metrics_info *mi, si
 	series(f, "pgrtt_capture_gaps_total", app, "", (double)gaps);
 	for (int p = 0; p < PROTO_N; p++)
 		proto_counters(f, a, &now, p, app);
-	if (a->attributing)
+	if (analysis_attributing(a))
 		routes(f, a, app);
 	/* what the figures above cannot vouch for yet: a wrong port reads as
 	 * a finding, not as an app that makes no round trips */

@@ -270,7 +270,7 @@ static void http_latency_json(cJSON *o, const struct attrib_route *r)
  * not 0; likewise the other protocols' (page_figures_json) */
 static cJSON *route_json(const struct analysis *a, const struct attrib_route *r)
 {
-	const struct attrib *at = &a->attrib;
+	const struct attrib *at = analysis_attrib(a);
 	bool pg_measured = analysis_pg_measured(a);
 	double n = (double)r->pages;
 	cJSON *o = cJSON_CreateObject();
@@ -352,7 +352,7 @@ static cJSON *route_json(const struct analysis *a, const struct attrib_route *r)
 /* What was read: files, ports, time span, packets; a live capture's drops. */
 static void input_json(cJSON *root, const struct analysis *a, const struct report_input *in)
 {
-	const struct analysis_totals *t = &a->tot;
+	const struct analysis_totals *t = analysis_counts(a);
 	const struct pgsql_totals *pt = &analysis_pgsql(a)->tot;
 	cJSON *inp = cJSON_AddObjectToObject(root, "input");
 	cJSON *files = cJSON_AddArrayToObject(inp, "files");
@@ -360,8 +360,8 @@ static void input_json(cJSON *root, const struct analysis *a, const struct repor
 		cJSON_AddItemToArray(files, esc_json_string(in->files[i]));
 	cJSON_AddBoolToObject(inp, "partial", in->partial);
 	cJSON *ports = cJSON_AddArrayToObject(inp, "ports");
-	for (int i = 0; i < a->opts.nports; i++)
-		cJSON_AddItemToArray(ports, cJSON_CreateNumber(a->opts.ports[i]));
+	for (int i = 0; i < analysis_options(a)->nports; i++)
+		cJSON_AddItemToArray(ports, cJSON_CreateNumber(analysis_options(a)->ports[i]));
 	if (t->packets) {
 		add_ts(inp, "first_ts", t->first_ts);
 		add_ts(inp, "last_ts", t->last_ts);
@@ -388,7 +388,7 @@ static void input_json(cJSON *root, const struct analysis *a, const struct repor
 static cJSON *totals_json(cJSON *root, const struct analysis *a)
 {
 	const struct pgsql_shared *pg = analysis_pgsql(a);
-	const struct analysis_totals *t = &a->tot;
+	const struct analysis_totals *t = analysis_counts(a);
 	const struct pgsql_totals *pt = &pg->tot;
 	const struct rtt_stats *s = &pt->st;
 	cJSON *tot = cJSON_AddObjectToObject(root, "totals");
@@ -451,8 +451,8 @@ static void http_json(cJSON *root, const struct analysis *a)
 	const struct http_totals *ht = analysis_http(a);
 	cJSON *h = cJSON_AddObjectToObject(root, "http");
 	cJSON *hp = cJSON_AddArrayToObject(h, "ports");
-	for (int i = 0; i < a->opts.nhttp_ports; i++)
-		cJSON_AddItemToArray(hp, cJSON_CreateNumber(a->opts.http_ports[i]));
+	for (int i = 0; i < analysis_options(a)->nhttp_ports; i++)
+		cJSON_AddItemToArray(hp, cJSON_CreateNumber(analysis_options(a)->http_ports[i]));
 	cJSON_AddNumberToObject(h, "packets", (double)ht->packets);
 	cJSON_AddNumberToObject(h, "connections", (double)ht->connections);
 	cJSON_AddNumberToObject(h, "requests", (double)ht->requests);
@@ -477,21 +477,21 @@ static void http_json(cJSON *root, const struct analysis *a)
 	/* proxies in front of the application, both ports given: their
 	 * copies of its pages left out (page_twins.h) */
 	cJSON *px = cJSON_AddArrayToObject(h, "proxies");
-	for (uint16_t i = 0; a->twins && i < a->twins->nep; i++) {
-		const struct twin_endpoint *e = &a->twins->ep[i];
-		if (!page_twins_proxy(a->twins, i))
+	for (uint16_t i = 0; analysis_twins(a) && i < analysis_twins(a)->nep; i++) {
+		const struct twin_endpoint *e = &analysis_twins(a)->ep[i];
+		if (!page_twins_proxy(analysis_twins(a), i))
 			continue;
 		cJSON *x = cJSON_CreateObject();
 		cJSON_AddStringToObject(x, "endpoint", e->name);
-		cJSON_AddStringToObject(x, "passes_to", e->inner < a->twins->nep
-								? a->twins->ep[e->inner].name
+		cJSON_AddStringToObject(x, "passes_to", e->inner < analysis_twins(a)->nep
+								? analysis_twins(a)->ep[e->inner].name
 								: "");
 		cJSON_AddNumberToObject(x, "pages", (double)e->pages);
 		cJSON_AddNumberToObject(x, "left_out", (double)e->left_out);
 		cJSON_AddNumberToObject(x, "counted_twice", (double)e->late);
 		cJSON_AddItemToArray(px, x);
 	}
-	const struct attrib *at = &a->attrib;
+	const struct attrib *at = analysis_attrib(a);
 	cJSON_AddNumberToObject(h, "grace_ms", (double)at->grace_ns / 1e6);
 	cJSON_AddNumberToObject(h, "round_trips_in_pages", (double)at->rts_in_pages);
 	cJSON_AddNumberToObject(h, "round_trips_outside_pages", (double)at->rts_outside);
@@ -562,12 +562,14 @@ int report_json(FILE *out, const struct analysis *a, const struct report_input *
 	cJSON_AddStringToObject(root, "pgrtt", pgrtt_version_string());
 	input_json(root, a, in);
 	cJSON *tot = totals_json(root, a);
-	if (a->opts.nhttp_ports)
+	if (analysis_options(a)->nhttp_ports)
 		http_json(root, a);
 	warnings_json(root, tot, a, in);
 	cJSON *conns = cJSON_AddArrayToObject(root, "connections");
-	for (uint32_t i = 0; i < a->nlisted; i++)
-		cJSON_AddItemToArray(conns, connection(&a->listed[i]));
+	uint32_t nlisted;
+	const struct conn_summary *listed = analysis_listed(a, &nlisted);
+	for (uint32_t i = 0; i < nlisted; i++)
+		cJSON_AddItemToArray(conns, connection(&listed[i]));
 
 	char *txt = cJSON_Print(root);
 	cJSON_Delete(root);

@@ -35,7 +35,7 @@ static void class_line(FILE *out, const struct rtt_stats *st)
  * Redis's, with --redis-port) */
 static void page_figures_table(FILE *out, const struct analysis *a, const struct proto_ops *p)
 {
-	const struct attrib *at = &a->attrib;
+	const struct attrib *at = analysis_attrib(a);
 	if (!p->npage_figs || !analysis_asked(a, p->id))
 		return;
 	if (!analysis_measured(a, p->id)) { /* a wrong port is no Redis-free app */
@@ -65,7 +65,7 @@ static void page_figures_table(FILE *out, const struct analysis *a, const struct
 
 static void routes_table(FILE *out, const struct analysis *a, const struct evidence *ev)
 {
-	const struct attrib *at = &a->attrib;
+	const struct attrib *at = analysis_attrib(a);
 	for (int i = 0; i < ev->n; i++) {
 		if (ev->f[i].severity == EV_FATAL) {
 			uint64_t pages = 0;
@@ -141,10 +141,12 @@ static void other_rows(FILE *out, const struct analysis *a)
 		if (!ops || !ops->text_connection)
 			continue;
 		bool first = true;
-		for (uint32_t i = 0; i < a->nlisted; i++) {
-			if (a->listed[i].proto != p)
+		uint32_t n;
+		const struct conn_summary *listed = analysis_listed(a, &n);
+		for (uint32_t i = 0; i < n; i++) {
+			if (listed[i].proto != p)
 				continue;
-			ops->text_connection(out, &a->listed[i], first);
+			ops->text_connection(out, &listed[i], first);
 			first = false;
 		}
 	}
@@ -153,7 +155,7 @@ static void other_rows(FILE *out, const struct analysis *a)
 /* What was read: the files, the packets of each protocol, the ports. */
 static void input_lines(FILE *out, const struct analysis *a, const struct report_input *in)
 {
-	const struct analysis_totals *t = &a->tot;
+	const struct analysis_totals *t = analysis_counts(a);
 	double dur = t->last_ts > t->first_ts ? (double)(t->last_ts - t->first_ts) / 1e9 : 0;
 	fprintf(out, "input: ");
 	for (int i = 0; i < in->nfiles; i++) {
@@ -163,8 +165,8 @@ static void input_lines(FILE *out, const struct analysis *a, const struct report
 	fprintf(out, "%s\n", in->partial ? " (incomplete: see warnings)" : "");
 	fprintf(out, "packets: %" PRIu64 " (%" PRIu64 " PostgreSQL) over %.3f s; ports", t->packets,
 		analysis_pgsql(a)->tot.packets, dur);
-	for (int i = 0; i < a->opts.nports; i++)
-		fprintf(out, " %u", a->opts.ports[i]);
+	for (int i = 0; i < analysis_options(a)->nports; i++)
+		fprintf(out, " %u", analysis_options(a)->ports[i]);
 	for (int p = 0; p < PROTO_N; p++) { /* every other protocol with totals asked for */
 		const struct proto_ops *ops = analysis_protocol(p);
 		if (!ops || !ops->totals || !analysis_asked(a, p))
@@ -182,7 +184,7 @@ static void input_lines(FILE *out, const struct analysis *a, const struct report
 void report_text(FILE *out, const struct analysis *a, const struct report_input *in)
 {
 	const struct pgsql_shared *pg = analysis_pgsql(a);
-	const struct analysis_totals *t = &a->tot;
+	const struct analysis_totals *t = analysis_counts(a);
 	const struct http_totals *ht = analysis_http(a);
 	const struct pgsql_totals *pt = &pg->tot;
 
@@ -227,7 +229,7 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 	fprintf(out, "damage: gaps %" PRIu64 " (%" PRIu64 " bytes)  malformed %" PRIu64
 		     "  mid-stream %" PRIu64 "  encrypted %" PRIu64 "\n",
 		pt->gaps, pt->gap_bytes, pt->malformed, pt->mid_stream, pt->tls);
-	if (a->opts.nhttp_ports)
+	if (analysis_options(a)->nhttp_ports)
 		fprintf(out, "http: %" PRIu64 " connections, %" PRIu64 " requests, %" PRIu64
 			     " responses (%" PRIu64 " interim, %" PRIu64 " without their request), "
 			     "malformed %" PRIu64 ", not decodable %" PRIu64 ", gaps %" PRIu64 "\n",
@@ -251,9 +253,11 @@ void report_text(FILE *out, const struct analysis *a, const struct report_input 
 				ev_severity_name(ev.f[i].severity));
 		fputc('\n', out);
 	}
-	if (a->attributing)
+	if (analysis_attributing(a))
 		routes_table(out, a, &ev);
-	if (a->nlisted == 0)
+	uint32_t nlisted;
+	analysis_listed(a, &nlisted);
+	if (nlisted == 0)
 		return;
 	if (pg->tot.connections)
 		pg_rows(out, a);
@@ -268,8 +272,10 @@ static void pg_rows(FILE *out, const struct analysis *a)
 	fprintf(out, "\n%4s  %-22s %-22s %7s %7s %7s %7s %7s %5s %5s %5s %5s %8s %8s  %s\n", "id",
 		"client", "server", "rt", "rfq", "query", "ping", "acq/rel", "reset", "tx", "prep",
 		"other", "p50 ms", "p99 ms", "flags");
-	for (uint32_t i = 0; i < a->nlisted; i++) {
-		const struct conn_summary *c = &a->listed[i];
+	uint32_t nlisted;
+	const struct conn_summary *listed = analysis_listed(a, &nlisted);
+	for (uint32_t i = 0; i < nlisted; i++) {
+		const struct conn_summary *c = &listed[i];
 		const struct proto_ops *own = analysis_protocol(c->proto);
 		if (own && own->text_connection)
 			continue; /* its protocol's rows (other_rows) */

@@ -173,7 +173,7 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 		      char *err)
 {
 	const struct pgsql_shared *pg = analysis_pgsql(a);
-	const struct analysis_totals *t = &a->tot;
+	const struct analysis_totals *t = analysis_counts(a);
 	const struct http_totals *ht = analysis_http(a);
 	const struct pgsql_totals *pt = &pg->tot;
 	struct db_stmt *st;
@@ -191,14 +191,14 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 		return -1;
 	}
 	char ports[256], hports[256];
-	ports_text(ports, sizeof ports, a->opts.ports, a->opts.nports);
-	ports_text(hports, sizeof hports, a->opts.http_ports, a->opts.nhttp_ports);
+	ports_text(ports, sizeof ports, analysis_options(a)->ports, analysis_options(a)->nports);
+	ports_text(hports, sizeof hports, analysis_options(a)->http_ports, analysis_options(a)->nhttp_ports);
 	const struct rtt_stats *x = &pt->st;
 	if (in->app)
 		db_bind_text(st, 1, in->app);
 	db_bind_text(st, 2, in->source);
 	db_bind_text(st, 3, ports);
-	if (a->opts.nhttp_ports)
+	if (analysis_options(a)->nhttp_ports)
 		db_bind_text(st, 4, hports);
 	bind_ts(st, 5, t->first_ts, t->packets > 0);
 	bind_ts(st, 6, t->last_ts, t->packets > 0);
@@ -223,14 +223,14 @@ static int put_totals(struct store *s, const struct analysis *a, const struct st
 	db_bind_int64(st, 23, (int64_t)pt->truncated_segs);
 	db_bind_int64(st, 24, (int64_t)pt->mid_stream);
 	db_bind_int64(st, 25, (int64_t)pt->tls);
-	if (a->attributing) {
+	if (analysis_attributing(a)) {
 		db_bind_int64(st, 26, (int64_t)ht->requests);
 		db_bind_int64(st, 27, (int64_t)ht->responses);
 		db_bind_int64(st, 28, (int64_t)ht->malformed);
 		db_bind_int64(st, 29, (int64_t)ht->not_decodable);
-		db_bind_int64(st, 30, (int64_t)a->attrib.rts_outside);
-		db_bind_int64(st, 31, (int64_t)a->attrib.mixed_pages);
-		db_bind_double(st, 32, a->attrib.mixed_rts);
+		db_bind_int64(st, 30, (int64_t)analysis_attrib(a)->rts_outside);
+		db_bind_int64(st, 31, (int64_t)analysis_attrib(a)->mixed_pages);
+		db_bind_double(st, 32, analysis_attrib(a)->mixed_rts);
 	}
 	db_bind_int64(st, 33, s->run_id);
 	if (in->drops)
@@ -353,8 +353,10 @@ static int put_connections(struct store *s, const struct analysis *a, char *err)
 		return -1;
 	}
 	int rc = 0;
-	for (uint32_t i = 0; i < a->nlisted && rc == 0; i++) {
-		const struct conn_summary *c = &a->listed[i];
+	uint32_t nlisted;
+	const struct conn_summary *listed = analysis_listed(a, &nlisted);
+	for (uint32_t i = 0; i < nlisted && rc == 0; i++) {
+		const struct conn_summary *c = &listed[i];
 		if (c->proto != PROTO_PGSQL)
 			continue; /* PostgreSQL's table; the others' figures are the run's (put_proto) */
 		const struct rtt_stats *x = conn_rtt_stats(c);
@@ -408,7 +410,7 @@ static void bind_measured(struct db_stmt *st, int k, bool measured, double v)
 
 static int put_routes(struct store *s, const struct analysis *a, char *err)
 {
-	if (!a->attributing)
+	if (!analysis_attributing(a))
 		return 0;
 	/* PostgreSQL's columns, then each page figure's (figure.h) */
 	char sql[2048];
@@ -437,7 +439,7 @@ static int put_routes(struct store *s, const struct analysis *a, char *err)
 		return -1;
 	}
 	int rc = 0;
-	const struct attrib *at = &a->attrib;
+	const struct attrib *at = analysis_attrib(a);
 	/* PostgreSQL not measured (a fatal finding: a wrong -p...): the pages and their
 	 * latency stand, the round trips per page were not measured - NULL,
 	 * not 0, and the attribution says so (analysis_pg_measured) */

@@ -47,7 +47,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fclose(f);
 		return 0;
 	}
-	static struct analysis a;
+	static struct analysis *a; /* one storage for every input */
+	if (!a && !(a = analysis_new())) {
+		pcap_close(p);
+		return 0;
+	}
 	/* 18081: the proxy in front of the app (captures/web-proxied.pcap) */
 	struct analysis_opts o = {.ports = {5432, 55432}, .nports = 2, .http_ports = {18080, 18081},
 				  .nhttp_ports = 2, .proto_ports[PROTO_REDIS] = {{6379, 56379}, 2},
@@ -56,14 +60,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	o.pgsql.texts = &ring;
 	o.pgsql.text_values = size & 1;
-	if (analysis_init(&a, &o) == 0) {
+	if (analysis_init(a, &o) == 0) {
 		struct pcap_pkthdr *h;
 		const u_char *pkt;
 		int dlt = pcap_datalink(p);
 		while (pcap_next_ex(p, &h, &pkt) == 1)
-			analysis_packet(&a, dlt, pkt, h->caplen,
+			analysis_packet(a, dlt, pkt, h->caplen,
 					(uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec);
-		analysis_free(&a);
+		analysis_free(a);
 	}
 	pcap_close(p); /* closes f */
 	return 0;

@@ -3,7 +3,7 @@
  * nothing it counted is lost. */
 #include <string.h>
 
-#include "engine/analysis.h"
+#include "engine/analysis_impl.h"
 #include "tinytest.h"
 
 /* An Ethernet + IPv4 + TCP frame from 10.0.0.<host>:<sport> to 10.0.0.1:5432

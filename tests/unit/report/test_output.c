@@ -173,13 +173,14 @@ static void store_and_read(void)
 	char err[STORE_ERRBUF];
 	struct store *s = new_store(path, err);
 	CHECK(s != NULL);
-	static struct analysis a;
+	struct analysis *a = analysis_new();
+	CHECK(a != NULL);
 	struct analysis_opts o = {.ports = {5432}, .nports = 1};
-	CHECK(analysis_init(&a, &o) == 0);
-	three_queries(&a);
+	CHECK(analysis_init(a, &o) == 0);
+	three_queries(a);
 	struct store_run_info info = {"app", "test", NULL, 0, false, NULL};
 	int64_t id = 0;
-	CHECK(store_finish_run(s, &a, &info, &id, err) == 0);
+	CHECK(store_finish_run(s, a, &info, &id, err) == 0);
 	CHECK_EQ_U(id, 1);
 	CHECK(store_has_run(s, 1) && !store_has_run(s, 2));
 	struct route_query every = {0};
@@ -199,7 +200,8 @@ static void store_and_read(void)
 	s = store_open(path, STORE_READ, err);
 	CHECK(s != NULL);
 	store_close(s);
-	analysis_free(&a);
+	analysis_free(a);
+	analysis_delete(a);
 	remove_store(path);
 }
 
@@ -239,16 +241,17 @@ static void page_figures(void)
 	char err[STORE_ERRBUF];
 	struct store *s = new_store(path, err);
 	CHECK(s != NULL);
-	static struct analysis a;
+	struct analysis *a = analysis_new();
+	CHECK(a != NULL);
 	struct analysis_opts o = {.ports = {5432}, .nports = 1, .http_ports = {8080},
 				  .nhttp_ports = 1, .proto_ports[PROTO_REDIS] = {{6379}, 1}};
-	CHECK(analysis_init(&a, &o) == 0);
-	three_queries(&a);
-	CHECK(!analysis_measured(&a, PROTO_REDIS)); /* asked for, none seen: not 0 */
-	CHECK(analysis_asked(&a, PROTO_REDIS) && analysis_asked(&a, PROTO_PGSQL));
+	CHECK(analysis_init(a, &o) == 0);
+	three_queries(a);
+	CHECK(!analysis_measured(a, PROTO_REDIS)); /* asked for, none seen: not 0 */
+	CHECK(analysis_asked(a, PROTO_REDIS) && analysis_asked(a, PROTO_PGSQL));
 	struct store_run_info info = {"app", "test", NULL, 0, false, NULL};
 	int64_t id = 0;
-	CHECK(store_finish_run(s, &a, &info, &id, err) == 0);
+	CHECK(store_finish_run(s, a, &info, &id, err) == 0);
 	struct route_query every = {.with_mixed_only = true};
 	struct route_figures *rows = NULL;
 	int nrows = -1;
@@ -264,22 +267,24 @@ static void page_figures(void)
 	CHECK(nruns == 1 && (kept == RUN_FIGS_MAX || isnan(runs[0].proto_fig[kept])));
 	free(runs);
 	store_close(s);
-	analysis_free(&a);
+	analysis_free(a);
+	analysis_delete(a);
 	remove_store(path);
 }
 
 static void json_report(void)
 {
-	static struct analysis a;
+	struct analysis *a = analysis_new();
+	CHECK(a != NULL);
 	struct analysis_opts o = {.ports = {5432}, .nports = 1};
-	CHECK(analysis_init(&a, &o) == 0);
-	three_queries(&a);
+	CHECK(analysis_init(a, &o) == 0);
+	three_queries(a);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	char *files[] = {"x.pcap"};
 	struct report_input in = {files, 1, false, NULL};
-	CHECK(report_json(f, &a, &in) == 0);
+	CHECK(report_json(f, a, &in) == 0);
 	fclose(f);
 	cJSON *root = cJSON_Parse(buf);
 	CHECK(root != NULL);
@@ -290,7 +295,8 @@ static void json_report(void)
 	CHECK(w && strcmp(cJSON_GetObjectItem(w, "code")->valuestring, "mid-stream") == 0);
 	cJSON_Delete(root);
 	free(buf);
-	analysis_free(&a);
+	analysis_free(a);
+	analysis_delete(a);
 }
 
 /* What libpq reads from a connection string, as "key=value\n" lines, the
