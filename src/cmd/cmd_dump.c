@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attrib/route_learn.h"
 #include "cli/cli.h"
 #include "commands.h"
 #include "cli/opts.h"

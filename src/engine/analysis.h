@@ -13,21 +13,18 @@
 #include <stdint.h>
 
 #include "attrib/attrib.h"
-#include "attrib/attrib_pipe.h"
 #include "base/hist.h"
 #include "http1.h"
-#include "net/netdecode.h"
-#include "page_hold.h"
-#include "attrib/page_twins.h"
 #include "proto/legs.h"
 #include "pgsql.h"
 #include "proto/http/http_totals.h"
 #include "proto/proto.h"
 #include "proto/conn_summary.h"
-#include "attrib/route_learn.h"
 #include "proto/pgsql/pgsql_shared.h"
 #include "proto/pgsql/rtt.h"
-#include "net/tcp_reasm.h"
+
+struct page_twins;
+struct route_learn;
 
 #define ANALYSIS_MAX_PORTS 32
 #define ROUTE_VALUES_OFF UINT32_MAX /* analysis_opts.route_values: no learning */

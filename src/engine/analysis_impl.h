@@ -5,6 +5,12 @@
 #define PGRTT_ANALYSIS_IMPL_H
 
 #include "analysis.h"
+#include "attrib/attrib_pipe.h"
+#include "attrib/page_twins.h"
+#include "attrib/route_learn.h"
+#include "net/netdecode.h"
+#include "net/tcp_reasm.h"
+#include "page_hold.h"
 
 struct analysis {
 	struct analysis_opts opts;

@@ -1,4 +1,6 @@
 /* evidence.c - findings about what a run could measure (see evidence.h). */
+#include "attrib/page_twins.h"
+#include "attrib/route_learn.h"
 #include "evidence.h"
 
 #include <inttypes.h>

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attrib/page_twins.h"
 #include "base/about.h"
 #include "findings/evidence.h"
 #include "report.h"
