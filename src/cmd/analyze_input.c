@@ -107,9 +107,8 @@ int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct an
 		      : small_inputs(ro)                     ? 1
 							     : 2;
 	/* the fit at the end on two whatever the input's size: it grows with
-	 * the routes, not the file (a 4 MB capture of 120 routes: the
-	 * interval's twelve fits 68 ms on one thread, 43 on two; infer.c
-	 * starts the second only where the sample has the tasks for it) */
+	 * the routes, not the file (docs/perf.md; infer.c starts the second
+	 * only where the sample has the tasks for it) */
 	ao->fit_threads = one ? 1 : 2;
 	*partial = false;
 	if (analysis_init(a, ao) != 0) {
