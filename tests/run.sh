@@ -17,7 +17,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	build-essential clang cmake pkg-config git ca-certificates openssl \
-	libpcap-dev libcjson-dev libpq-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
+	libpcap-dev libcjson-dev libpq-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev libssl-dev \
 	tcpdump tshark wrk redis-server postgresql postgresql-client \
 	python3 python3-psycopg2 python3-psycopg python3-psycopg-pool python3-asyncpg python3-sqlalchemy python3-redis python3-pil python3-yaml python3-prometheus-client curl libhiredis-dev sqlite3 libxml2-utils \
 	default-jdk-headless libhikaricp-java libpostgresql-jdbc-java libslf4j-java \

@@ -4,7 +4,8 @@
  * libpq, libcurl and libmicrohttpd each pull in a TLS library, Kerberos,
  * LDAP or SSH at load: together some 6 MiB of resident pages and a few
  * milliseconds of constructors in every run, while most runs (analyze,
- * dump, trace; a capture without --db or --metrics) call none of them.
+ * dump, trace; a capture without --db or --metrics) call none of them;
+ * libcrypto, for TLS records opened with a key log, likewise.
  * pgrtt links this folder's stubs instead: each defines the library's
  * functions that pgrtt calls, with the library's own prototypes (its
  * header is included, so a mismatch does not compile), and forwards to
