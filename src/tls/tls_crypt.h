@@ -48,8 +48,8 @@ int tls13_keys(struct tls_keys *k, const struct tls_suite *suite, const uint8_t 
 /* A KeyUpdate: the next traffic secret of the direction, its keys, 0. */
 int tls13_update(struct tls_keys *k);
 
-/* The record hdr[0..5) + body[0..n): opened into out (room for n bytes),
- * its padding stripped.  Returns the plaintext's length, its content type
+/* The record hdr[0..5) + body[0..n): opened into out (room for n bytes;
+ * out may be body itself), its padding stripped.  Returns the plaintext's length, its content type
  * in *type; -1 when it does not authenticate (a wrong key, damage), the
  * sequence number then left as it was, or carries no content type. */
 int tls13_open(struct tls_keys *k, const uint8_t hdr[5], const uint8_t *body, size_t n,

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""mkstreams.py PCAP SERVER_PORT - the TCP payload of each direction of the one
-connection in PCAP, in order, as test_tls_crypt.c reads it: a line per
-direction, 'c ' or 's ' and the bytes in hex (tshark reads the capture)."""
+"""mkstreams.py PCAP SERVER_PORT - the TCP payloads of the one connection in
+PCAP, in capture order, as the TLS tests read them: a line per segment,
+'c ' (the client's) or 's ' (the server's) and its bytes in hex (tshark
+reads the capture)."""
 import subprocess
 import sys
 
@@ -9,9 +10,6 @@ pcap, port = sys.argv[1], sys.argv[2]
 out = subprocess.run(["tshark", "-r", pcap, "-T", "fields", "-e", "tcp.srcport", "-e",
                       "tcp.payload", "-Y", "tcp.len > 0"], capture_output=True, text=True,
                      check=True).stdout
-streams = {"c": "", "s": ""}
 for line in out.splitlines():
     src, _, payload = line.partition("\t")
-    streams["s" if src == port else "c"] += payload.replace(":", "")
-for side in ("c", "s"):
-    print(side, streams[side])
+    print("s" if src == port else "c", payload.replace(":", ""))
