@@ -217,6 +217,14 @@ static void go_tls(struct pgsql_conn *c, uint8_t kind)
 	}
 }
 
+void pgsql_decrypted(struct pgsql_conn *c)
+{
+	for (int s = 0; s < 2; s++)
+		dir_reset_msg(&c->dir[s]);
+	c->dir[PGSQL_FE].phase = PGSQL_PH_STARTUP;
+	c->dir[PGSQL_BE].phase = PGSQL_PH_NORMAL;
+}
+
 /* The message in d->cur is complete: update protocol state, then emit. */
 static void finish_msg(struct pgsql_conn *c, struct pgsql_dir *d, const uint8_t *body,
 		       uint32_t body_len, uint64_t ts, pgsql_msg_fn *emit, void *ctx)

@@ -83,6 +83,11 @@ void pgsql_conn_init(struct pgsql_conn *c, bool from_start);
 void pgsql_feed(struct pgsql_conn *c, enum pgsql_side side, const uint8_t *data, size_t len,
 		uint64_t ts_ns, pgsql_msg_fn *emit, void *ctx);
 
+/* The connection's TLS is read (a key log's secrets): what follows is its
+ * plaintext from the client's startup message on, fed as the stream was.
+ * tls keeps saying how it was encrypted. */
+void pgsql_decrypted(struct pgsql_conn *c);
+
 /* n bytes of the side's stream were lost (capture drop, snaplen).  Inside a
  * body being skipped the side stays in step; otherwise it resynchronises. */
 void pgsql_gap(struct pgsql_conn *c, enum pgsql_side side, uint64_t n, uint64_t ts_ns,

@@ -18,7 +18,7 @@
 enum {
 	O_READ = 1000, O_FILTER, O_NO_PROGRESS, O_PORT, O_HTTP_PORT, O_ROUTE, O_GRACE,
 	O_ROUTE_VALUES,
-	O_PAGE_TIMEOUT, O_MAX_BUFFER, O_DB, O_APP, O_LABEL, O_STORE_RTS, O_OUTPUT, O_FORMAT,
+	O_PAGE_TIMEOUT, O_MAX_BUFFER, O_TLS_KEYLOG, O_DB, O_APP, O_LABEL, O_STORE_RTS, O_OUTPUT, O_FORMAT,
 	O_HELP, /* command options have smaller ids */
 	O_PAGE_BUDGET, /* + a page figure's number (OPTG_BUDGETS) */
 	O_PROTO_PORT = O_PAGE_BUDGET + PAGE_FIGS_MAX, /* + a protocol's id (OPTG_PROTO_PORTS) */
@@ -44,6 +44,7 @@ static const struct shared shared[] = {
 	{OPTG_PAGES, "grace", 0, true, O_GRACE},
 	{OPTG_PAGES, "page-timeout", 0, true, O_PAGE_TIMEOUT},
 	{OPTG_LIMITS, "max-buffer", 0, true, O_MAX_BUFFER},
+	{OPTG_TLS, "tls-keylog", 0, true, O_TLS_KEYLOG},
 	{OPTG_STORE | OPTG_DB_READ, "db", 0, true, O_DB},
 	{OPTG_STORE | OPTG_DB_PICK, "app", 0, true, O_APP},
 	{OPTG_STORE | OPTG_DB_PICK, "label", 0, true, O_LABEL},
@@ -152,6 +153,13 @@ static int shared_opt(struct cmd_opts *o, int id, char *arg, const char *const *
 		if (!opt_number("--max-buffer", arg, 1, 1048576, "MiB, 1 to 1048576", &v))
 			return -1;
 		ro->max_buffer = (uint64_t)(v * 1048576);
+		return 0;
+	case O_TLS_KEYLOG:
+		if (ro->ntls_keylogs == (int)(sizeof ro->tls_keylogs / sizeof ro->tls_keylogs[0])) {
+			usage_error("at most %d --tls-keylog files", ro->ntls_keylogs);
+			return -1;
+		}
+		ro->tls_keylogs[ro->ntls_keylogs++] = arg;
 		return 0;
 	case O_DB:
 		o->db.db = arg;

@@ -32,6 +32,8 @@ struct read_opts {
 	uint64_t hold_ns;         /* --page-timeout (0: the default) */
 	uint64_t max_buffer;      /* --max-buffer (0: the default) */
 	bool progress;
+	const char *tls_keylogs[8]; /* --tls-keylog FILE (OPTG_TLS) */
+	int ntls_keylogs;
 };
 
 /* The analysis options the parsed ones say (ports, routes, pages, limits);
@@ -63,6 +65,7 @@ enum opt_group {
 	OPTG_DB_PICK = 1 << 11, /* --app, --label: which stored run (audit) */
 	OPTG_BUDGETS = 1 << 12, /* --max-...-per-page N of every page figure with a
 				 * budget (figure.h's option: --max-redis-rt-per-page) */
+	OPTG_TLS = 1 << 13,     /* --tls-keylog FILE: TLS connections read with its secrets */
 };
 
 /* An option of one command alone. */

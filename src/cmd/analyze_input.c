@@ -1,10 +1,12 @@
 /* analyze_input.c - capture files read into an analysis (analyze, dump, trace, audit). */
 #define _DEFAULT_SOURCE /* pcap.h needs the BSD types */
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "keylog.h"
 #include "sources/feed.h"
 #include "sources/source.h"
 #include "cli/cli.h"
@@ -89,6 +91,27 @@ static bool small_inputs(const struct read_opts *ro)
 	return total < SMALL_INPUT;
 }
 
+/* A key log's secrets into a: said in a line (how many, what was not
+ * read), never its secrets; one anyone may read is warned of. */
+static int read_keylog(struct analysis *a, const char *path)
+{
+	struct keylog_reader r;
+	if (analysis_keylog(a, path, &r) != 0) {
+		warnx_("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (stat(path, &st) == 0 && (st.st_mode & S_IROTH))
+		warnx_("%s: warning: the key log can be read by anyone, and decrypts what it covers",
+		       path);
+	char more[96] = "";
+	if (r.malformed || r.unknown)
+		snprintf(more, sizeof more, " (%llu lines malformed, %llu of labels not read)",
+			 (unsigned long long)r.malformed, (unsigned long long)r.unknown);
+	warnx_("%s: %llu TLS secrets%s", path, (unsigned long long)r.entries, more);
+	return 0;
+}
+
 int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct analysis *a,
 		 bool *partial)
 {
@@ -115,6 +138,9 @@ int run_analysis(const struct read_opts *ro, struct analysis_opts *ao, struct an
 		warnx_("out of memory");
 		return EXIT_ERROR;
 	}
+	for (int i = 0; i < ro->ntls_keylogs; i++) /* the secrets before the first packet */
+		if (read_keylog(a, ro->tls_keylogs[i]) != 0)
+			return EXIT_ERROR;
 	int rc = read_captures(ro, a, partial);
 	analysis_finish(a);
 	return rc;

@@ -27,6 +27,8 @@ static void help(FILE *out)
 	      out);
 	opts_help_ports(out);
 	fputs("  -f, --filter EXPR      only packets matching this BPF expression\n"
+	      "      --tls-keylog FILE  read TLS connections with this key log's secrets (NSS\n"
+	      "                         format: SSLKEYLOGFILE; TLS 1.3; repeatable)\n"
 	      "      --http-port PORT   an HTTP/1.x server port: its requests are pages and\n"
 	      "                         round trips are attributed to them (repeatable)\n"
 	      "      --route PATTERN    a route, e.g. 'GET /articles/{id}' (repeatable; first\n"
@@ -100,7 +102,7 @@ const struct command cmd_analyze = {
 	.name = "analyze",
 	.summary = "count round trips per connection in saved captures",
 	.help = help,
-	.groups = OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS |
+	.groups = OPTG_FILES | OPTG_INPUT | OPTG_TLS | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS |
 		  OPTG_STORE | OPTG_OUTPUT | OPTG_FORMAT,
 	.formats = formats,
 	.run = analyze_run,

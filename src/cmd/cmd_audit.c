@@ -68,9 +68,10 @@ static void help(FILE *out)
 	      "docs/ci.md); nothing usable at all exits 2.\n"
 	      "      --allow CODE[,CODE]        do not fail on these findings (repeatable):\n"
 	      "                                 %s\n"
-	      "Input: capture files (FILE or -r FILE) with -p, --http-port, -f, --grace,\n"
-	      "--route-values, --no-progress as 'analyze'; or --db FILE|URI: the newest run of\n"
-	      "--app NAME with every --label KEY=VALUE (a store of one app needs no --app), or\n"
+	      "Input: capture files (FILE or -r FILE) with -p, --http-port, -f, --tls-keylog,\n"
+	      "--grace, --route-values, --no-progress as 'analyze'; or --db FILE|URI: the newest\n"
+	      "run of --app NAME with every --label KEY=VALUE (a store of one app needs no\n"
+	      "--app), or "
 	      "--run N; the run judged is named first.\n"
 	      "Output: -F json, -o FILE (the report to FILE), --junit FILE (JUnit XML),\n"
 	      "--github (::error:: annotations; on standard error when JSON is on standard\n"
@@ -678,7 +679,7 @@ const struct command cmd_audit = {
 	.name = "audit",
 	.summary = "CI gate: exit 1 when pages cost too many round trips or pools ping",
 	.help = help,
-	.groups = OPTG_READ | OPTG_INPUT | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS |
+	.groups = OPTG_READ | OPTG_INPUT | OPTG_TLS | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS |
 		  OPTG_OUTPUT | OPTG_FORMAT | OPTG_DB_READ | OPTG_DB_PICK | OPTG_BUDGETS,
 	.formats = formats,
 	.own = own,

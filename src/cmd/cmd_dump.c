@@ -39,7 +39,9 @@ static void help(FILE *out)
 	      "Options:\n"
 	      "  -r, --read FILE        read FILE (same as naming it; repeatable)\n"
 	      "  -p, --port PORT        PostgreSQL server port (default 5432; repeatable)\n"
-	      "  -f, --filter EXPR      only packets matching this BPF expression\n",
+	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
+	      "      --tls-keylog FILE  read TLS connections with this key log's secrets (NSS\n"
+	      "                         format: SSLKEYLOGFILE; TLS 1.3; repeatable)\n",
 	      out);
 	opts_help_ports(out);
 	fputs("      --http-port PORT   also frame HTTP/1.x on this server port: one line per\n"
@@ -243,7 +245,7 @@ const struct command cmd_dump = {
 	.name = "dump",
 	.summary = "print one line per PostgreSQL message in saved captures",
 	.help = help,
-	.groups = OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS |
+	.groups = OPTG_FILES | OPTG_INPUT | OPTG_TLS | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS |
 		  OPTG_OUTPUT,
 	.own = own,
 	.own_opt = dump_opt,

@@ -44,6 +44,8 @@ static void help(FILE *out)
 	      "      --page-timeout S   requests open longer stop holding attribution (10)\n"
 	      "      --max-buffer MIB   out-of-order data held, all connections (128)\n"
 	      "  -f, --filter EXPR      only packets matching this BPF expression\n"
+	      "      --tls-keylog FILE  read TLS connections with this key log's secrets (NSS\n"
+	      "                         format: SSLKEYLOGFILE; TLS 1.3; repeatable)\n"
 	      "  -o, --output FILE      write to FILE instead of standard output\n"
 	      "      --no-progress      no progress line, even on a terminal\n"
 	      "  -h, --help             show this help\n"
@@ -183,7 +185,7 @@ const struct command cmd_trace = {
 	.name = "trace",
 	.summary = "show each HTTP page's PostgreSQL round trips in order",
 	.help = help,
-	.groups = OPTG_FILES | OPTG_INPUT | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS |
+	.groups = OPTG_FILES | OPTG_INPUT | OPTG_TLS | OPTG_PORTS | OPTG_PROTO_PORTS | OPTG_PAGES | OPTG_LIMITS |
 		  OPTG_OUTPUT,
 	.own = own,
 	.own_opt = trace_opt,

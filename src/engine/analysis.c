@@ -275,6 +275,7 @@ static void host_closed(void *ctx, struct conn_summary *m, const struct reasm_di
 		memcpy((char *)m + at, c->figures, c->figures_size);
 	m->mid_stream = c->mid_stream;
 	m->tls = c->tls;
+	m->tls_decrypted = c->tls_decrypted;
 	m->undecodable = c->undecodable;
 	m->enc_extra_bytes = c->enc_extra_bytes;
 	analysis_summarize(m, tcp, c->lat);
@@ -778,6 +779,7 @@ void analysis_free(struct analysis *a)
 	}
 	free(a->buckets);
 	free(a->listed);
+	tls_keytab_free(&a->tls_keys);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -789,6 +791,24 @@ struct analysis *analysis_new(void)
 void analysis_delete(struct analysis *a)
 {
 	free(a);
+}
+
+int analysis_keylog(struct analysis *a, const char *path, struct keylog_reader *read)
+{
+	FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+	if (!f)
+		return -1;
+	keylog_init(read);
+	uint8_t buf[1 << 14];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		keylog_feed(read, buf, n, tls_keytab_add, &a->tls_keys);
+	keylog_finish(read, tls_keytab_add, &a->tls_keys);
+	int err = ferror(f);
+	fclose(f);
+	memset(buf, 0, sizeof buf); /* no secret left on the stack */
+	a->host.tls_keys = &a->tls_keys;
+	return err ? -1 : 0;
 }
 
 int analysis_restart(struct analysis *a, const struct analysis_opts *o)

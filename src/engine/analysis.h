@@ -133,6 +133,12 @@ void analysis_delete(struct analysis *a);
  * when out of memory (a is freed then). */
 int analysis_restart(struct analysis *a, const struct analysis_opts *o);
 
+struct keylog_reader;
+/* A key log's secrets (NSS format, keylog.h) for the TLS connections of
+ * the analysis (--tls-keylog), read whole; read says what its lines were.
+ * 0, or -1 with errno when the file cannot be read. */
+int analysis_keylog(struct analysis *a, const char *path, struct keylog_reader *read);
+
 /* The routes' learning or the first pages' hold ran out of memory: routes
  * named before their parameters were learnt (the out-of-memory finding). */
 bool analysis_pages_short(const struct analysis *a);

@@ -11,6 +11,7 @@
 #include "net/netdecode.h"
 #include "net/tcp_reasm.h"
 #include "page_hold.h"
+#include "tls/tls_stream.h"
 
 struct analysis {
 	struct analysis_opts opts;
@@ -32,6 +33,7 @@ struct analysis {
 	struct page_hold hold;          /* the first pages, while they are learnt */
 	struct page_twins *twins;       /* a proxy's copies of the app's pages (page_twins.h) */
 	bool attributing;
+	struct tls_keytab tls_keys;     /* the key logs' secrets (--tls-keylog) */
 	uint64_t next_settle;           /* packet count of the next watermark pass */
 	bool finished;
 };

@@ -625,11 +625,13 @@ void evidence_of(const struct analysis *a, const struct report_input *in, struct
 			     pt->tls == pt->connections ? ": every connection is encrypted" : "");
 	if (pt->tls)
 		evidence_add(ev, EV_ENCRYPTED, pt->tls, true,
-			     "%" PRIu64 " of %" PRIu64 " connections are encrypted (TLS/GSSAPI%s): "
-			     "their round trips cannot be counted; connect with sslmode=disable on a "
-			     "test system (TLS key logs are not supported yet)",
+			     "%" PRIu64 " of %" PRIu64 " connections are encrypted (TLS/GSSAPI%s)%s: "
+			     "their round trips cannot be counted; give the clients' TLS key log "
+			     "(--tls-keylog, TLS 1.3 after SSLRequest or direct), or connect with "
+			     "sslmode=disable on a test system",
 			     pt->tls, pt->connections,
-			     pt->tls_mid_stream ? ", recognised mid-stream" : "");
+			     pt->tls_mid_stream ? ", recognised mid-stream" : "",
+			     pt->tls_decrypted ? " and not read with a key log" : "");
 	if (pt->undecodable)
 		evidence_add(ev, EV_UNDECODABLE, pt->undecodable, true,
 			     "%" PRIu64 " connections carried bytes that never framed as PostgreSQL "

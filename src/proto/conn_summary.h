@@ -27,6 +27,7 @@ struct conn_summary {
 	bool mid_stream, syn_seen, fin_seen, rst_seen, evicted;
 	bool undecodable; /* bytes on a PostgreSQL port, not one message framed */
 	uint8_t tls; /* 0, 'S' SSL, 'G' GSSAPI, 'D' direct TLS */
+	bool tls_decrypted; /* ... read with a key log's secrets */
 	const char *server_from; /* "syn", "port" or "traffic": how the server side was told */
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
 		truncated_segs, enc_extra_bytes;

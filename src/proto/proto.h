@@ -30,6 +30,7 @@ struct hist;
 struct http1_msg;
 struct legs;
 struct reasm_dir;
+struct tls_keytab;
 
 enum proto_id { PROTO_NONE, PROTO_PGSQL, PROTO_HTTP, PROTO_REDIS, PROTO_N };
 
@@ -48,6 +49,7 @@ struct proto_closing {
 	size_t figures_size;
 	bool mid_stream, undecodable;
 	uint8_t tls; /* 0, or 'S' SSL, 'G' GSSAPI, 'D' direct TLS */
+	bool tls_decrypted; /* its TLS read with a key log's secrets */
 	uint64_t malformed, skipped_bytes, resyncs;
 	/* plaintext after the server agreed to encrypt (PostgreSQL's 'S') */
 	uint64_t enc_extra_bytes;
@@ -58,6 +60,8 @@ struct proto_host {
 	void *ctx; /* handed back to each call */
 	/* pages are attributed (--http-port): round_trip takes the events */
 	bool attributing;
+	/* the key logs' secrets (--tls-keylog; tls_stream.h), or NULL */
+	const struct tls_keytab *tls_keys;
 	void (*round_trip)(void *ctx, uint64_t conn, const struct rt_event *e);
 	/* a new connection's leg among l's server endpoints (legs.h); no room to
 	 * follow them is counted where the out-of-memory finding sees it */

@@ -1,10 +1,13 @@
 /* pgsql_plugin.c - PostgreSQL on a server port: the framer's messages
  * feed the round-trip engine; at close, the connection's figures join the
  * totals and the engine's record of it (see proto.h, rtt.h). */
+#include <stdlib.h>
+
 #include "net/tcp_reasm.h"
 #include "pgsql.h"
 #include "pgsql_shared.h"
 #include "proto/proto.h"
+#include "tls/tls_stream.h"
 
 struct pgsql_state {
 	struct proto_ctx cx;
@@ -12,6 +15,10 @@ struct pgsql_state {
 	struct pgsql_conn pg;
 	struct rtt rtt;
 	struct hist lat;
+	/* its TLS, read with the key logs' secrets (made when it starts, with
+	 * a key log), and the time of the bytes being read */
+	struct tls_stream *tls;
+	uint64_t ts;
 };
 
 static struct pgsql_shared *shared(const struct pgsql_state *s)
@@ -96,17 +103,59 @@ static int open_conn(void *st, const struct proto_ctx *cx, bool from_start, uint
 	return 0;
 }
 
+/* The plaintext of its TLS: to the framer, as a plain connection's bytes. */
+static void on_plain(void *ctx, int side, const uint8_t *p, size_t n, uint64_t lost)
+{
+	struct pgsql_state *s = ctx;
+	if (!p) {
+		rtt_gap(&s->rtt, (enum pgsql_side)side);
+		pgsql_gap(&s->pg, (enum pgsql_side)side, lost, s->ts, on_msg, s);
+		return;
+	}
+	pgsql_feed(&s->pg, (enum pgsql_side)side, p, n, s->ts, on_msg, s);
+}
+
+/* Its TLS began (after SSLRequest and 'S', or a direct ClientHello): read
+ * with the key logs' secrets where there are any. */
+static void tls_begins(struct pgsql_state *s, int side, const uint8_t *p, size_t n)
+{
+	const struct proto_host *h = s->cx.host;
+	if (!h->tls_keys || (s->pg.tls != 'S' && s->pg.tls != 'D'))
+		return;
+	if (!(s->tls = malloc(sizeof(*s->tls)))) {
+		h->lost(h->ctx);
+		return;
+	}
+	tls_stream_init(s->tls, h->tls_keys);
+	pgsql_decrypted(&s->pg);
+	if (s->pg.tls == 'D' && side == PGSQL_FE) /* this piece is the ClientHello */
+		tls_stream_data(s->tls, side, p, n, on_plain, s);
+}
+
 static void data(void *st, int side, const uint8_t *p, size_t n, uint64_t ts)
 {
 	struct pgsql_state *s = st;
 	if (!s->rtt.fingerprints && legs_on(&shared(s)->legs))
 		follow_legs(s); /* opened before the second endpoint */
+	s->ts = ts;
+	if (s->tls) {
+		tls_stream_data(s->tls, side, p, n, on_plain, s);
+		return;
+	}
+	uint8_t was = s->pg.tls;
 	pgsql_feed(&s->pg, (enum pgsql_side)side, p, n, ts, on_msg, s);
+	if (!was && s->pg.tls)
+		tls_begins(s, side, p, n);
 }
 
 static void gap(void *st, int side, uint64_t n, uint64_t ts)
 {
 	struct pgsql_state *s = st;
+	s->ts = ts;
+	if (s->tls) {
+		tls_stream_gap(s->tls, side, n, on_plain, s);
+		return;
+	}
 	rtt_gap(&s->rtt, (enum pgsql_side)side);
 	pgsql_gap(&s->pg, (enum pgsql_side)side, n, ts, on_msg, s);
 }
@@ -147,8 +196,14 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 		.figures_size = sizeof s->rtt.st,
 		.mid_stream = s->pg.mid_stream,
 		.tls = s->pg.tls,
+		.tls_decrypted = s->tls && s->tls->opened > 0,
 		.enc_extra_bytes = s->pg.enc_extra_bytes,
 	};
+	if (s->tls) {
+		tls_stream_clear(s->tls);
+		free(s->tls);
+		s->tls = NULL;
+	}
 	c.undecodable = !c.tls && s->pg.dir[0].msgs + s->pg.dir[1].msgs == 0 &&
 			tcp[0].bytes + tcp[1].bytes > 0;
 	for (int d = 0; d < 2; d++) {
@@ -173,8 +228,9 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 	t->resyncs += c.resyncs;
 	t->enc_extra_bytes += c.enc_extra_bytes;
 	t->mid_stream += c.mid_stream;
-	t->tls += c.tls != 0;
-	t->tls_mid_stream += c.tls != 0 && c.mid_stream;
+	t->tls += c.tls != 0 && !c.tls_decrypted; /* not measured: the encrypted finding */
+	t->tls_mid_stream += c.tls != 0 && !c.tls_decrypted && c.mid_stream;
+	t->tls_decrypted += c.tls_decrypted;
 	t->undecodable += c.undecodable;
 	pooler_signs_add(&t->pooler, &s->rtt.st, s->cx.port);
 	s->cx.host->closed(s->cx.host->ctx, s->cx.sum, tcp, &c);

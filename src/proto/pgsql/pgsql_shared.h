@@ -61,6 +61,7 @@ struct pgsql_totals {
 	 * PostgreSQL at all */
 	uint64_t gaps, gap_bytes, malformed, skipped_bytes, resyncs, retrans_bytes, ooo_segs,
 		truncated_segs, mid_stream, tls, tls_mid_stream, undecodable, enc_extra_bytes;
+	uint64_t tls_decrypted; /* of the encrypted connections, those read with a key log (not in tls) */
 	struct pooler_signs pooler; /* closed connections' */
 };
 
