@@ -196,7 +196,10 @@ static void close_conn(void *st, const struct reasm_dir *tcp, uint64_t ts)
 		.figures_size = sizeof s->rtt.st,
 		.mid_stream = s->pg.mid_stream,
 		.tls = s->pg.tls,
-		.tls_decrypted = s->tls && s->tls->opened > 0,
+		/* read whole: a record that did not authenticate leaves its
+		 * direction unread, so the connection stays in the encrypted
+		 * finding (its counts lower bounds), never a quiet undercount */
+		.tls_decrypted = s->tls && s->tls->opened > 0 && s->tls->failed == 0,
 		.enc_extra_bytes = s->pg.enc_extra_bytes,
 	};
 	if (s->tls) {
